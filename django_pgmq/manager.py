@@ -1,0 +1,311 @@
+"""QueueManager: every queue operation, on a Django database connection.
+
+This is the only module that sends SQL for queue operations; the statements
+live in ``sql/queries.sql``. Because it uses Django's connection, a call made
+inside ``transaction.atomic()`` commits or rolls back with the caller's data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, overload
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import DatabaseError, connections
+
+from . import conf, sqlfiles
+from .errors import (
+    FeatureNotAvailable,
+    InvalidArgument,
+    InvalidPayload,
+    InvalidQueueName,
+    PgmqError,
+    QueueNameConflict,
+    QueueNotFound,
+)
+from .messages import Message, QueueInfo, QueueMetrics
+from .names import validate_queue_name
+
+MAX_INT4 = 2**31 - 1
+MAX_QTY = 100_000
+
+# SQLSTATE of our SQL's errors (see sql/00_schema.sql) -> Python exception.
+_SQLSTATE_ERRORS: dict[str, type[PgmqError]] = {
+    "PQ000": FeatureNotAvailable,
+    "PQ001": InvalidQueueName,
+    "PQ003": QueueNameConflict,
+    "PQ004": InvalidArgument,
+    "0A000": FeatureNotAvailable,
+    "22P02": InvalidPayload,
+}
+
+
+def _sqlstate(exc: BaseException) -> str | None:
+    cause = exc.__cause__ or exc
+    return getattr(cause, "sqlstate", None)
+
+
+def _translate(exc: DatabaseError, queue: str | None) -> PgmqError | None:
+    """The django-pgmq error a database error stands for, or None to re-raise it."""
+    state = _sqlstate(exc)
+    text = str(exc.__cause__ or exc).splitlines()[0]
+    if state in ("PQ002", "42P01") and queue is not None:
+        return QueueNotFound(queue)
+    if state in _SQLSTATE_ERRORS:
+        prefix = f'queue "{queue}": ' if queue and state != "PQ003" else ""
+        return _SQLSTATE_ERRORS[state](prefix + text)
+    return None
+
+
+def _check_int(name: str, value: object, low: int, high: int = MAX_INT4) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidArgument(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def _check_when(name: str, value: object) -> int | datetime:
+    """A delay or vt: whole seconds from now, or an aware datetime."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise InvalidArgument(f"{name} must be a timezone-aware datetime, got {value!r}")
+        return value
+    return _check_int(name, value, 0)
+
+
+def _dump(value: Any, what: str, queue: str) -> str:
+    try:
+        return json.dumps(value, cls=DjangoJSONEncoder, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidPayload(f'queue "{queue}": {what} is not JSON-serializable: {exc}') from exc
+
+
+def _dump_message(value: Any, queue: str) -> str:
+    if value is None:
+        raise InvalidPayload(f'queue "{queue}": message must not be None')
+    return _dump(value, "message", queue)
+
+
+def _dump_headers(value: Any, queue: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidPayload(
+            f'queue "{queue}": headers must be a dict, got {type(value).__name__}'
+        )
+    return _dump(value, "headers", queue)
+
+
+def _ids(value: int | Iterable[int]) -> tuple[list[int], bool]:
+    """Message ids as a list, and whether a single id was given."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [_check_int("msg_id", value, 1, 2**63 - 1)], True
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise InvalidArgument(f"msg_id must be an integer or a list of integers, got {value!r}")
+    return [_check_int("msg_id", v, 1, 2**63 - 1) for v in value], False
+
+
+def _json(value: Any) -> Any:
+    """Django's psycopg backend returns jsonb as text; decode it."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _message(row: Sequence[Any]) -> Message:
+    msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers = row
+    return Message(msg_id, read_ct, enqueued_at, last_read_at, vt, _json(message), _json(headers))
+
+
+class QueueManager:
+    """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``)."""
+
+    def __init__(self, using: str | None = None) -> None:
+        self.using = using or conf.database_alias()
+        if self.using not in connections.databases:
+            raise InvalidArgument(f"database alias {self.using!r} is not in DATABASES")
+
+    # -- plumbing -----------------------------------------------------------
+
+    def _fetch(self, query: str, params: dict[str, Any], queue: str | None) -> list[tuple]:
+        """Run a named query and return its rows, with database errors translated."""
+        sql = sqlfiles.queries()[query]
+        try:
+            with connections[self.using].cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+        except DatabaseError as exc:
+            translated = _translate(exc, queue)
+            if translated is None:
+                raise
+            raise translated from exc
+
+    # -- queues -------------------------------------------------------------
+
+    def create_queue(self, queue: str, *, unlogged: bool = False) -> None:
+        """Create a queue (idempotent); an unlogged queue is faster but lost on a crash."""
+        validate_queue_name(queue)
+        self._fetch("create_unlogged" if unlogged else "create", {"queue": queue}, queue)
+
+    def drop_queue(self, queue: str) -> bool:
+        """Drop a queue and its archive; False when there was no such queue."""
+        validate_queue_name(queue)
+        return bool(self._fetch("drop_queue", {"queue": queue}, queue)[0][0])
+
+    def purge_queue(self, queue: str) -> int:
+        """Delete every live message (the archive stays); returns how many."""
+        validate_queue_name(queue)
+        return int(self._fetch("purge_queue", {"queue": queue}, queue)[0][0])
+
+    def list_queues(self) -> list[QueueInfo]:
+        """Every queue, by name."""
+        return [QueueInfo(*row) for row in self._fetch("list_queues", {}, None)]
+
+    # -- sending ------------------------------------------------------------
+
+    def send(
+        self,
+        queue: str,
+        message: Any,
+        *,
+        delay: int | datetime = 0,
+        headers: dict[str, Any] | None = None,
+    ) -> int:
+        """Enqueue one message, visible after ``delay`` seconds (or at a datetime)."""
+        validate_queue_name(queue)
+        when = _check_when("delay", delay)
+        params = {
+            "queue": queue,
+            "msg": _dump_message(message, queue),
+            "headers": _dump_headers(headers, queue),
+            "delay": when,
+        }
+        query = "send_at" if isinstance(when, datetime) else "send"
+        return int(self._fetch(query, params, queue)[0][0])
+
+    def send_batch(
+        self,
+        queue: str,
+        messages: Sequence[Any],
+        *,
+        delay: int | datetime = 0,
+        headers: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[int]:
+        """Enqueue many messages in one statement; ids come back in the order given."""
+        validate_queue_name(queue)
+        if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+            raise InvalidPayload(f'queue "{queue}": messages must be a list, got {messages!r:.60}')
+        if not messages:
+            raise InvalidPayload(f'queue "{queue}": messages must not be empty')
+        if headers is not None and len(headers) != len(messages):
+            raise InvalidArgument(
+                f'queue "{queue}": {len(headers)} headers given for {len(messages)} messages'
+            )
+        when = _check_when("delay", delay)
+        params = {
+            "queue": queue,
+            "msgs": [_dump_message(m, queue) for m in messages],
+            "headers": None if headers is None else [_dump_headers(h, queue) for h in headers],
+            "delay": when,
+        }
+        query = "send_batch_at" if isinstance(when, datetime) else "send_batch"
+        return [row[0] for row in self._fetch(query, params, queue)]
+
+    # -- reading ------------------------------------------------------------
+
+    def read(
+        self, queue: str, *, vt: int = 30, qty: int = 1, conditional: dict | None = None
+    ) -> list[Message]:
+        """Claim up to ``qty`` visible messages, hidden from others for ``vt`` seconds."""
+        params = self._read_params(queue, vt, qty, conditional)
+        return [_message(row) for row in self._fetch("read", params, queue)]
+
+    def read_with_poll(
+        self,
+        queue: str,
+        *,
+        vt: int = 30,
+        qty: int = 1,
+        max_poll_seconds: int = 5,
+        poll_interval_ms: int = 100,
+        conditional: dict | None = None,
+    ) -> list[Message]:
+        """Like `read`, but wait up to ``max_poll_seconds`` for a message to arrive."""
+        params = self._read_params(queue, vt, qty, conditional)
+        params["max_poll_seconds"] = _check_int("max_poll_seconds", max_poll_seconds, 0, 3600)
+        params["poll_interval_ms"] = _check_int("poll_interval_ms", poll_interval_ms, 1, 60_000)
+        return [_message(row) for row in self._fetch("read_with_poll", params, queue)]
+
+    def _read_params(self, queue: str, vt: int, qty: int, conditional: dict | None) -> dict:
+        validate_queue_name(queue)
+        if conditional is not None and not isinstance(conditional, dict):
+            raise InvalidArgument(f"conditional must be a dict, got {conditional!r}")
+        return {
+            "queue": queue,
+            "vt": _check_int("vt", vt, 0),
+            "qty": _check_int("qty", qty, 1, MAX_QTY),
+            "conditional": _dump(conditional or {}, "conditional", queue),
+        }
+
+    def pop(self, queue: str, qty: int = 1) -> list[Message]:
+        """Read and delete up to ``qty`` messages at once (at-most-once delivery)."""
+        validate_queue_name(queue)
+        params = {"queue": queue, "qty": _check_int("qty", qty, 1, MAX_QTY)}
+        return [_message(row) for row in self._fetch("pop", params, queue)]
+
+    # -- acknowledging ------------------------------------------------------
+
+    @overload
+    def archive(self, queue: str, msg_ids: int) -> bool: ...
+    @overload
+    def archive(self, queue: str, msg_ids: Iterable[int]) -> list[int]: ...
+
+    def archive(self, queue: str, msg_ids: int | Iterable[int]) -> bool | list[int]:
+        """Move messages to the archive: one id gives a bool, a list gives the ids moved."""
+        return self._remove("archive", queue, msg_ids)
+
+    @overload
+    def delete(self, queue: str, msg_ids: int) -> bool: ...
+    @overload
+    def delete(self, queue: str, msg_ids: Iterable[int]) -> list[int]: ...
+
+    def delete(self, queue: str, msg_ids: int | Iterable[int]) -> bool | list[int]:
+        """Delete messages: one id gives a bool, a list gives the ids deleted."""
+        return self._remove("delete", queue, msg_ids)
+
+    def _remove(self, query: str, queue: str, msg_ids: int | Iterable[int]) -> bool | list[int]:
+        validate_queue_name(queue)
+        ids, single = _ids(msg_ids)
+        done = [row[0] for row in self._fetch(query, {"queue": queue, "ids": ids}, queue)]
+        return bool(done) if single else sorted(done)
+
+    @overload
+    def set_vt(self, queue: str, msg_ids: int, vt: int | datetime) -> Message | None: ...
+    @overload
+    def set_vt(self, queue: str, msg_ids: Iterable[int], vt: int | datetime) -> list[Message]: ...
+
+    def set_vt(
+        self, queue: str, msg_ids: int | Iterable[int], vt: int | datetime
+    ) -> Message | None | list[Message]:
+        """Make messages visible ``vt`` seconds from now (or at a datetime); 0 releases them."""
+        validate_queue_name(queue)
+        ids, single = _ids(msg_ids)
+        when = _check_when("vt", vt)
+        query = "set_vt_at" if isinstance(when, datetime) else "set_vt"
+        rows = self._fetch(query, {"queue": queue, "ids": ids, "vt": when}, queue)
+        messages = [_message(row) for row in rows]
+        if single:
+            return messages[0] if messages else None
+        return messages
+
+    # -- metrics ------------------------------------------------------------
+
+    def metrics(self, queue: str) -> QueueMetrics:
+        """Lengths, ages and total count of one queue."""
+        validate_queue_name(queue)
+        return QueueMetrics(*self._fetch("metrics", {"queue": queue}, queue)[0])
+
+    def metrics_all(self) -> list[QueueMetrics]:
+        """Metrics of every queue, by name."""
+        return [QueueMetrics(*row) for row in self._fetch("metrics_all", {}, None)]

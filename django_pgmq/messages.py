@@ -1,0 +1,44 @@
+"""Records returned by the queue manager."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message as pgmq's ``message_record`` returns it."""
+
+    msg_id: int
+    read_ct: int
+    enqueued_at: datetime
+    last_read_at: datetime | None
+    vt: datetime
+    message: Any
+    headers: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class QueueInfo:
+    """A row of ``pgmq.list_queues()``."""
+
+    queue_name: str
+    is_partitioned: bool
+    is_unlogged: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class QueueMetrics:
+    """A row of ``pgmq.metrics()``: lengths, ages in seconds, and all-time message count."""
+
+    queue_name: str
+    queue_length: int
+    newest_msg_age_sec: int | None
+    oldest_msg_age_sec: int | None
+    total_messages: int
+    scrape_time: datetime
+    queue_visible_length: int
+    default_partition_length: int | None

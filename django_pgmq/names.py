@@ -1,0 +1,52 @@
+"""Queue-name rules, shared by Python and mirrored by ``pgmq.validate_queue_name`` in SQL.
+
+A name is 1 to 47 characters of ASCII letters, digits, ``_`` and ``-``; it
+starts with a letter, digit or ``_`` and never holds ``--``. Its tables are
+``q_<lower(name)>`` and ``a_<lower(name)>``, always quoted, so 47 keeps every
+derived identifier (``archived_at_idx_<name>``, partition names) within
+PostgreSQL's 63 bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidQueueName
+
+MAX_QUEUE_NAME_LENGTH = 47
+_ALLOWED = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
+_PGMQ_FORBIDDEN = re.compile(r"[$;']|--")
+
+
+def validate_queue_name(name: object) -> str:
+    """Return ``name`` if it is a valid queue name, else raise `InvalidQueueName`."""
+    if not isinstance(name, str):
+        raise InvalidQueueName(f"queue name must be a string, got {type(name).__name__}")
+    if not name:
+        raise InvalidQueueName("queue name must not be empty")
+    shown = name if len(name) <= 60 else name[:57] + "..."
+    if len(name) > MAX_QUEUE_NAME_LENGTH:
+        raise InvalidQueueName(
+            f"queue name is too long, maximum length is {MAX_QUEUE_NAME_LENGTH} characters: "
+            f"{shown!r} has {len(name)}"
+        )
+    if _PGMQ_FORBIDDEN.search(name):
+        raise InvalidQueueName(
+            f"queue name contains invalid characters: $, ;, --, or ': {shown!r}"
+        )
+    if not _ALLOWED.match(name):
+        raise InvalidQueueName(
+            f"queue name {shown!r} is invalid: use ASCII letters, digits, '_' and '-' "
+            "(not first)"
+        )
+    return name
+
+
+def table_name(name: str, prefix: str = "q") -> str:
+    """The unquoted table name of a queue: ``q_orders`` for ``Orders``."""
+    return f"{prefix}_{validate_queue_name(name).lower()}"
+
+
+def notify_channel(name: str) -> str:
+    """The channel pgmq's insert trigger notifies: ``pgmq.q_<name as given>.INSERT``."""
+    return f"pgmq.q_{validate_queue_name(name)}.INSERT"

@@ -1,0 +1,129 @@
+-- django-pgmq: schema, catalogue table, record types and name rules.
+-- Shapes and names follow pgmq 1.13 so its clients work unchanged; the SQL is our own.
+
+DO $guard$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq') THEN
+        RAISE EXCEPTION 'django-pgmq: this database already has the pgmq extension installed'
+            USING ERRCODE = 'PQ000',
+                  HINT = 'django-pgmq provides the same SQL API itself; run DROP EXTENSION pgmq '
+                         'first if you mean to replace it, or point Django at another database.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'pgmq') THEN
+        RAISE EXCEPTION 'django-pgmq: schema "pgmq" already exists in this database'
+            USING ERRCODE = 'PQ000',
+                  HINT = 'It was not created by these migrations (a SQL-only pgmq install?). '
+                         'Move or drop it before running migrate.';
+    END IF;
+END
+$guard$;
+
+CREATE SCHEMA pgmq;
+
+COMMENT ON SCHEMA pgmq IS 'Message queues managed by django-pgmq (pgmq-compatible SQL API)';
+
+-- One row per queue. queue_name keeps the name as given; the unique index on
+-- lower(queue_name) refuses two names that would share one table.
+CREATE TABLE pgmq.meta (
+    queue_name varchar UNIQUE NOT NULL,
+    is_partitioned boolean NOT NULL,
+    is_unlogged boolean NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX meta_table_key ON pgmq.meta (lower(queue_name));
+
+CREATE TYPE pgmq.message_record AS (
+    msg_id bigint,
+    read_ct integer,
+    enqueued_at timestamptz,
+    last_read_at timestamptz,
+    vt timestamptz,
+    message jsonb,
+    headers jsonb
+);
+
+CREATE TYPE pgmq.queue_record AS (
+    queue_name varchar,
+    is_partitioned boolean,
+    is_unlogged boolean,
+    created_at timestamptz
+);
+
+CREATE TYPE pgmq.metrics_result AS (
+    queue_name text,
+    queue_length bigint,
+    newest_msg_age_sec integer,
+    oldest_msg_age_sec integer,
+    total_messages bigint,
+    scrape_time timestamptz,
+    queue_visible_length bigint,
+    default_partition_length bigint
+);
+
+-- Error codes of our own (class PQ) let clients tell causes apart:
+--   PQ001 invalid queue name, PQ002 queue does not exist, PQ003 name conflict,
+--   PQ004 invalid argument. pgmq's own message texts start each message.
+
+-- Same rules as django_pgmq/names.py: 1-47 chars of [A-Za-z0-9_-], not starting
+-- with '-', never containing '--'.
+CREATE FUNCTION pgmq.validate_queue_name(queue_name text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $fn$
+BEGIN
+    IF queue_name IS NULL OR queue_name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'PQ001';
+    END IF;
+    IF length(queue_name) > 47 THEN
+        RAISE EXCEPTION 'queue name is too long, maximum length is 47 characters: "%" has %',
+            left(queue_name, 57), length(queue_name)
+            USING ERRCODE = 'PQ001';
+    END IF;
+    IF queue_name ~ '[$;'']|--' THEN
+        RAISE EXCEPTION 'queue name contains invalid characters: $, ;, --, or '': "%"', queue_name
+            USING ERRCODE = 'PQ001';
+    END IF;
+    IF queue_name !~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$' THEN
+        RAISE EXCEPTION 'queue name "%" is invalid: use ASCII letters, digits, ''_'' and ''-'' (not first)',
+            queue_name
+            USING ERRCODE = 'PQ001';
+    END IF;
+END
+$fn$;
+
+-- The unquoted table name for a queue: prefix '_' lower(name), after validation.
+CREATE FUNCTION pgmq.format_table_name(queue_name text, prefix text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    RETURN lower(prefix || '_' || queue_name);
+END
+$fn$;
+
+-- Serialises create/drop of one table name across sessions.
+CREATE FUNCTION pgmq.acquire_queue_lock(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pg_advisory_xact_lock(hashtext('pgmq.queue_' || lower(queue_name)));
+$fn$;
+
+-- Raise PQ002 unless the queue is in the catalogue; returns the name as stored.
+CREATE FUNCTION pgmq._require_queue(queue_name text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    stored text;
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    SELECT m.queue_name INTO stored FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    IF stored IS NULL THEN
+        RAISE EXCEPTION 'queue "%" does not exist', queue_name
+            USING ERRCODE = 'PQ002', HINT = 'Create it first with pgmq.create().';
+    END IF;
+    RETURN stored;
+END
+$fn$;

@@ -1,0 +1,186 @@
+-- Queue management: create, drop, purge, list.
+
+-- Create the live and archive tables of a queue and record it; idempotent.
+CREATE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    atable text := pgmq.format_table_name(queue_name, 'a');
+    existing text;
+BEGIN
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    SELECT m.queue_name INTO existing FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    IF existing IS NOT NULL AND existing <> queue_name THEN
+        RAISE EXCEPTION 'queue name "%" maps to table pgmq.%, which queue "%" already uses',
+            queue_name, qtable, existing
+            USING ERRCODE = 'PQ003',
+                  HINT = 'Table names are lower-cased; use the existing name or another one.';
+    END IF;
+
+    EXECUTE format(
+        $ddl$
+        CREATE %s TABLE IF NOT EXISTS pgmq.%I (
+            msg_id bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY,
+            read_ct integer NOT NULL DEFAULT 0,
+            enqueued_at timestamptz NOT NULL DEFAULT now(),
+            last_read_at timestamptz,
+            vt timestamptz NOT NULL,
+            message jsonb,
+            headers jsonb
+        )
+        $ddl$,
+        CASE WHEN unlogged THEN 'UNLOGGED' ELSE '' END, qtable
+    );
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (vt)', qtable || '_vt_idx', qtable);
+
+    EXECUTE format(
+        $ddl$
+        CREATE TABLE IF NOT EXISTS pgmq.%I (
+            msg_id bigint PRIMARY KEY,
+            read_ct integer NOT NULL DEFAULT 0,
+            enqueued_at timestamptz NOT NULL DEFAULT now(),
+            last_read_at timestamptz,
+            archived_at timestamptz NOT NULL DEFAULT now(),
+            vt timestamptz NOT NULL,
+            message jsonb,
+            headers jsonb
+        )
+        $ddl$,
+        atable
+    );
+    EXECUTE format(
+        'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)', atable || '_archived_at_idx', atable
+    );
+
+    INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged)
+    VALUES (queue_name, false, unlogged)
+    ON CONFLICT DO NOTHING;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.create_non_partitioned(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._create_queue(queue_name, false);
+$fn$;
+
+CREATE FUNCTION pgmq.create_unlogged(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._create_queue(queue_name, true);
+$fn$;
+
+CREATE FUNCTION pgmq."create"(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._create_queue(queue_name, false);
+$fn$;
+
+CREATE FUNCTION pgmq.create_partitioned(
+    queue_name text,
+    partition_interval text DEFAULT '10000',
+    retention_interval text DEFAULT '100000',
+    premake integer DEFAULT 4
+)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    RAISE EXCEPTION 'pg_partman is required for partitioned queues: django-pgmq does not yet '
+        'partition queue "%" natively', queue_name
+        USING ERRCODE = '0A000', HINT = 'Use pgmq.create() for a plain queue.';
+END
+$fn$;
+
+CREATE FUNCTION pgmq.convert_archive_partitioned(
+    table_name text,
+    partition_interval text DEFAULT '10000',
+    retention_interval text DEFAULT '100000',
+    leading_partition integer DEFAULT 10
+)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RAISE EXCEPTION 'pg_partman is required for partitioned queues: django-pgmq does not yet '
+        'partition archive "%" natively', table_name
+        USING ERRCODE = '0A000';
+END
+$fn$;
+
+-- Drop a queue's tables and catalogue row; false (with a notice) when it does not exist.
+CREATE FUNCTION pgmq.drop_queue(queue_name text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    atable text := pgmq.format_table_name(queue_name, 'a');
+BEGIN
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    IF to_regclass(format('pgmq.%I', qtable)) IS NULL
+       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
+        RAISE NOTICE 'pgmq queue `%` does not exist', queue_name;
+        RETURN false;
+    END IF;
+    EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', qtable);
+    EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', atable);
+    DELETE FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    RETURN true;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.drop_queue(queue_name text, partitioned boolean)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RAISE WARNING 'drop_queue(queue_name, partitioned) is deprecated and will be removed in PGMQ v2.0. '
+        'Use drop_queue(queue_name) instead';
+    RETURN pgmq.drop_queue(queue_name);
+END
+$fn$;
+
+-- Remove every live message (the archive is kept); returns how many there were.
+CREATE FUNCTION pgmq.purge_queue(queue_name text)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    removed bigint;
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    -- Lock first so the count and the truncate see the same rows.
+    EXECUTE format('LOCK TABLE pgmq.%I IN ACCESS EXCLUSIVE MODE', qtable);
+    EXECUTE format('SELECT count(*) FROM pgmq.%I', qtable) INTO removed;
+    EXECUTE format('TRUNCATE TABLE pgmq.%I', qtable);
+    RETURN removed;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.list_queues()
+RETURNS SETOF pgmq.queue_record
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT queue_name, is_partitioned, is_unlogged, created_at
+    FROM pgmq.meta
+    ORDER BY queue_name;
+$fn$;
+
+CREATE FUNCTION pgmq.detach_archive(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    RAISE WARNING 'detach_archive(queue_name) is deprecated and is a no-op. It will be removed in PGMQ v2.0. '
+        'Archive tables are no longer member objects.';
+END
+$fn$;

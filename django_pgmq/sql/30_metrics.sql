@@ -1,0 +1,42 @@
+-- Metrics: lengths, ages and the all-time message count of a queue.
+
+CREATE FUNCTION pgmq.metrics(queue_name text)
+RETURNS pgmq.metrics_result
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    result pgmq.metrics_result;
+BEGIN
+    EXECUTE format(
+        $q$
+        SELECT
+            $1::text,
+            count(*),
+            extract(epoch FROM now() - max(enqueued_at))::integer,
+            extract(epoch FROM now() - min(enqueued_at))::integer,
+            coalesce(pg_sequence_last_value(pg_get_serial_sequence($2, 'msg_id')::regclass), 0),
+            now(),
+            count(*) FILTER (WHERE vt <= now()),
+            NULL::bigint
+        FROM pgmq.%I
+        $q$,
+        qtable
+    ) INTO result USING stored, format('pgmq.%I', qtable);
+    RETURN result;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.metrics_all()
+RETURNS SETOF pgmq.metrics_result
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    name text;
+BEGIN
+    FOR name IN SELECT queue_name FROM pgmq.meta ORDER BY queue_name LOOP
+        RETURN NEXT pgmq.metrics(name);
+    END LOOP;
+END
+$fn$;

@@ -1,0 +1,23 @@
+"""Access to the SQL files under ``django_pgmq/sql``: install scripts and named queries."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib.resources import files
+
+_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def read(filename: str) -> str:
+    """The text of ``django_pgmq/sql/<filename>``."""
+    return files("django_pgmq").joinpath("sql", filename).read_text(encoding="utf-8")
+
+
+@cache
+def queries(filename: str = "queries.sql") -> dict[str, str]:
+    """The statements of a named-query file, keyed by their ``-- name:`` line."""
+    text = read(filename)
+    parts = _NAME.split(text)
+    # parts = [preamble, name1, body1, name2, body2, ...]
+    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}

@@ -1,0 +1,56 @@
+"""Shared fixtures: a real PostgreSQL (embedded by default, DATABASE_URL otherwise)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+
+import psycopg
+import pytest
+from django.db import connection
+from psycopg.conninfo import make_conninfo
+
+from django_pgmq import QueueManager
+
+
+@pytest.fixture
+def pg_dsn(django_db_setup, django_db_blocker) -> str:
+    """A libpq connection string for the test database."""
+    with django_db_blocker.unblock():
+        params = connection.get_connection_params()
+    keep = {"host", "port", "user", "password", "dbname"}
+    return make_conninfo(**{k: v for k, v in params.items() if k in keep and v not in (None, "")})
+
+
+@pytest.fixture
+def pg_connect(pg_dsn) -> Iterator[Callable[..., psycopg.Connection]]:
+    """Open extra autocommit psycopg connections to the test database; closed afterwards."""
+    opened: list[psycopg.Connection] = []
+
+    def connect(**kwargs) -> psycopg.Connection:
+        conn = psycopg.connect(pg_dsn, autocommit=kwargs.pop("autocommit", True), **kwargs)
+        opened.append(conn)
+        return conn
+
+    yield connect
+    for conn in opened:
+        conn.close()
+
+
+@pytest.fixture
+def queue_name() -> str:
+    """A fresh queue name, unique to the test."""
+    return f"t_{uuid.uuid4().hex[:16]}"
+
+
+@pytest.fixture
+def manager(transactional_db) -> QueueManager:
+    return QueueManager()
+
+
+@pytest.fixture
+def queue(manager: QueueManager, queue_name: str) -> Iterator[str]:
+    """A committed queue, dropped after the test."""
+    manager.create_queue(queue_name)
+    yield queue_name
+    manager.drop_queue(queue_name)
