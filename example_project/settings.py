@@ -56,19 +56,30 @@ TEMPLATES = [
 WSGI_APPLICATION = "example_project.wsgi.application"
 
 
-def _database() -> dict:
+def _database(name_suffix: str = "") -> dict:
+    """A DATABASES entry: DATABASE_URL when set, else the embedded server.
+
+    ``name_suffix`` gives a second database on the same server (alias "other",
+    used by the tests of multi-database support). ``PGMQ_TEST_DB_PREFIX`` lets
+    several test runs share one server without sharing test databases.
+    """
     url = os.environ.get("DATABASE_URL")
     if url:
         import dj_database_url
 
-        return dj_database_url.parse(url)
-    from django_pgmq import embedded
+        entry = dj_database_url.parse(url)
+        entry["NAME"] += name_suffix
+    else:
+        from django_pgmq import embedded
 
-    data_dir = os.environ.get("PGMQ_EMBEDDED_DIR", str(BASE_DIR / ".pgdata" / "data"))
-    return embedded.django_database(data_dir)
+        data_dir = os.environ.get("PGMQ_EMBEDDED_DIR", str(BASE_DIR / ".pgdata" / "data"))
+        entry = embedded.django_database(data_dir, "django_pgmq" + name_suffix)
+    prefix = os.environ.get("PGMQ_TEST_DB_PREFIX", "test_")
+    entry["TEST"] = {"NAME": prefix + entry["NAME"]}
+    return entry
 
 
-DATABASES = {"default": _database()}
+DATABASES = {"default": _database(), "other": _database("_other")}
 
 PGMQ = {"DATABASE": "default"}
 
