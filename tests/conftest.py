@@ -54,3 +54,30 @@ def queue(manager: QueueManager, queue_name: str) -> Iterator[str]:
     manager.create_queue(queue_name)
     yield queue_name
     manager.drop_queue(queue_name)
+
+
+@pytest.fixture
+def test_database_url(django_db_setup, django_db_blocker) -> str:
+    """A DATABASE_URL for the test database, for subprocesses (manage.py, workers)."""
+    from urllib.parse import quote
+
+    with django_db_blocker.unblock():
+        s = connection.settings_dict
+    host = quote(s["HOST"] or "localhost", safe="")
+    password = f":{quote(s['PASSWORD'], safe='')}" if s.get("PASSWORD") else ""
+    port = f":{s['PORT']}" if s.get("PORT") else ""
+    return f"postgres://{quote(s['USER'], safe='')}{password}@{host}{port}/{s['NAME']}"
+
+
+@pytest.fixture
+def subprocess_env(test_database_url) -> dict[str, str]:
+    """Environment for a subprocess of the example project that uses the test database."""
+    import os
+
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=test_database_url,
+        DJANGO_SETTINGS_MODULE="example_project.settings",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
