@@ -8,6 +8,7 @@ the next command reuses it (stop it with ``python -m django_pgmq.embedded stop``
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
@@ -62,10 +63,9 @@ def connection_params(data_dir: str | os.PathLike[str], database: str = DEFAULT_
     with psycopg.connect(**{**params, "dbname": "postgres"}, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if not exists:
-            try:
+            # Another process may create it first.
+            with contextlib.suppress(psycopg.errors.DuplicateDatabase):
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
-            except psycopg.errors.DuplicateDatabase:
-                pass  # another process created it first
     return params
 
 
