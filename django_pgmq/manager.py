@@ -14,6 +14,7 @@ from typing import Any, overload
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connections
+from psycopg import sql as psql
 
 from . import conf, sqlfiles
 from .errors import (
@@ -26,7 +27,7 @@ from .errors import (
     QueueNotFound,
 )
 from .messages import Message, QueueInfo, QueueMetrics
-from .names import validate_queue_name
+from .names import table_name, validate_queue_name
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
@@ -93,9 +94,7 @@ def _dump_headers(value: Any, queue: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise InvalidPayload(
-            f'queue "{queue}": headers must be a dict, got {type(value).__name__}'
-        )
+        raise InvalidPayload(f'queue "{queue}": headers must be a dict, got {type(value).__name__}')
     return _dump(value, "headers", queue)
 
 
@@ -128,9 +127,20 @@ class QueueManager:
 
     # -- plumbing -----------------------------------------------------------
 
-    def _fetch(self, query: str, params: dict[str, Any], queue: str | None) -> list[tuple]:
-        """Run a named query and return its rows, with database errors translated."""
-        sql = sqlfiles.queries()[query]
+    def _fetch(
+        self,
+        query: str,
+        params: dict[str, Any],
+        queue: str | None,
+        identifiers: dict[str, str] | None = None,
+    ) -> list[tuple]:
+        """Run a named query and return its rows, with database errors translated.
+
+        ``identifiers`` fill the query's ``{name}`` slots, quoted by psycopg.sql.
+        """
+        sql: str | psql.Composed = sqlfiles.queries()[query]
+        if identifiers:
+            sql = psql.SQL(sql).format(**{k: psql.Identifier(v) for k, v in identifiers.items()})
         try:
             with connections[self.using].cursor() as cursor:
                 cursor.execute(sql, params)
@@ -305,6 +315,11 @@ class QueueManager:
         """Lengths, ages and total count of one queue."""
         validate_queue_name(queue)
         return QueueMetrics(*self._fetch("metrics", {"queue": queue}, queue)[0])
+
+    def archive_count(self, queue: str) -> int:
+        """How many messages the queue's archive (``pgmq.a_<queue>``) holds."""
+        archive = table_name(queue, "a")
+        return int(self._fetch("archive_count", {}, queue, {"archive": archive})[0][0])
 
     def metrics_all(self) -> list[QueueMetrics]:
         """Metrics of every queue, by name."""

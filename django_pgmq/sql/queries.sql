@@ -72,3 +72,7 @@ SELECT * FROM pgmq.metrics(queue_name => %(queue)s);
 
 -- name: metrics_all
 SELECT * FROM pgmq.metrics_all();
+
+-- name: archive_count
+-- Rows in a queue's archive. The table name is composed in with psycopg.sql.
+SELECT count(*) FROM pgmq.{archive};
