@@ -1,0 +1,225 @@
+"""What every ``pgmq_*`` command shares: the --database option, error handling, output formats.
+
+Commands are thin shells over `QueueManager`: they parse, call and print. Any
+`PgmqError`, database error or bad argument reaches the user as one line on
+stderr and exit status 1, never as a traceback (``--traceback`` still shows one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any, NoReturn
+
+from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
+from django.db import DatabaseError
+
+from .. import conf
+from ..errors import PgmqError
+from ..manager import QueueManager
+from ..messages import QueueMetrics
+
+# SQLSTATEs that mean the SQL API is not installed in this database.
+_NOT_INSTALLED = {"3F000", "42883"}
+
+
+class UsageError(CommandError):
+    """The command line itself is wrong (unknown option, value of the wrong type)."""
+
+
+class _HelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Django's option order, but keep the line breaks of the examples in ``help``."""
+
+
+def one_line(text: object) -> str:
+    """Collapse a (possibly multi-line) message to one line."""
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def database_error_text(exc: DatabaseError) -> str:
+    """A one-line description of a database error, with a hint when pgmq is not installed."""
+    cause = exc.__cause__ or exc
+    text = f"database error: {one_line(cause)}"
+    if getattr(cause, "sqlstate", None) in _NOT_INSTALLED:
+        text += " (is django-pgmq migrated? run: manage.py migrate)"
+    return text
+
+
+class PgmqCommand(BaseCommand):
+    """Base of the ``pgmq_*`` commands: adds ``--database`` and turns errors into one line."""
+
+    def create_parser(
+        self, prog_name: str, subcommand: str, **kwargs: Any
+    ) -> argparse.ArgumentParser:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+
+        def error(message: str) -> NoReturn:
+            raise UsageError(f"{message} (see: {parser.prog} --help)")
+
+        parser.error = error  # type: ignore[method-assign]
+        parser.add_argument(
+            "--database",
+            default=conf.database_alias(),
+            help="Database alias to use (default: PGMQ['DATABASE'], here %(default)r).",
+        )
+        return parser
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        """Report a bad command line like any other error: one line, exit status 1."""
+        try:
+            super().run_from_argv(argv)
+        except UsageError as exc:
+            self.stderr.write(f"CommandError: {exc}")
+            sys.exit(exc.returncode)
+
+    def execute(self, *args: Any, **options: Any) -> Any:
+        try:
+            return super().execute(*args, **options)
+        except PgmqError as exc:
+            raise CommandError(one_line(exc)) from exc
+        except DatabaseError as exc:
+            raise CommandError(database_error_text(exc)) from exc
+
+    def manager(self, options: dict[str, Any]) -> QueueManager:
+        """The queue manager for the ``--database`` alias."""
+        return QueueManager(using=options["database"])
+
+    def add_msg_ids(self, parser: argparse.ArgumentParser) -> None:
+        """The ``QUEUE MSG_ID [MSG_ID ...]`` positional arguments."""
+        parser.add_argument("queue", metavar="QUEUE", help="The queue holding the messages.")
+        parser.add_argument(
+            "msg_ids",
+            nargs="+",
+            type=int,
+            metavar="MSG_ID",
+            help="Message id(s), as printed by send.",
+        )
+
+    def check_found(self, queue: str, asked: Sequence[int], done: Iterable[int]) -> None:
+        """Note the ids that were not found on stderr; fail when none of them was."""
+        found = set(done)
+        missing = ", ".join(str(i) for i in dict.fromkeys(asked) if i not in found)
+        if not found:
+            raise CommandError(f'no such message in queue "{queue}": {missing}')
+        if missing:
+            self.stderr.write(f'not found in queue "{queue}": {missing}')
+
+    def write_json_lines(self, records: Iterable[Any]) -> None:
+        """Print one JSON object per record (a `Message` or another dataclass) per line."""
+        for record in records:
+            self.stdout.write(to_json(asdict(record)))
+
+
+class RemoveCommand(PgmqCommand):
+    """pgmq_archive and pgmq_delete: call one manager method on ids, say which were done."""
+
+    method = ""  # the QueueManager method: "archive" or "delete"
+    done = ""  # its past tense, for the output
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        self.add_msg_ids(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        queue, asked = options["queue"], options["msg_ids"]
+        done = getattr(self.manager(options), self.method)(queue, asked)
+        self.check_found(queue, asked, done)
+        ids = " ".join(str(i) for i in done)
+        self.stdout.write(f'{self.done} {len(done)} message(s) in queue "{queue}": {ids}')
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def json_arg(text: str, what: str) -> Any:
+    """Decode a JSON command-line argument, or fail naming which argument is bad."""
+    if not text.strip():
+        raise CommandError(f"{what} is empty: give a JSON value, e.g. '{{\"id\": 1}}'")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{what} is not valid JSON: {exc}") from None
+
+
+def json_object_arg(text: str | None, what: str) -> dict[str, Any] | None:
+    """Decode an optional JSON-object argument (``--headers``, ``--conditional``)."""
+    if text is None:
+        return None
+    value = json_arg(text, what)
+    if not isinstance(value, dict):
+        raise CommandError(f"{what} must be a JSON object, got {type(value).__name__}: {text}")
+    return value
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON with datetimes as ISO-8601, for machine-readable output."""
+    return json.dumps(value, default=_default, ensure_ascii=False)
+
+
+def format_table(
+    headers: Sequence[str], rows: Iterable[Sequence[Any]], right: Sequence[int] = ()
+) -> str:
+    """An aligned text table; columns whose index is in ``right`` align right; None shows '-'."""
+    cells = [["-" if v is None else str(v) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if i in right else v.ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
+
+
+def format_age(seconds: int | None) -> str | None:
+    """A duration in seconds, readable: ``42s``, ``3m 05s``, ``2h 10m``, ``4d 03h``."""
+    if seconds is None:
+        return None
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    if days:
+        return f"{days}d {hours:02d}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"
+
+
+METRICS_HEADERS = ("queue", "length", "visible", "newest age", "oldest age", "total")
+
+
+def metrics_table(metrics: Iterable[QueueMetrics]) -> str:
+    """The metrics of queues as an aligned table (shared by pgmq_metrics and pgmq_demo)."""
+    rows = [
+        (
+            m.queue_name,
+            m.queue_length,
+            m.queue_visible_length,
+            format_age(m.newest_msg_age_sec),
+            format_age(m.oldest_msg_age_sec),
+            m.total_messages,
+        )
+        for m in metrics
+    ]
+    return format_table(METRICS_HEADERS, rows, right=range(1, 6))

@@ -1,0 +1,62 @@
+"""manage.py pgmq_read: claim messages for a while and print them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import PgmqCommand, json_object_arg
+
+
+class Command(PgmqCommand):
+    help = """Read (claim) up to --qty visible messages, hiding them for --vt seconds.
+
+Prints one JSON object per message per line: msg_id, read_ct, enqueued_at,
+last_read_at, vt (ISO-8601), message, headers. Nothing is printed when no
+message is visible. Archive or delete what you processed, or it comes back
+after --vt seconds.
+
+examples:
+  manage.py pgmq_read orders
+  manage.py pgmq_read orders --vt 60 --qty 10
+  manage.py pgmq_read orders --conditional '{"kind": "refund"}'
+  manage.py pgmq_read orders --wait 5
+"""
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("queue", metavar="QUEUE", help="Queue to read from.")
+        parser.add_argument(
+            "--vt",
+            type=int,
+            default=30,
+            metavar="SECONDS",
+            help="Visibility timeout: hide the messages read for this long (default: 30).",
+        )
+        parser.add_argument(
+            "--qty", type=int, default=1, metavar="N", help="Read at most N messages (default: 1)."
+        )
+        parser.add_argument(
+            "--conditional",
+            metavar="JSON",
+            help="Only messages whose body contains this JSON object (jsonb @>).",
+        )
+        parser.add_argument(
+            "--wait",
+            type=int,
+            metavar="SECONDS",
+            help="When nothing is visible, poll for up to SECONDS (read_with_poll).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        manager = self.manager(options)
+        kwargs = {
+            "vt": options["vt"],
+            "qty": options["qty"],
+            "conditional": json_object_arg(options["conditional"], "--conditional"),
+        }
+        if options["wait"] is None:
+            messages = manager.read(options["queue"], **kwargs)
+        else:
+            messages = manager.read_with_poll(
+                options["queue"], max_poll_seconds=options["wait"], **kwargs
+            )
+        self.write_json_lines(messages)
