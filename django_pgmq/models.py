@@ -17,6 +17,8 @@ class Queue(models.Model):
         managed = False
         db_table = 'pgmq"."meta'
         ordering = ["queue_name"]
+        # The dashboard's purge action needs its own permission (view/change/delete cover the rest).
+        permissions = [("purge_queue", "Can purge queue")]
 
     def __str__(self) -> str:
         return self.queue_name

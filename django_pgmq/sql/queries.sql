@@ -76,3 +76,33 @@ SELECT * FROM pgmq.metrics_all();
 -- name: archive_count
 -- Rows in a queue's archive. The table name is composed in with psycopg.sql.
 SELECT count(*) FROM pgmq.{archive};
+
+-- name: dashboard_all_stats
+-- Admin dashboard (sql/90_dashboard.sql): figures of every queue, estimated past exact_limit.
+SELECT * FROM pgmq._dashboard_all_stats(
+    exact_limit => %(exact_limit)s::bigint, max_reads => %(max_reads)s::jsonb);
+
+-- name: dashboard_queue_stats
+SELECT * FROM pgmq._dashboard_queue_stats(
+    queue_name => %(queue)s, exact_limit => %(exact_limit)s::bigint,
+    max_reads => %(max_reads)s::integer);
+
+-- name: dashboard_throughput
+SELECT bucket_start, archived, p50_sec, p95_sec, p99_sec, truncated
+FROM pgmq._dashboard_throughput(
+    queue_name => %(queue)s, window_size => %(window)s::interval,
+    bucket_size => %(bucket)s::interval, row_limit => %(row_limit)s::bigint);
+
+-- name: dashboard_messages
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, archived_at, message, headers
+FROM pgmq._dashboard_messages(
+    queue_name => %(queue)s, from_archive => %(from_archive)s::boolean,
+    newest_first => %(newest_first)s::boolean, min_read_ct => %(min_read_ct)s::integer,
+    header_key => %(header_key)s::text, header_value => %(header_value)s::text,
+    contains => %(contains)s::jsonb, after_id => %(after_id)s::bigint,
+    before_id => %(before_id)s::bigint, page_size => %(page_size)s::integer);
+
+-- name: dashboard_requeue
+SELECT * FROM pgmq._dashboard_requeue(
+    source_queue => %(source)s, target_queue => %(target)s, msg_ids => %(ids)s::bigint[],
+    from_archive => %(from_archive)s::boolean);

@@ -1,0 +1,59 @@
+"""Records the queue manager returns for the dashboard (plain data, no Django imports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    """One queue's dashboard figures; names in ``estimated`` are estimates, not counts."""
+
+    queue_name: str
+    depth: int
+    visible: int
+    in_flight: int
+    delayed: int
+    oldest_age_sec: int | None
+    newest_age_sec: int | None
+    oldest_visible_age_sec: int | None
+    archive_size: int
+    archived_hour: int
+    archived_day: int
+    poison: int | None
+    total_messages: int
+    estimated: frozenset[str]
+
+    @classmethod
+    def from_row(cls, row: tuple) -> QueueStats:
+        """Build from a ``pgmq._dashboard_stats`` row (its last column is the estimate list)."""
+        *figures, estimated = row
+        return cls(*figures, estimated=frozenset(estimated or ()))
+
+
+@dataclass(frozen=True)
+class BrowsedMessage:
+    """A live or archived message as the queue page shows it (``archived_at`` for archives)."""
+
+    msg_id: int
+    read_ct: int
+    enqueued_at: datetime
+    last_read_at: datetime | None
+    vt: datetime
+    archived_at: datetime | None
+    message: Any
+    headers: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ThroughputBucket:
+    """Messages archived in one time bucket, with enqueue-to-archive latency percentiles."""
+
+    start: datetime
+    archived: int
+    p50_sec: float
+    p95_sec: float
+    p99_sec: float
+    truncated: bool
