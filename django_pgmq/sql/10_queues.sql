@@ -50,8 +50,10 @@ BEGIN
         $ddl$,
         atable
     );
+    -- pgmq's index name; '<atable>_archived_at_idx' would pass 63 bytes for a 47-char name.
     EXECUTE format(
-        'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)', atable || '_archived_at_idx', atable
+        'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
+        'archived_at_idx_' || lower(queue_name), atable
     );
 
     INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged)
