@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import Now
 
 
 class Queue(models.Model):
@@ -22,3 +23,89 @@ class Queue(models.Model):
 
     def __str__(self) -> str:
         return self.queue_name
+
+
+class QueueConfig(models.Model):
+    """Consumer settings of one queue, written by the worker and read by the admin.
+
+    The worker resolves each setting from its command line, then the handler's
+    ``@consumer(...)`` arguments, then this row, then the defaults, and writes
+    the result back here, so the admin knows each queue's ``max_reads`` and
+    dead-letter queue.
+    """
+
+    class OnSuccess(models.TextChoices):
+        ARCHIVE = "archive", "archive"
+        DELETE = "delete", "delete"
+
+    queue = models.CharField(max_length=47, primary_key=True)
+    max_reads = models.PositiveIntegerField(
+        default=5, help_text="Reads after which a failing message is dead-lettered; 0: never."
+    )
+    dead_letter_queue = models.CharField(max_length=47, blank=True)
+    on_success = models.CharField(max_length=7, choices=OnSuccess.choices, default="archive")
+    vt = models.PositiveIntegerField(default=30, help_text="Visibility timeout, seconds.")
+    batch = models.PositiveIntegerField(default=10, help_text="Messages read at a time.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["queue"]
+        verbose_name = "queue configuration"
+
+    def __str__(self) -> str:
+        return self.queue
+
+
+class WorkerQuerySet(models.QuerySet):
+    """Workers by liveness: a worker that stops heartbeating expires."""
+
+    def alive(self) -> WorkerQuerySet:
+        return self.filter(expires_at__gt=Now())
+
+    def expired(self) -> WorkerQuerySet:
+        return self.filter(expires_at__lte=Now())
+
+
+class Worker(models.Model):
+    """A running ``pgmq_consume`` process; removed on a clean stop, aged out when killed."""
+
+    host = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    queues = models.JSONField(default=list)
+    concurrency = models.PositiveIntegerField(default=1)
+    started_at = models.DateTimeField(db_default=Now())
+    heartbeat_at = models.DateTimeField(db_default=Now())
+    expires_at = models.DateTimeField()
+    processed = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+
+    objects = WorkerQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["started_at"]
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.pid}"
+
+
+class QueueSample(models.Model):
+    """A queue's figures at one moment, written by workers' heartbeats for the admin's charts."""
+
+    queue = models.CharField(max_length=47)
+    sampled_at = models.DateTimeField(db_default=Now())
+    depth = models.BigIntegerField()
+    visible = models.BigIntegerField()
+    in_flight = models.BigIntegerField()
+    delayed = models.BigIntegerField()
+    archive_size = models.BigIntegerField()
+    total_messages = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["queue", "sampled_at"]
+        indexes = [
+            models.Index(fields=["queue", "sampled_at"], name="pgmq_sample_queue_at"),
+            models.Index(fields=["sampled_at"], name="pgmq_sample_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.queue} @ {self.sampled_at:%Y-%m-%d %H:%M:%S}"
