@@ -1,0 +1,192 @@
+-- Insert notifications: pgmq.enable_notify_insert and friends.
+--
+-- A queue with notifications enabled has one deferred constraint trigger on its
+-- live table. At commit it sends pg_notify('pgmq.q_<name as stored>.INSERT', '')
+-- at most once per transaction, and at most once per throttle window per queue,
+-- so a rolled-back send never wakes anybody.
+
+-- One row per queue with notifications on. Kept in a logged table so the
+-- setting survives a crash and reaches replicas; the row goes with the queue.
+CREATE TABLE pgmq.notify_insert_throttle (
+    queue_name varchar UNIQUE NOT NULL
+        CONSTRAINT notify_insert_throttle_meta_queue_name_fk
+            REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
+    throttle_interval_ms integer NOT NULL DEFAULT 0,
+    last_notified_at timestamptz NOT NULL DEFAULT to_timestamp(0)
+);
+
+-- The queue's name as stored in pgmq.meta, or pgmq's "does not exist" error.
+-- subject is the word pgmq's text uses there: 'it' or 'the queue'.
+CREATE FUNCTION pgmq._existing_queue(queue_name text, subject text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    stored text;
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    SELECT m.queue_name INTO stored FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    IF stored IS NULL THEN
+        RAISE EXCEPTION 'Queue "%" does not exist. Create % first using pgmq.create()',
+            queue_name, subject
+            USING ERRCODE = 'PQ002';
+    END IF;
+    RETURN stored;
+END
+$fn$;
+
+CREATE FUNCTION pgmq._check_throttle(throttle_interval_ms integer)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+BEGIN
+    IF throttle_interval_ms IS NULL OR throttle_interval_ms < 0 THEN
+        RAISE EXCEPTION 'throttle_interval_ms must be non-negative, got: %',
+            coalesce(throttle_interval_ms::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+END
+$fn$;
+
+-- The trigger body. TG_ARGV[0] is the queue name as stored, so the channel keeps
+-- its case; without an argument the name comes from the table (pgmq's way).
+CREATE FUNCTION pgmq.notify_queue_listeners()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    queue text := coalesce(TG_ARGV[0], substring(TG_TABLE_NAME FROM 3));
+    -- Transaction-local marker: the first row of a commit decides, the others skip.
+    decided text := 'pgmq_notify.t' || TG_RELID;
+    throttle integer;
+    last_at timestamptz;
+BEGIN
+    IF current_setting(decided, true) = 'yes' THEN
+        RETURN NULL;
+    END IF;
+    PERFORM set_config(decided, 'yes', true);
+
+    SELECT t.throttle_interval_ms, t.last_notified_at INTO throttle, last_at
+    FROM pgmq.notify_insert_throttle t
+    WHERE t.queue_name = queue;
+
+    -- Throttle 0 (or no row) notifies every commit without touching the row, so
+    -- concurrent producers never queue up on its lock.
+    IF coalesce(throttle, 0) > 0 THEN
+        IF clock_timestamp() - last_at < throttle * interval '1 millisecond' THEN
+            RETURN NULL;
+        END IF;
+        -- Re-checked under the row lock: of two commits racing past the window, one notifies.
+        UPDATE pgmq.notify_insert_throttle t
+        SET last_notified_at = clock_timestamp()
+        WHERE t.queue_name = queue
+          AND clock_timestamp() - t.last_notified_at >= t.throttle_interval_ms * interval '1 millisecond';
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+    END IF;
+
+    PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', NULL);
+    RETURN NULL;
+END
+$fn$;
+
+-- The one place that creates a queue's notify trigger (re-created if present).
+CREATE FUNCTION pgmq._install_notify_trigger(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+BEGIN
+    EXECUTE format('DROP TRIGGER IF EXISTS pgmq_notify_insert ON pgmq.%I', qtable);
+    EXECUTE format(
+        $ddl$
+        CREATE CONSTRAINT TRIGGER pgmq_notify_insert
+        AFTER INSERT ON pgmq.%I
+        DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW
+        EXECUTE FUNCTION pgmq.notify_queue_listeners(%L)
+        $ddl$,
+        qtable, queue_name
+    );
+END
+$fn$;
+
+CREATE FUNCTION pgmq._remove_notify_trigger(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    EXECUTE format(
+        'DROP TRIGGER IF EXISTS pgmq_notify_insert ON pgmq.%I',
+        pgmq.format_table_name(queue_name, 'q')
+    );
+END
+$fn$;
+
+-- Turn notifications on (or change the throttle when already on).
+CREATE FUNCTION pgmq.enable_notify_insert(queue_name text, throttle_interval_ms integer DEFAULT 250)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text;
+BEGIN
+    PERFORM pgmq._check_throttle(throttle_interval_ms);
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    stored := pgmq._existing_queue(queue_name, 'it');
+    INSERT INTO pgmq.notify_insert_throttle (queue_name, throttle_interval_ms)
+    VALUES (stored, throttle_interval_ms)
+    ON CONFLICT ON CONSTRAINT notify_insert_throttle_queue_name_key DO UPDATE
+        SET throttle_interval_ms = excluded.throttle_interval_ms,
+            last_notified_at = to_timestamp(0);
+    PERFORM pgmq._install_notify_trigger(stored);
+END
+$fn$;
+
+-- Turn notifications off; a no-op when they are already off.
+CREATE FUNCTION pgmq.disable_notify_insert(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text;
+BEGIN
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    stored := pgmq._existing_queue(queue_name, 'it');
+    PERFORM pgmq._remove_notify_trigger(stored);
+    DELETE FROM pgmq.notify_insert_throttle t WHERE t.queue_name = stored;
+END
+$fn$;
+
+-- Change the throttle of a queue whose notifications are on.
+CREATE FUNCTION pgmq.update_notify_insert(queue_name text, throttle_interval_ms integer)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text;
+BEGIN
+    PERFORM pgmq._check_throttle(throttle_interval_ms);
+    stored := pgmq._existing_queue(queue_name, 'the queue');
+    UPDATE pgmq.notify_insert_throttle t
+    SET throttle_interval_ms = $2,
+        last_notified_at = to_timestamp(0)
+    WHERE t.queue_name = stored;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'Queue "%" does not have notify_insert enabled. '
+            'Enable it first using pgmq.enable_notify_insert()', queue_name
+            USING ERRCODE = 'PQ004';
+    END IF;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.list_notify_insert_throttles()
+RETURNS TABLE (queue_name text, throttle_interval_ms integer, last_notified_at timestamptz)
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT t.queue_name, t.throttle_interval_ms, t.last_notified_at
+    FROM pgmq.notify_insert_throttle t
+    ORDER BY t.queue_name;
+$fn$;
