@@ -59,7 +59,7 @@ class PgmqCommand(BaseCommand):
         parser = super().create_parser(prog_name, subcommand, **kwargs)
 
         def error(message: str) -> NoReturn:
-            raise UsageError(f"{message} (see: {parser.prog} --help)")
+            raise UsageError(f"{message} (see: {parser.prog.strip()} --help)")
 
         parser.error = error  # type: ignore[method-assign]
         parser.add_argument(

@@ -93,7 +93,9 @@ def _send_chunk(
             queue, chunk, delay=delay, headers=None if headers is None else [headers] * len(chunk)
         )
     except InvalidPayload as exc:
-        raise CommandError(f"lines {first}-{first + len(chunk) - 1}: {exc}") from exc
+        last = first + len(chunk) - 1
+        lines = f"line {first}" if first == last else f"lines {first}-{last}"
+        raise CommandError(f"{lines}: {exc}") from exc
 
 
 @contextmanager
