@@ -40,7 +40,8 @@ _SQLSTATE_ERRORS: dict[str, type[PgmqError]] = {
     "PQ003": QueueNameConflict,
     "PQ004": InvalidArgument,
     "0A000": FeatureNotAvailable,
-    "22P02": InvalidPayload,
+    "22P02": InvalidPayload,  # not valid JSON (e.g. a lone surrogate)
+    "22P05": InvalidPayload,  # \u0000 in a string: jsonb cannot store it
 }
 
 
@@ -49,10 +50,23 @@ def _sqlstate(exc: BaseException) -> str | None:
     return getattr(cause, "sqlstate", None)
 
 
-def _translate(exc: DatabaseError, queue: str | None) -> PgmqError | None:
+def _error_text(exc: BaseException) -> str:
+    """The first line of a database error, with its DETAIL when it has one."""
+    cause = exc.__cause__ or exc
+    text = str(cause).splitlines()[0]
+    detail = getattr(getattr(cause, "diag", None), "message_detail", None)
+    return f"{text} ({detail})" if detail else text
+
+
+def _translate(exc: DatabaseError, queue: str | None, alias: str) -> PgmqError | None:
     """The django-pgmq error a database error stands for, or None to re-raise it."""
     state = _sqlstate(exc)
-    text = str(exc.__cause__ or exc).splitlines()[0]
+    text = _error_text(exc)
+    if state == "3F000":  # our statements name no schema but pgmq
+        return FeatureNotAvailable(
+            f"the pgmq SQL API is not installed in database {alias!r} ({text}): "
+            f"run manage.py migrate django_pgmq --database {alias}"
+        )
     if state in ("PQ002", "42P01") and queue is not None:
         return QueueNotFound(queue)
     if state in _SQLSTATE_ERRORS:
@@ -147,7 +161,7 @@ class QueueManager:
                 cursor.execute(sql, params)
                 return cursor.fetchall() if cursor.description else []
         except DatabaseError as exc:
-            translated = _translate(exc, queue)
+            translated = _translate(exc, queue, self.using)
             if translated is None:
                 raise
             raise translated from exc
@@ -298,7 +312,7 @@ class QueueManager:
 
     def set_vt(
         self, queue: str, msg_ids: int | Iterable[int], vt: int | datetime
-    ) -> Message | None | list[Message]:
+    ) -> Message | list[Message] | None:
         """Make messages visible ``vt`` seconds from now (or at a datetime); 0 releases them."""
         validate_queue_name(queue)
         ids, single = _ids(msg_ids)
