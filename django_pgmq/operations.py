@@ -4,13 +4,16 @@
     operations = [CreateQueue("orders")]
 
 Both are reversible: reversing ``CreateQueue`` drops the queue (and its
-messages); reversing ``DropQueue`` creates an empty queue again.
+messages); reversing ``DropQueue`` creates an empty queue again. They run only
+on databases where the router lets the ``django_pgmq`` app migrate (where the
+pgmq schema is), whichever app's migration holds them; ``hints`` go to the router.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db import router
 from django.db.migrations.operations.base import Operation
 
 from .manager import QueueManager
@@ -23,24 +26,40 @@ class CreateQueue(Operation):
     reversible = True
     reduces_to_sql = False
 
-    def __init__(self, queue_name: str, unlogged: bool = False) -> None:
+    def __init__(
+        self, queue_name: str, unlogged: bool = False, hints: dict[str, Any] | None = None
+    ) -> None:
         self.queue_name = validate_queue_name(queue_name)
         self.unlogged = unlogged
+        self.hints = hints or {}
 
     def deconstruct(self) -> tuple[str, list[Any], dict[str, Any]]:
-        kwargs = {"unlogged": True} if self.unlogged else {}
+        kwargs: dict[str, Any] = {"unlogged": True} if self.unlogged else {}
+        if self.hints:
+            kwargs["hints"] = self.hints
         return (self.__class__.__qualname__, [self.queue_name], kwargs)
 
     def state_forwards(self, app_label: str, state: Any) -> None:
         pass  # queues are not model state
 
-    def database_forwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
-        QueueManager(schema_editor.connection.alias).create_queue(
-            self.queue_name, unlogged=self.unlogged
-        )
+    def _manager(self, schema_editor: Any) -> QueueManager | None:
+        """The queue manager of the migrated database, or None if pgmq does not live there."""
+        alias = schema_editor.connection.alias
+        if not router.allow_migrate(alias, "django_pgmq", **self.hints):
+            return None
+        return QueueManager(alias)
 
-    def database_backwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
-        QueueManager(schema_editor.connection.alias).drop_queue(self.queue_name)
+    def database_forwards(
+        self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
+    ) -> None:
+        if manager := self._manager(schema_editor):
+            manager.create_queue(self.queue_name, unlogged=self.unlogged)
+
+    def database_backwards(
+        self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
+    ) -> None:
+        if manager := self._manager(schema_editor):
+            manager.drop_queue(self.queue_name)
 
     def describe(self) -> str:
         return f"Create pgmq queue {self.queue_name}"
@@ -53,10 +72,14 @@ class CreateQueue(Operation):
 class DropQueue(CreateQueue):
     """Drop a queue (and its archive) when the migration runs forwards."""
 
-    def database_forwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
+    def database_forwards(
+        self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
+    ) -> None:
         super().database_backwards(app_label, schema_editor, from_state, to_state)
 
-    def database_backwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
+    def database_backwards(
+        self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
+    ) -> None:
         super().database_forwards(app_label, schema_editor, from_state, to_state)
 
     def describe(self) -> str:
