@@ -1,0 +1,154 @@
+"""The install migration, run by `manage.py migrate` in subprocesses against scratch databases.
+
+Each test creates its own database on the test server and drops it afterwards,
+so the shared test database is never migrated back and forth.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Scratch:
+    dsn: str
+    env: dict[str, str]
+
+    def connect(self) -> psycopg.Connection:
+        return psycopg.connect(self.dsn, autocommit=True)
+
+    def manage(self, *args: str) -> subprocess.CompletedProcess:
+        """Run manage.py against this database."""
+        return self.python(str(ROOT / "manage.py"), *args)
+
+    def python(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+
+@pytest.fixture
+def scratch(pg_dsn, subprocess_env) -> Iterator[Scratch]:
+    """An empty database beside the test database, reachable by DATABASE_URL."""
+    name = f"{os.environ.get('PGMQ_TEST_DB_PREFIX', 'test_')}scratch_{uuid.uuid4().hex[:8]}"
+    admin = psycopg.connect(make_conninfo(pg_dsn, dbname="postgres"), autocommit=True)
+    admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = subprocess_env["DATABASE_URL"].rsplit("/", 1)[0] + "/" + name
+    try:
+        yield Scratch(make_conninfo(pg_dsn, dbname=name), {**subprocess_env, "DATABASE_URL": url})
+    finally:
+        admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        admin.close()
+
+
+def has_pgmq_schema(conn: psycopg.Connection) -> bool:
+    return conn.execute("SELECT to_regnamespace('pgmq') IS NOT NULL").fetchone()[0]
+
+
+def applied(conn: psycopg.Connection) -> list[str]:
+    """django_pgmq migrations recorded as applied."""
+    if conn.execute("SELECT to_regclass('django_migrations')").fetchone()[0] is None:
+        return []
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM django_migrations WHERE app = 'django_pgmq' ORDER BY name"
+        )
+    ]
+
+
+def check_round_trip(conn: psycopg.Connection) -> None:
+    """The installed SQL API answers: a queue, a message, a read."""
+    conn.execute("SELECT pgmq.create(queue_name => 'mig_check')")
+    msg_id = conn.execute(
+        "SELECT * FROM pgmq.send(queue_name => 'mig_check', msg => '{\"ok\": 1}')"
+    ).fetchone()[0]
+    got = conn.execute(
+        "SELECT msg_id, message FROM pgmq.read(queue_name => 'mig_check', vt => 30, qty => 5)"
+    ).fetchall()
+    assert got == [(msg_id, {"ok": 1})]
+
+
+def test_migrate_refuses_a_database_with_a_pgmq_schema(scratch):
+    with scratch.connect() as conn:
+        conn.execute("CREATE SCHEMA pgmq")
+        conn.execute("CREATE TABLE pgmq.theirs (x int)")
+        conn.execute("INSERT INTO pgmq.theirs VALUES (7)")
+        result = scratch.manage("migrate", "django_pgmq")
+        assert result.returncode != 0
+        assert 'django-pgmq: schema "pgmq" already exists in this database' in result.stderr
+        assert conn.execute("SELECT x FROM pgmq.theirs").fetchall() == [(7,)]
+        assert conn.execute("SELECT to_regclass('pgmq.meta')").fetchone() == (None,)
+        assert applied(conn) == []
+
+
+def test_migrate_refuses_a_database_with_the_pgmq_extension(scratch):
+    with scratch.connect() as conn:
+        # No pgmq extension is installable here, so its catalogue row is made by hand
+        # (superuser, in a scratch database that is dropped afterwards).
+        conn.execute("SET allow_system_table_mods = on")
+        conn.execute(
+            "INSERT INTO pg_extension (oid, extname, extowner, extnamespace, extrelocatable, "
+            "extversion) SELECT (SELECT max(oid::bigint) + 1 FROM pg_extension)::oid, 'pgmq', "
+            "10, 'public'::regnamespace, false, '1.13.0'"
+        )
+        result = scratch.manage("migrate", "django_pgmq")
+        assert result.returncode != 0
+        assert "django-pgmq: this database already has the pgmq extension installed" in (
+            result.stderr
+        )
+        assert "DROP EXTENSION pgmq" in result.stderr  # the hint says what to do
+        assert not has_pgmq_schema(conn)
+        assert applied(conn) == []
+
+
+def test_migrate_zero_then_migrate_again(scratch):
+    with scratch.connect() as conn:
+        first = scratch.manage("migrate", "django_pgmq")
+        assert first.returncode == 0, first.stderr
+        installed = applied(conn)
+        assert "0001_initial" in installed
+        check_round_trip(conn)
+
+        down = scratch.manage("migrate", "django_pgmq", "zero")
+        assert down.returncode == 0, down.stderr
+        assert applied(conn) == []
+        assert not has_pgmq_schema(conn)
+        assert conn.execute(
+            "SELECT count(*) FROM pg_proc WHERE proname IN ('send', 'read', 'metrics') "
+            "AND pronamespace::regnamespace::text = 'pgmq'"
+        ).fetchone() == (0,)
+
+        missing = scratch.python(
+            "-c",
+            "import django; django.setup(); import django_pgmq\n"
+            "try:\n    django_pgmq.list_queues()\n"
+            "except django_pgmq.FeatureNotAvailable as exc:\n    print(exc)",
+        )
+        assert "the pgmq SQL API is not installed in database 'default'" in missing.stdout
+        assert "migrate django_pgmq" in missing.stdout
+
+        again = scratch.manage("migrate", "django_pgmq")
+        assert again.returncode == 0, again.stderr
+        assert applied(conn) == installed
+        check_round_trip(conn)
