@@ -95,3 +95,17 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {"django_pgmq": {"handlers": ["console"], "level": "INFO"}},
 }
+
+# ---- Celery (django_pgmq.contrib.celery) -- appended by the Celery integration ----
+# The broker is this project's database: a Celery queue is a pgmq queue, and a task
+# sent inside transaction.atomic() exists only if the transaction commits.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "pgmq://")
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "1800")),
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Results come back through the broker itself (a reply queue per client): no other server.
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "rpc://")
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+# ---- end of Celery settings ----

@@ -1,0 +1,1 @@
+"""Integrations with other frameworks (Celery); each imports its framework only when used."""
