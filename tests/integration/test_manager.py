@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -10,7 +11,7 @@ from decimal import Decimal
 
 import psycopg
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import override_settings
 
 import django_pgmq as pgmq
@@ -28,20 +29,40 @@ AT = datetime(2100, 5, 6, 7, 8, 9, tzinfo=UTC)
 
 
 def live_rows(conn: psycopg.Connection, queue: str) -> list[tuple]:
-    """(msg_id, message, headers, vt) of a queue's live table, read on a separate connection."""
+    """(msg_id, message, headers, vt) of a queue's live table, read straight from the table."""
     query = psycopg.sql.SQL("SELECT msg_id, message, headers, vt FROM pgmq.{} ORDER BY msg_id")
-    return conn.execute(query.format(psycopg.sql.Identifier(f"q_{queue.lower()}"))).fetchall()
+    rows = conn.execute(query.format(psycopg.sql.Identifier(f"q_{queue.lower()}"))).fetchall()
+    return [(i, _decoded(m), _decoded(h), vt) for i, m, h, vt in rows]
+
+
+def _decoded(value):
+    """Django's connection hands jsonb over as text; a plain psycopg one decodes it."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 @pytest.fixture
-def other_conn(pg_connect) -> psycopg.Connection:
+def manager(db) -> QueueManager:
+    """Most tests run in a transaction rolled back afterwards, queues and all."""
+    return QueueManager()
+
+
+@pytest.fixture
+def same_tx(db) -> psycopg.Connection:
+    """Django's own psycopg connection: direct table reads inside the test's transaction."""
+    connection.ensure_connection()
+    return connection.connection
+
+
+@pytest.fixture
+def other_conn(transactional_db, pg_connect) -> psycopg.Connection:
+    """A separate connection: it sees only what Django's connection committed."""
     return pg_connect()
 
 
 # -- queues -------------------------------------------------------------------
 
 
-def test_create_queue_is_idempotent_and_listed(manager, queue_name, other_conn):
+def test_create_queue_is_idempotent_and_listed(manager, queue_name, same_tx):
     manager.create_queue(queue_name)
     manager.create_queue(queue_name)
     try:
@@ -49,17 +70,17 @@ def test_create_queue_is_idempotent_and_listed(manager, queue_name, other_conn):
         assert isinstance(info, QueueInfo)
         assert (info.is_partitioned, info.is_unlogged) == (False, False)
         assert isinstance(info.created_at, datetime) and info.created_at.tzinfo is not None
-        assert live_rows(other_conn, queue_name) == []
+        assert live_rows(same_tx, queue_name) == []
     finally:
         manager.drop_queue(queue_name)
 
 
-def test_create_unlogged_queue(manager, queue_name, other_conn):
+def test_create_unlogged_queue(manager, queue_name, same_tx):
     manager.create_queue(queue_name, unlogged=True)
     try:
         [info] = [i for i in manager.list_queues() if i.queue_name == queue_name]
         assert info.is_unlogged is True
-        persistence = other_conn.execute(
+        persistence = same_tx.execute(
             "SELECT relpersistence FROM pg_class WHERE relname = %s", [f"q_{queue_name}"]
         ).fetchone()
         assert persistence == ("u",)
@@ -79,13 +100,15 @@ def test_list_queues_is_sorted(manager, queue_name):
             manager.drop_queue(name)
 
 
-def test_drop_queue_reports_whether_it_existed(manager, queue_name, other_conn):
+def test_drop_queue_reports_whether_it_existed(manager, queue_name, same_tx):
     manager.create_queue(queue_name)
     assert manager.drop_queue(queue_name) is True
     assert manager.drop_queue(queue_name) is False
     assert queue_name not in [i.queue_name for i in manager.list_queues()]
-    with pytest.raises(psycopg.errors.UndefinedTable):
-        live_rows(other_conn, queue_name)
+    assert same_tx.execute(
+        "SELECT count(*) FROM pg_class WHERE relname IN (%s, %s)",
+        [f"q_{queue_name}", f"a_{queue_name}"],
+    ).fetchone() == (0,)
 
 
 def test_purge_queue_counts(manager, queue):
@@ -94,13 +117,14 @@ def test_purge_queue_counts(manager, queue):
     assert manager.read(queue, qty=10) == []
 
 
-def test_name_conflict_is_refused_and_names_both(manager, queue_name, other_conn):
+def test_name_conflict_is_refused_and_names_both(manager, queue_name, same_tx):
     manager.create_queue(queue_name)
     try:
-        with pytest.raises(QueueNameConflict) as info:
+        # the savepoint keeps the test's transaction usable after the database error
+        with pytest.raises(QueueNameConflict) as info, transaction.atomic():
             manager.create_queue(queue_name.upper())
         assert queue_name in str(info.value) and queue_name.upper() in str(info.value)
-        tables = other_conn.execute(
+        tables = same_tx.execute(
             "SELECT count(*) FROM pg_class WHERE relname = %s", [f"q_{queue_name}"]
         ).fetchone()
         assert tables == (1,)
@@ -137,35 +161,35 @@ def test_send_round_trips_json_payloads(manager, queue, payload, expected):
     assert message.message == expected
 
 
-def test_send_with_headers_and_integer_delay(manager, queue, other_conn):
-    before = other_conn.execute("SELECT clock_timestamp()").fetchone()[0]
+def test_send_with_headers_and_integer_delay(manager, queue, same_tx):
+    before = same_tx.execute("SELECT clock_timestamp()").fetchone()[0]
     msg_id = manager.send(queue, {"a": 1}, headers={"trace": "x"}, delay=3600)
-    [(stored_id, message, headers, vt)] = live_rows(other_conn, queue)
+    [(stored_id, message, headers, vt)] = live_rows(same_tx, queue)
     assert (stored_id, message, headers) == (msg_id, {"a": 1}, {"trace": "x"})
     assert vt >= before + timedelta(hours=1)
     assert manager.read(queue) == []
 
 
-def test_send_with_a_datetime_delay(manager, queue, other_conn):
+def test_send_with_a_datetime_delay(manager, queue, same_tx):
     msg_id = manager.send(queue, {"a": 1}, delay=AT)
-    assert live_rows(other_conn, queue) == [(msg_id, {"a": 1}, None, AT)]
+    assert live_rows(same_tx, queue) == [(msg_id, {"a": 1}, None, AT)]
 
 
-def test_send_batch_keeps_order_and_headers(manager, queue, other_conn):
+def test_send_batch_keeps_order_and_headers(manager, queue, same_tx):
     ids = manager.send_batch(queue, ["z", "a", "m"], headers=[{"i": 0}, None, {"i": 2}])
     assert ids == sorted(ids)
-    assert [(r[0], r[1], r[2]) for r in live_rows(other_conn, queue)] == [
+    assert [(r[0], r[1], r[2]) for r in live_rows(same_tx, queue)] == [
         (ids[0], "z", {"i": 0}),
         (ids[1], "a", None),
         (ids[2], "m", {"i": 2}),
     ]
 
 
-def test_send_batch_delays(manager, queue, other_conn):
-    before = other_conn.execute("SELECT clock_timestamp()").fetchone()[0]
+def test_send_batch_delays(manager, queue, same_tx):
+    before = same_tx.execute("SELECT clock_timestamp()").fetchone()[0]
     manager.send_batch(queue, [1, 2], delay=AT)
     manager.send_batch(queue, [3], delay=3600)
-    vts = [r[3] for r in live_rows(other_conn, queue)]
+    vts = [r[3] for r in live_rows(same_tx, queue)]
     assert vts[:2] == [AT, AT]
     assert vts[2] >= before + timedelta(hours=1)
     assert manager.read(queue, qty=10) == []
@@ -201,26 +225,26 @@ def test_read_with_poll(manager, queue):
     assert [m.msg_id for m in got] == [msg_id]
 
 
-def test_pop(manager, queue, other_conn):
+def test_pop(manager, queue, same_tx):
     ids = manager.send_batch(queue, [1, 2, 3])
     assert [m.msg_id for m in manager.pop(queue)] == ids[:1]
     assert [(m.msg_id, m.message) for m in manager.pop(queue, qty=5)] == [(ids[1], 2), (ids[2], 3)]
-    assert live_rows(other_conn, queue) == []
+    assert live_rows(same_tx, queue) == []
 
 
 # -- acknowledging ------------------------------------------------------------
 
 
 @pytest.mark.parametrize("action", ["archive", "delete"])
-def test_archive_and_delete(manager, queue, other_conn, action):
+def test_archive_and_delete(manager, queue, same_tx, action):
     ids = manager.send_batch(queue, [1, 2, 3, 4])
     act = getattr(manager, action)
     assert act(queue, ids[0]) is True
     assert act(queue, ids[0]) is False
     assert act(queue, [ids[2], ids[1], 10**12]) == [ids[1], ids[2]]
     assert act(queue, iter([ids[3]])) == [ids[3]]
-    assert live_rows(other_conn, queue) == []
-    archived = other_conn.execute(
+    assert live_rows(same_tx, queue) == []
+    archived = same_tx.execute(
         psycopg.sql.SQL("SELECT msg_id FROM pgmq.{} ORDER BY msg_id").format(
             psycopg.sql.Identifier(f"a_{queue}")
         )
@@ -228,14 +252,14 @@ def test_archive_and_delete(manager, queue, other_conn, action):
     assert [r[0] for r in archived] == (ids if action == "archive" else [])
 
 
-def test_set_vt_single_and_many(manager, queue, other_conn):
+def test_set_vt_single_and_many(manager, queue, same_tx):
     ids = manager.send_batch(queue, [1, 2, 3])
     moved = manager.set_vt(queue, ids[0], 3600)
     assert isinstance(moved, Message) and moved.msg_id == ids[0]
     assert manager.set_vt(queue, 10**12, 5) is None
     many = manager.set_vt(queue, [ids[1], ids[2]], AT)
     assert [m.msg_id for m in many] == ids[1:]
-    stored = {r[0]: r[3] for r in live_rows(other_conn, queue)}
+    stored = {r[0]: r[3] for r in live_rows(same_tx, queue)}
     assert stored[ids[0]] == moved.vt
     assert stored[ids[1]] == stored[ids[2]] == AT
     assert manager.read(queue, qty=5) == []
@@ -246,7 +270,8 @@ def test_set_vt_single_and_many(manager, queue, other_conn):
 # -- metrics ------------------------------------------------------------------
 
 
-def test_metrics_and_metrics_all(manager, queue):
+def test_metrics_and_metrics_all(transactional_db, manager, queue):
+    # committed sends: metrics counts visibility against now(), the transaction's start
     manager.send_batch(queue, [1, 2, 3])
     manager.read(queue, qty=1)
     m = manager.metrics(queue)
@@ -330,7 +355,7 @@ def test_create_queue_rolled_back_leaves_no_queue(manager, queue_name, other_con
     ).fetchone() == (0,)
 
 
-def test_archive_rolled_back_keeps_the_message(manager, queue):
+def test_archive_rolled_back_keeps_the_message(transactional_db, manager, queue):
     msg_id = manager.send(queue, 1)
     with pytest.raises(Abort), transaction.atomic():
         assert manager.archive(queue, msg_id) is True
@@ -416,7 +441,7 @@ def test_module_function_mirrors_the_manager_method(name):
     assert inspect.signature(function) == inspect.signature(method)
 
 
-def test_module_functions_round_trip_on_the_default_database(transactional_db, queue_name):
+def test_module_functions_round_trip_on_the_default_database(db, queue_name):
     pgmq.create_queue(queue_name)
     try:
         assert queue_name in [i.queue_name for i in pgmq.list_queues()]
@@ -449,7 +474,7 @@ def test_module_functions_round_trip_on_the_default_database(transactional_db, q
     ids=["nul-in-value", "nul-in-key", "lone-surrogate"],
 )
 def test_payload_jsonb_cannot_store_is_invalid_payload(manager, queue, payload, cause):
-    with pytest.raises(InvalidPayload, match=cause) as info:
+    with pytest.raises(InvalidPayload, match=cause) as info, transaction.atomic():
         manager.send(queue, payload)
     assert f'queue "{queue}"' in str(info.value)
     assert manager.read(queue) == []
