@@ -9,6 +9,9 @@ INSTALL_FILES = [
     "10_queues.sql",
     "20_messages.sql",
     "30_metrics.sql",
+    "40_notify.sql",
+    "50_fifo.sql",
+    "60_topics.sql",
 ]
 
 

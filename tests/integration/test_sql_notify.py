@@ -217,18 +217,16 @@ def test_list_shows_every_enabled_queue(queue, mixed_queue, producer):
     assert sorted(rows) == sorted([(queue, 5), (mixed_queue, 7)])
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
+def test_negative_throttle_is_refused(queue, producer):
+    enable(producer, queue, 0)
+    for query in (
         "SELECT pgmq.enable_notify_insert(%s, -1)",
         "SELECT pgmq.update_notify_insert(%s, -1)",
-    ],
-)
-def test_negative_throttle_is_refused(queue, producer, query):
-    enable(producer, queue, 0)
-    err = sql_error(producer, query, [queue])
-    assert err.sqlstate == "PQ004"
-    assert err.diag.message_primary == "throttle_interval_ms must be non-negative, got: -1"
+    ):
+        err = sql_error(producer, query, [queue])
+        assert err.sqlstate == "PQ004"
+        assert err.diag.message_primary == "throttle_interval_ms must be non-negative, got: -1"
+    assert throttles(producer, queue) == [(queue, 0)]
 
 
 @pytest.mark.parametrize(

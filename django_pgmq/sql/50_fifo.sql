@@ -1,0 +1,242 @@
+-- FIFO groups: ordered reads per message group.
+--
+-- A message's group is its header "x-pgmq-group" (else '_default_fifo_group').
+-- Within a group, messages are handed out in msg_id order, and only from the
+-- front: a group can be read up to its first invisible message (in flight or
+-- delayed), so one group is never processed by two consumers at once or out of
+-- order. Readers take a transaction-level advisory lock per group, then look at
+-- the group again with a fresh snapshot, so two concurrent readers never share a
+-- group and a reader never acts on a snapshot older than another's commit.
+
+-- The group key; inlined by the planner, so the FIFO index matches it.
+CREATE FUNCTION pgmq._fifo_group(headers jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$ SELECT coalesce(headers ->> 'x-pgmq-group', '_default_fifo_group') $fn$;
+
+-- Shared body of the group readers. mode: 'fill' (read_grouped: as much as
+-- possible from the oldest group, then the next), 'rr' (read_grouped_rr: one per
+-- group per round) or 'head' (read_grouped_head: the first message of each group).
+CREATE FUNCTION pgmq._read_grouped(queue_name text, vt integer, qty integer, mode text)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    lock_space integer := hashtext(qtable);
+    grp text;
+    groups text[] := '{}';
+    ready bigint;
+    budget integer := qty;
+BEGIN
+    IF qty IS NULL OR qty < 0 THEN
+        RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF qty = 0 THEN
+        RETURN;
+    END IF;
+
+    -- Groups whose first message looks visible, oldest first. Only a hint: each
+    -- is checked again below, after its lock is held.
+    FOR grp IN EXECUTE format(
+        $q$
+        SELECT h.grp
+        FROM (
+            SELECT DISTINCT ON (pgmq._fifo_group(headers))
+                   pgmq._fifo_group(headers) AS grp, msg_id, vt
+            FROM pgmq.%I
+            ORDER BY pgmq._fifo_group(headers), msg_id
+        ) h
+        WHERE h.vt <= clock_timestamp()
+        ORDER BY h.msg_id
+        $q$,
+        qtable
+    )
+    LOOP
+        -- Another reader holds this group until it commits: leave it alone.
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
+        -- A new statement, so a new snapshot: it sees what the last holder committed.
+        EXECUTE format(
+            $q$
+            SELECT count(*) FILTER (WHERE ok)
+            FROM (
+                SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
+                FROM (
+                    SELECT msg_id, vt FROM pgmq.%I
+                    WHERE pgmq._fifo_group(headers) = $1
+                    ORDER BY msg_id
+                    LIMIT $2
+                ) front
+            ) run
+            $q$,
+            qtable
+        ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
+        CONTINUE WHEN ready = 0;
+        groups := groups || grp;
+        budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
+        EXIT WHEN budget <= 0;
+    END LOOP;
+
+    IF cardinality(groups) = 0 THEN
+        RETURN;
+    END IF;
+
+    RETURN QUERY EXECUTE format(
+        $q$
+        WITH wanted AS MATERIALIZED (
+            -- The readable front of each locked group, ranked, then chosen by mode.
+            SELECT g.prio, r.msg_id, r.rnk
+            FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
+            CROSS JOIN LATERAL (
+                SELECT f.msg_id,
+                       row_number() OVER w AS rnk,
+                       bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+                FROM (
+                    SELECT msg_id, vt FROM pgmq.%1$I
+                    WHERE pgmq._fifo_group(headers) = g.grp
+                    ORDER BY msg_id
+                    LIMIT $2
+                ) f
+                WINDOW w AS (ORDER BY f.msg_id)
+            ) r
+            WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
+            ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
+                     CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
+            LIMIT $2
+        ),
+        locked AS MATERIALIZED (
+            SELECT m.msg_id FROM pgmq.%1$I m
+            WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
+            FOR UPDATE SKIP LOCKED
+        ),
+        usable AS (
+            -- A row someone else holds (a plain read, a delete) ends its group's share.
+            SELECT w.msg_id, w.prio, w.rnk
+            FROM wanted w
+            WHERE NOT EXISTS (
+                SELECT 1 FROM wanted e
+                WHERE e.prio = w.prio AND e.rnk <= w.rnk
+                  AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
+            )
+        ),
+        claimed AS (
+            UPDATE pgmq.%1$I m
+            SET vt = clock_timestamp() + $3,
+                read_ct = m.read_ct + 1,
+                last_read_at = clock_timestamp()
+            FROM usable u
+            WHERE m.msg_id = u.msg_id
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
+                      m.headers, u.prio, u.rnk
+        )
+        SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+        FROM claimed
+        -- Round-robin keeps its rounds (as pgmq does); the others come in msg_id order.
+        ORDER BY CASE WHEN $4 = 'rr' THEN rnk ELSE 0 END,
+                 CASE WHEN $4 = 'rr' THEN prio ELSE 0 END,
+                 msg_id
+        $q$,
+        qtable
+    ) USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode;
+END
+$fn$;
+
+-- Repeat a group read until it returns something or max_poll_seconds pass.
+CREATE FUNCTION pgmq._read_grouped_poll(
+    queue_name text, vt integer, qty integer, max_poll_seconds integer, poll_interval_ms integer,
+    mode text
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    deadline timestamptz := clock_timestamp() + make_interval(secs => coalesce(max_poll_seconds, 0));
+    rec pgmq.message_record;
+    got boolean;
+BEGIN
+    IF poll_interval_ms IS NULL OR poll_interval_ms <= 0 THEN
+        RAISE EXCEPTION 'poll_interval_ms must be positive, got: %', coalesce(poll_interval_ms::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    LOOP
+        got := false;
+        FOR rec IN SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, mode) LOOP
+            got := true;
+            RETURN NEXT rec;
+        END LOOP;
+        EXIT WHEN got OR clock_timestamp() >= deadline;
+        PERFORM pg_sleep(least(poll_interval_ms / 1000.0,
+                               extract(epoch FROM deadline - clock_timestamp())));
+    END LOOP;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.read_grouped(queue_name text, vt integer, qty integer)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'fill'); $fn$;
+
+CREATE FUNCTION pgmq.read_grouped_rr(queue_name text, vt integer, qty integer)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'rr'); $fn$;
+
+CREATE FUNCTION pgmq.read_grouped_head(queue_name text, vt integer, qty integer)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'head'); $fn$;
+
+CREATE FUNCTION pgmq.read_grouped_with_poll(
+    queue_name text, vt integer, qty integer,
+    max_poll_seconds integer DEFAULT 5, poll_interval_ms integer DEFAULT 100
+)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'fill');
+$fn$;
+
+CREATE FUNCTION pgmq.read_grouped_rr_with_poll(
+    queue_name text, vt integer, qty integer,
+    max_poll_seconds integer DEFAULT 5, poll_interval_ms integer DEFAULT 100
+)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'rr');
+$fn$;
+
+CREATE FUNCTION pgmq.read_grouped_head_with_poll(
+    queue_name text, vt integer, qty integer,
+    max_poll_seconds integer DEFAULT 5, poll_interval_ms integer DEFAULT 100
+)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'head');
+$fn$;
+
+-- A btree on (group, msg_id): each group's front is an index range, and the
+-- group heads come out in index order.
+CREATE FUNCTION pgmq.create_fifo_index(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    EXECUTE format(
+        'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (pgmq._fifo_group(headers), msg_id)',
+        qtable || '_fifo_idx', qtable
+    );
+END
+$fn$;
+
+CREATE FUNCTION pgmq.create_fifo_indexes_all()
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    name text;
+BEGIN
+    FOR name IN SELECT m.queue_name FROM pgmq.meta m ORDER BY m.queue_name LOOP
+        PERFORM pgmq.create_fifo_index(name);
+    END LOOP;
+END
+$fn$;
