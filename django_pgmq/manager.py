@@ -432,3 +432,52 @@ class QueueManager:
         ids, _ = _ids(list(msg_ids))
         params = {"source": queue, "target": target, "ids": ids, "from_archive": from_archive}
         return [row[0] for row in self._fetch("dashboard_requeue", params, queue)]
+
+    # -- worker (sql/70_worker.sql, sql/40_notify.sql) -----------------------
+
+    def set_vt_seconds(
+        self, queue: str, msg_ids: Iterable[int], seconds: float, *, unread: bool = False
+    ) -> list[int]:
+        """Hide messages for ``seconds`` (fractions allowed); returns the ids moved.
+
+        The worker's heartbeat, retry backoff and release. Rows another
+        transaction is acknowledging are skipped, not waited for; ``unread``
+        also takes back the read of messages handed back before their handler ran.
+        """
+        validate_queue_name(queue)
+        ids, _ = _ids(list(msg_ids))
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise InvalidArgument(f"seconds must be a number, got {seconds!r}")
+        if not 0 <= seconds <= MAX_INT4:
+            raise InvalidArgument(f"seconds must be between 0 and {MAX_INT4}, got {seconds}")
+        params = {"queue": queue, "ids": ids, "seconds": float(seconds), "unread": bool(unread)}
+        return sorted(row[0] for row in self._fetch("worker_set_vt_seconds", params, queue))
+
+    def dead_letter(
+        self, queue: str, msg_id: int, dead_letter_queue: str, error: str | None = None
+    ) -> int | None:
+        """Move a message to ``dead_letter_queue`` (created on demand) in one transaction.
+
+        Its headers gain ``dead_letter``: source queue, msg_id, read_ct, enqueue and
+        dead-letter times, ``error``. Returns its new id, or None if it was gone.
+        """
+        validate_queue_name(queue)
+        validate_queue_name(dead_letter_queue)
+        [msg], _ = _ids(msg_id)
+        params = {"queue": queue, "id": msg, "dlq": dead_letter_queue, "error": error}
+        return self._fetch("worker_dead_letter", params, queue)[0][0]
+
+    def notify_insert_throttles(self) -> dict[str, int]:
+        """Queues whose inserts notify listeners, with their throttle in milliseconds."""
+        return dict(self._fetch("worker_notify_throttles", {}, None))
+
+    def enable_notify_insert(self, queue: str, throttle_interval_ms: int = 250) -> None:
+        """Make inserts into ``queue`` notify its channel (at most once per throttle window)."""
+        validate_queue_name(queue)
+        throttle = _check_int("throttle_interval_ms", throttle_interval_ms, 0)
+        self._fetch("worker_enable_notify", {"queue": queue, "throttle": throttle}, queue)
+
+    def disable_notify_insert(self, queue: str) -> None:
+        """Stop notifying listeners of inserts into ``queue`` (a no-op when already off)."""
+        validate_queue_name(queue)
+        self._fetch("dashboard_disable_notify", {"queue": queue}, queue)

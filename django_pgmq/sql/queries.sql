@@ -106,3 +106,25 @@ FROM pgmq._dashboard_messages(
 SELECT * FROM pgmq._dashboard_requeue(
     source_queue => %(source)s, target_queue => %(target)s, msg_ids => %(ids)s::bigint[],
     from_archive => %(from_archive)s::boolean);
+
+-- name: worker_set_vt_seconds
+-- Worker (sql/70_worker.sql): heartbeat, retry backoff and release, in fractional seconds.
+SELECT * FROM pgmq._set_vt_seconds(
+    queue_name => %(queue)s, msg_ids => %(ids)s::bigint[],
+    seconds => %(seconds)s::double precision, unread => %(unread)s::boolean);
+
+-- name: worker_dead_letter
+SELECT pgmq._dead_letter(
+    queue_name => %(queue)s, msg_id => %(id)s::bigint,
+    dead_letter_queue => %(dlq)s, error => %(error)s::text);
+
+-- name: worker_notify_throttles
+SELECT queue_name, throttle_interval_ms FROM pgmq.list_notify_insert_throttles();
+
+-- name: worker_enable_notify
+SELECT pgmq.enable_notify_insert(
+    queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
+
+-- name: worker_listener_probe
+-- The worker's listener notifies itself to check that notifications still arrive.
+SELECT pg_notify(%(channel)s, '');
