@@ -21,6 +21,7 @@ from .errors import (
 )
 from .manager import QueueManager
 from .messages import Message, QueueInfo, QueueMetrics
+from .worker import consumer
 
 __version__ = "0.1.0"
 
@@ -64,6 +65,7 @@ __all__ = [
     "QueueNameConflict",
     "QueueNotFound",
     "archive",
+    "consumer",
     "create_queue",
     "delete",
     "drop_queue",

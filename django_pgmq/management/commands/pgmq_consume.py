@@ -1,0 +1,163 @@
+"""manage.py pgmq_consume: run the handlers of queues until stopped."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import CommandError
+
+from ...worker import config, registry
+from ...worker.runner import Worker, WorkerOptions
+from ..base import PgmqCommand, positive_int
+
+LOG_LEVELS = {0: logging.WARNING, 1: logging.INFO}
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds, fractions allowed."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return value
+
+
+def count(text: str) -> int:
+    """An argparse type: an integer of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
+    return value
+
+
+class Command(PgmqCommand):
+    help = """Consume queues: run each queue's handler on its messages until stopped.
+
+Handlers are functions decorated with @django_pgmq.consumer("QUEUE", ...) in an
+installed app's consumers.py, or the one given with --handler. Options given
+here override the decorator's, which override the queue's QueueConfig row.
+Woken by LISTEN/NOTIFY (notifications are enabled on the queues if needed),
+with polling as fallback. SIGTERM or SIGINT stops gracefully (exit 0); a
+second one exits at once.
+
+examples:
+  manage.py pgmq_consume orders
+  manage.py pgmq_consume orders emails --concurrency 4
+  manage.py pgmq_consume orders --handler shop.tasks.handle_order --batch 50
+  manage.py pgmq_consume orders --no-listen --poll-interval 0.5   # behind PgBouncer
+  manage.py pgmq_consume orders --until-empty                     # drain, then exit
+"""
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("queues", nargs="+", metavar="QUEUE", help="Queues to consume.")
+        parser.add_argument(
+            "--handler", metavar="DOTTED.PATH", help="Handler for every QUEUE given."
+        )
+        parser.add_argument("--batch", type=positive_int, metavar="N", help="Read N at a time.")
+        parser.add_argument(
+            "--vt", type=positive_int, metavar="SECONDS", help="Visibility timeout of reads."
+        )
+        parser.add_argument(
+            "--concurrency",
+            type=positive_int,
+            default=1,
+            metavar="N",
+            help="Handler threads, each with its own connection (default: 1).",
+        )
+        parser.add_argument(
+            "--max-reads",
+            type=count,
+            metavar="N",
+            help="Dead-letter a failing message once read N times; 0: never (default: 5).",
+        )
+        parser.add_argument(
+            "--dead-letter", metavar="QUEUE", help="Dead-letter queue (default: QUEUE_dlq)."
+        )
+        parser.add_argument(
+            "--delete",
+            action="store_true",
+            help="Delete handled messages instead of archiving them.",
+        )
+        parser.add_argument(
+            "--retry-delay",
+            type=seconds,
+            metavar="SECONDS",
+            help="First retry delay, doubled per read up to 60 s, with jitter (default: 1).",
+        )
+        parser.add_argument(
+            "--poll-interval",
+            type=seconds,
+            default=5.0,
+            metavar="SECONDS",
+            help="Read every SECONDS when no notification comes (default: 5).",
+        )
+        parser.add_argument(
+            "--no-listen",
+            action="store_true",
+            help="Poll only: no LISTEN connection (for PgBouncer in transaction mode).",
+        )
+        parser.add_argument(
+            "--max-messages", type=positive_int, metavar="N", help="Exit after N messages."
+        )
+        parser.add_argument(
+            "--until-empty",
+            action="store_true",
+            help="Exit once the queues hold no message at all (in flight and delayed included).",
+        )
+        parser.add_argument(
+            "--shutdown-timeout",
+            type=seconds,
+            default=30.0,
+            metavar="SECONDS",
+            help="On a signal, wait this long for running handlers (default: 30).",
+        )
+        parser.add_argument(
+            "--heartbeat",
+            type=seconds,
+            metavar="SECONDS",
+            help="Seconds between heartbeats (default: PGMQ['WORKER_HEARTBEAT'], 10).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        logger = logging.getLogger("django_pgmq.worker")
+        logger.setLevel(LOG_LEVELS.get(options["verbosity"], logging.DEBUG))
+        if not logger.hasHandlers():  # the project configured no logging: log to stderr
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            logger.addHandler(handler)
+        overrides = {
+            "batch": options["batch"],
+            "vt": options["vt"],
+            "max_reads": options["max_reads"],
+            "dead_letter": options["dead_letter"],
+            "on_success": "delete" if options["delete"] else None,
+            "retry_delay": options["retry_delay"],
+        }
+        try:
+            registry.autodiscover()
+            queues = config.plan(
+                options["queues"],
+                handler=options["handler"],
+                overrides=overrides,
+                using=options["database"],
+            )
+        except ImproperlyConfigured as exc:
+            raise CommandError(str(exc)) from exc
+        worker_options = WorkerOptions(
+            concurrency=options["concurrency"],
+            poll_interval=options["poll_interval"],
+            listen=not options["no_listen"],
+            max_messages=options["max_messages"],
+            until_empty=options["until_empty"],
+            shutdown_timeout=options["shutdown_timeout"],
+            heartbeat=options["heartbeat"],
+        )
+        Worker(queues, worker_options, using=options["database"]).run()

@@ -1,0 +1,173 @@
+"""Handlers: the ``@consumer`` decorator, the registry it fills, and finding handlers.
+
+Handlers live in an installed app's ``consumers.py`` (imported by
+`autodiscover`) or are named on the command line with ``--handler dotted.path``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import autodiscover_modules, import_string
+
+from ..errors import InvalidArgument
+from ..names import validate_queue_name
+
+ON_SUCCESS = ("archive", "delete")
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A handler and what its decorator set; None means "not set here"."""
+
+    handler: Callable[..., Any]
+    queue: str | None = None
+    batch: int | None = None
+    vt: int | None = None
+    max_reads: int | None = None
+    dead_letter: str | None = None
+    on_success: str | None = None
+    retry_delay: float | None = None
+    batch_handler: bool = False
+    atomic: bool = True
+    decode: Callable[[Any], Any] | None = None
+
+    @property
+    def path(self) -> str:
+        """The handler's dotted path, for logs and ``--handler``."""
+        return f"{self.handler.__module__}.{self.handler.__qualname__}"
+
+
+_REGISTRY: dict[str, Consumer] = {}
+
+
+def _check_count(name: str, value: int | None, low: int) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}")
+
+
+def check_settings(
+    *,
+    batch: int | None = None,
+    vt: int | None = None,
+    max_reads: int | None = None,
+    dead_letter: str | None = None,
+    on_success: str | None = None,
+    retry_delay: float | None = None,
+) -> None:
+    """Refuse consumer settings out of range, naming the bad one."""
+    _check_count("batch", batch, 1)
+    _check_count("vt", vt, 1)
+    _check_count("max_reads", max_reads, 0)
+    if dead_letter is not None:
+        validate_queue_name(dead_letter)
+    if on_success is not None and on_success not in ON_SUCCESS:
+        raise InvalidArgument(f"on_success must be 'archive' or 'delete', got {on_success!r}")
+    if retry_delay is not None and (
+        isinstance(retry_delay, bool)
+        or not isinstance(retry_delay, int | float)
+        or not 0 < retry_delay <= 3600
+    ):
+        raise InvalidArgument(f"retry_delay must be seconds in (0, 3600], got {retry_delay!r}")
+
+
+def consumer(
+    queue: str | None = None,
+    *,
+    batch: int | None = None,
+    vt: int | None = None,
+    max_reads: int | None = None,
+    dead_letter: str | None = None,
+    on_success: str | None = None,
+    retry_delay: float | None = None,
+    batch_handler: bool = False,
+    atomic: bool = True,
+    decode: Callable[[Any], Any] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the handler of ``queue`` for ``pgmq_consume``.
+
+    It takes one `Message` (a list with ``batch_handler=True``). Without a queue
+    the settings are only attached, for ``pgmq_consume --handler``. ``atomic=False``
+    runs it outside the transaction of its acknowledgement (for outside side
+    effects); ``decode`` turns the payload into what the handler gets, and a
+    payload it cannot decode is dead-lettered.
+    """
+    if queue is not None:
+        validate_queue_name(queue)
+    check_settings(
+        batch=batch,
+        vt=vt,
+        max_reads=max_reads,
+        dead_letter=dead_letter,
+        on_success=on_success,
+        retry_delay=retry_delay,
+    )
+
+    def register(handler: Callable[..., Any]) -> Callable[..., Any]:
+        spec = Consumer(
+            handler,
+            queue,
+            batch,
+            vt,
+            max_reads,
+            dead_letter,
+            on_success,
+            retry_delay,
+            batch_handler,
+            atomic,
+            decode,
+        )
+        known = _REGISTRY.get(queue) if queue is not None else None
+        if known is not None and known.path != spec.path:
+            raise ImproperlyConfigured(
+                f"queue {queue!r} has two handlers: {known.path} and {spec.path}"
+            )
+        if queue is not None:
+            _REGISTRY[queue] = spec
+        handler.pgmq_consumer = spec  # type: ignore[attr-defined]
+        return handler
+
+    return register
+
+
+def autodiscover() -> None:
+    """Import the ``consumers`` module of every installed app, registering its handlers."""
+    autodiscover_modules("consumers")
+
+
+def registered() -> dict[str, Consumer]:
+    """Every registered handler, by queue."""
+    return dict(_REGISTRY)
+
+
+def import_handler(path: str) -> Consumer:
+    """The consumer named by a dotted path: a decorated function keeps its settings."""
+    try:
+        obj = import_string(path)
+    except ImportError as exc:
+        raise ImproperlyConfigured(f"cannot import handler {path!r}: {exc}") from exc
+    spec = getattr(obj, "pgmq_consumer", None)
+    if isinstance(spec, Consumer):
+        return spec
+    if not callable(obj):
+        raise ImproperlyConfigured(f"handler {path!r} is not callable")
+    return Consumer(obj)
+
+
+def find_consumer(queue: str, handler_path: str | None = None) -> Consumer:
+    """The consumer of ``queue``: ``--handler`` when given, else the registered one."""
+    if handler_path:
+        return import_handler(handler_path)
+    spec = _REGISTRY.get(queue)
+    if spec is None:
+        raise ImproperlyConfigured(
+            f"no handler for queue {queue!r}: decorate one with "
+            f"@django_pgmq.consumer({queue!r}) in an installed app's consumers.py, "
+            "or pass --handler dotted.path"
+        )
+    return spec

@@ -1,0 +1,240 @@
+"""The worker: starts the threads, waits for a reason to stop, then stops cleanly.
+
+Threads: ``concurrency`` consumers (each with its own connection), one
+listener (LISTEN connection, unless poll-only), one heartbeat. The main thread
+handles signals, checks ``--max-messages`` / ``--until-empty`` and shuts down:
+running handlers get ``shutdown_timeout`` seconds, messages held but not
+started are handed back at once, the worker's row is removed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from time import monotonic
+
+from django.db import DatabaseError, connections
+
+from ..errors import PgmqError
+from ..manager import QueueManager
+from ..names import notify_channel
+from . import signals
+from .budget import Budget
+from .config import QueueSettings
+from .heartbeat import Heartbeat
+from .held import Holdings
+from .listener import Listener
+from .loop import ConsumerThread
+from .presence import Presence
+from .process import Outcome
+from .sampling import sample_queues
+from .schedule import Schedule
+from .settings import setting
+
+log = logging.getLogger("django_pgmq.worker")
+
+DEFAULT_THROTTLE_MS = 250
+LISTENER_READY_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    """How a worker runs (the command-line options that are not per queue)."""
+
+    concurrency: int = 1
+    poll_interval: float = 5.0
+    listen: bool = True
+    max_messages: int | None = None
+    until_empty: bool = False
+    shutdown_timeout: float = 30.0
+    heartbeat: float | None = None  # None: PGMQ["WORKER_HEARTBEAT"]
+
+
+class Worker:
+    """Consumes the given queues until stopped (signal, `stop`, or an exit condition)."""
+
+    def __init__(
+        self, queues: Sequence[QueueSettings], options: WorkerOptions, using: str | None = None
+    ) -> None:
+        self.manager = QueueManager(using)
+        self.settings = {s.queue: s for s in queues}
+        self.options = options
+        self.stopping = threading.Event()
+        self.holdings = Holdings()
+        self.budget = Budget(options.max_messages)
+        self.schedule = Schedule(self.settings, options.poll_interval, {})
+        self.interval = float(options.heartbeat or setting("WORKER_HEARTBEAT"))
+        self.presence = Presence(
+            self.manager.using, list(self.settings), options.concurrency, self.interval
+        )
+        self.heartbeat = Heartbeat(
+            self.manager,
+            self.holdings,
+            min_vt=min(s.vt for s in queues),
+            interval=self.interval,
+            beat=self._beat,
+        )
+        self.listener: Listener | None = None
+        self.threads: list[ConsumerThread] = []
+        self.processed = self.failed = self.finished = 0
+        self.stop_reason = ""
+        self._counts = threading.Lock()
+        self._next_sample = 0.0
+
+    # -- life cycle -------------------------------------------------------------
+
+    def run(self) -> int:
+        """Run until stopped; the exit status (0)."""
+        with signals.graceful(self.stop):
+            try:
+                self._start()
+                self._wait()
+            finally:
+                self._shutdown()
+        return 0
+
+    def stop(self, reason: str = "stop requested") -> None:
+        """Ask the worker to stop: no more reads; running handlers finish."""
+        if not self.stopping.is_set():
+            self.stop_reason = reason
+            log.info("stopping: %s", reason)
+        self.stopping.set()
+        self.schedule.close()
+
+    def _start(self) -> None:
+        self.presence.register()
+        wakeup = self._start_listener() if self.options.listen else "poll only"
+        log.info(
+            "worker %s:%d started on database %r: concurrency %d, wake-up: %s, poll every %gs; "
+            "queues: %s",
+            socket.gethostname(),
+            os.getpid(),
+            self.manager.using,
+            self.options.concurrency,
+            wakeup,
+            self.options.poll_interval,
+            "; ".join(s.describe() for s in self.settings.values()),
+        )
+        self.heartbeat.start()
+        self.threads = [ConsumerThread(self, i) for i in range(self.options.concurrency)]
+        for thread in self.threads:
+            thread.start()
+
+    def _wait(self) -> None:
+        check = min(0.2, self.options.poll_interval)
+        while not self.stopping.wait(check):
+            limit = self.options.max_messages
+            if limit is not None and self.finished >= limit:
+                self.stop(f"handled {self.finished} message(s) (--max-messages {limit})")
+            elif self.options.until_empty and not len(self.holdings) and self._queues_empty():
+                self.stop("its queues are empty (--until-empty)")
+
+    def _shutdown(self) -> None:
+        self.stop(self.stop_reason or "shutting down")
+        deadline = monotonic() + self.options.shutdown_timeout
+        for thread in self.threads:
+            thread.join(timeout=max(0.0, deadline - monotonic()))
+        stuck = [t.name for t in self.threads if t.is_alive()]
+        if stuck:
+            log.error(
+                "%d handler(s) still running after --shutdown-timeout %gs (%s); exiting "
+                "without them: their messages return when their vt ends",
+                len(stuck),
+                self.options.shutdown_timeout,
+                ", ".join(stuck),
+            )
+            self._guarded("releasing held messages", self._release_unstarted)
+        if self.heartbeat.is_alive():
+            self.heartbeat.finished.set()
+            self.heartbeat.join(timeout=5)
+        if self.listener is not None:
+            self.listener.join(timeout=1)
+        self._guarded("removing the worker's row", self.presence.unregister)
+        connections.close_all()
+        log.info(
+            "stopped (%s): %d processed, %d failed",
+            self.stop_reason,
+            self.processed,
+            self.failed,
+        )
+
+    # -- wake-up ------------------------------------------------------------------
+
+    def _start_listener(self) -> str:
+        """Enable missing insert notifications, start the listener; describe the wake-up."""
+        try:
+            throttles = self.manager.notify_insert_throttles()
+            for queue in self.settings:
+                if queue not in throttles:
+                    self._enable_notify(queue)
+            throttles = self.manager.notify_insert_throttles()
+        except (DatabaseError, PgmqError) as exc:
+            log.warning("insert notifications unavailable (%s); polling only", exc)
+            return "poll only (notifications unavailable)"
+        channels = {notify_channel(q): q for q in self.settings if q in throttles}
+        if not channels:
+            return "poll only (no queue has notifications)"
+        self.schedule.set_throttles({q: throttles[q] / 1000 for q in channels.values()})
+        self.listener = Listener(self.manager.using, channels, self.schedule.wake, self.stopping)
+        self.listener.start()
+        if not self.listener.ready.wait(LISTENER_READY_TIMEOUT):
+            log.warning("listener not connected yet; polling until it is")
+        windows = ", ".join(f"{q} {throttles[q]}ms" for q in channels.values())
+        return f"LISTEN/NOTIFY (throttle: {windows})"
+
+    def _enable_notify(self, queue: str) -> None:
+        try:
+            self.manager.enable_notify_insert(queue, DEFAULT_THROTTLE_MS)
+            log.info("%s: enabled insert notifications (throttle %dms)", queue, DEFAULT_THROTTLE_MS)
+        except (DatabaseError, PgmqError) as exc:
+            log.warning("%s: cannot enable insert notifications (%s); polling it", queue, exc)
+
+    # -- shared state -------------------------------------------------------------
+
+    def record(self, queue: str, outcome: Outcome, elapsed: float) -> None:
+        """Count a settled batch and log its line."""
+        with self._counts:
+            self.processed += outcome.done
+            self.failed += outcome.failed
+            self.finished += outcome.finished
+        log.info(
+            "%s: %d message(s) in %.1f ms: %s",
+            queue,
+            outcome.finished + outcome.released,
+            elapsed * 1000,
+            outcome.summary(),
+        )
+
+    def _beat(self) -> None:
+        """The heartbeat's periodic work: the worker's row, then samples when due."""
+        self.presence.beat(self.processed, self.failed)
+        if monotonic() >= self._next_sample:
+            interval = float(setting("SAMPLE_INTERVAL"))
+            self._next_sample = monotonic() + interval
+            queues = [*self.settings, *(s.dead_letter for s in self.settings.values())]
+            retention = timedelta(days=float(setting("SAMPLE_RETENTION_DAYS")))
+            sample_queues(self.manager, queues, interval=interval, retention=retention)
+
+    def _queues_empty(self) -> bool:
+        try:
+            return all(self.manager.metrics(q).queue_length == 0 for q in self.settings)
+        except (DatabaseError, PgmqError) as exc:
+            log.debug("checking for empty queues: %s", exc)
+            connections[self.manager.using].close()
+            return False
+
+    def _release_unstarted(self) -> None:
+        for queue, msg_ids in self.holdings.unstarted().items():
+            released = self.manager.set_vt_seconds(queue, msg_ids, 0, unread=True)
+            self.holdings.drop(queue, released)
+
+    def _guarded(self, what: str, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except (DatabaseError, PgmqError) as exc:
+            log.warning("%s failed: %s", what, exc)

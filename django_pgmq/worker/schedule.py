@@ -1,0 +1,95 @@
+"""When to read each queue: at once when woken, often during a throttle window, else on poll.
+
+pgmq's insert notifications are throttled: after one, further inserts in the
+same window send none. So a woken queue is read again and again until a full
+throttle window passes with nothing new; a throttled message then costs no
+more latency than a notified one. With no notification a queue is read every
+poll interval.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Mapping
+from time import monotonic
+
+log = logging.getLogger("django_pgmq.worker")
+
+MIN_STEP = 0.005  # seconds between reads during a throttle window, at least
+MAX_STEP = 0.05  # and at most
+
+
+class Schedule:
+    """Per queue, the next time to read it; threads wait here for the earliest one."""
+
+    def __init__(
+        self, queues: Iterable[str], poll_interval: float, throttles: Mapping[str, float]
+    ) -> None:
+        now = monotonic()
+        self._queues = list(queues)
+        self._poll = poll_interval
+        self._throttle = {q: throttles.get(q, 0.0) for q in self._queues}
+        self._next = dict.fromkeys(self._queues, now)
+        self._hot_until = dict.fromkeys(self._queues, 0.0)
+        self._wakes = dict.fromkeys(self._queues, 0)
+        self._cond = threading.Condition()
+        self._closed = False
+
+    def set_throttles(self, throttles: Mapping[str, float]) -> None:
+        """Use these throttle windows (seconds) from now on."""
+        with self._cond:
+            self._throttle.update({q: throttles.get(q, 0.0) for q in self._queues})
+
+    def wake(self, queue: str | None = None) -> None:
+        """A notification for ``queue`` (None: every queue): read it now and through its window."""
+        with self._cond:
+            now = monotonic()
+            for q in self._queues if queue is None else [queue]:
+                if q in self._next:
+                    self._next[q] = now
+                    self._hot_until[q] = max(self._hot_until[q], now + self._throttle[q])
+                    self._wakes[q] += 1
+            self._cond.notify_all()
+
+    def due(self) -> list[tuple[str, int]]:
+        """Queues to read now, each with a token for `read_done`."""
+        with self._cond:
+            now = monotonic()
+            return [(q, self._wakes[q]) for q in self._queues if self._next[q] <= now]
+
+    def read_done(self, queue: str, token: int, got: int) -> None:
+        """After a read of ``got`` messages: read again at once, soon, or on the next poll."""
+        with self._cond:
+            now = monotonic()
+            if got:
+                self._next[queue] = now
+                self._hot_until[queue] = max(self._hot_until[queue], now + self._throttle[queue])
+            elif self._wakes[queue] != token:
+                pass  # woken while reading: the read may have missed it, so read again
+            elif now < self._hot_until[queue]:
+                step = min(max(self._throttle[queue] / 10, MIN_STEP), MAX_STEP)
+                self._next[queue] = min(now + step, self._hot_until[queue])
+            else:
+                self._next[queue] = now + self._poll
+                log.debug("%s: idle; next poll in %gs", queue, self._poll)
+
+    def postpone(self, queue: str, delay: float) -> None:
+        """Do not read ``queue`` for ``delay`` seconds (after an error)."""
+        with self._cond:
+            self._next[queue] = max(self._next[queue], monotonic() + delay)
+
+    def wait(self) -> None:
+        """Block until a queue is due, a wake-up, or `close`."""
+        with self._cond:
+            if self._closed:
+                return
+            timeout = min(self._next.values()) - monotonic()
+            if timeout > 0:
+                self._cond.wait(timeout)
+
+    def close(self) -> None:
+        """Release every waiting thread, now and later (shutdown)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
