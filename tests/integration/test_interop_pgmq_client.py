@@ -16,21 +16,15 @@ AT = datetime(2100, 1, 1, tzinfo=UTC)
 
 @pytest.fixture
 def client(pg_dsn) -> Iterator[PGMQueue]:
-    """A pgmq client on the test database.
+    """A pgmq client on the test database, given as a libpq conninfo string.
 
-    The client joins its fields into ``host=... port=...``; a Unix-socket directory
-    works as the host. ``init_extension=False``: there is no pgmq extension to create.
+    The client rebuilds ``host=... port=... dbname=...`` from it, so a Unix-socket
+    directory works as the host. Passing the conninfo matters: otherwise the client
+    reads ``DATABASE_URL`` from the environment and it wins over explicit fields.
+    ``init_extension=False``: there is no pgmq extension to create.
     """
-    params = conninfo_to_dict(pg_dsn)
-    queue = PGMQueue(
-        host=params["host"],
-        port=str(params.get("port") or 5432),
-        database=params["dbname"],
-        username=params["user"],
-        password=params.get("password") or "unused",
-        init_extension=False,
-        pool_size=2,
-    )
+    queue = PGMQueue(conn_string=pg_dsn, init_extension=False, pool_size=2)
+    assert queue.config.database == conninfo_to_dict(pg_dsn)["dbname"]
     yield queue
     queue.close()
 
