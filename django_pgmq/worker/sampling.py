@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import timedelta
 
+from django.db import transaction
 from django.db.models.functions import Now
 
 from ..errors import QueueNotFound
@@ -34,7 +35,8 @@ def sample_queues(
         if queue in recent:
             continue
         try:
-            [stats] = manager.dashboard_stats(queue)
+            with transaction.atomic(using=manager.using):  # a missing queue spoils nothing
+                [stats] = manager.dashboard_stats(queue)
         except QueueNotFound:
             continue  # a dead-letter queue not created yet, or a queue dropped meanwhile
         rows.append(

@@ -1,0 +1,73 @@
+"""pgmq_consume in-process: clear errors before starting, and a full run on the test database."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+import django_pgmq as pgmq
+from django_pgmq.models import QueueConfig, Worker
+from example_project.demo.models import HandlerRun
+
+
+def consume(*args: str, **options) -> None:
+    call_command("pgmq_consume", *args, verbosity=0, **options)
+
+
+def test_a_queue_without_handler_is_refused_with_the_way_to_fix_it(queue):
+    with pytest.raises(CommandError, match=rf"no handler for queue '{queue}'.*--handler"):
+        consume(queue)
+
+
+def test_a_missing_queue_is_refused(db):
+    with pytest.raises(CommandError, match='queue "t_nowhere" does not exist'):
+        consume("t_nowhere", handler="tests.handlers.handle")
+
+
+def test_a_handler_that_does_not_import_is_refused(queue):
+    with pytest.raises(CommandError, match=r"cannot import handler 'tests\.handlers\.nope'"):
+        consume(queue, handler="tests.handlers.nope")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--batch", "0"), ("--poll-interval", "0"), ("--max-reads", "-1"), ("--vt", "x")],
+)
+def test_bad_option_values_are_refused(queue, option, value):
+    with pytest.raises(CommandError, match=option.lstrip("-").replace("-", "[-_]")):
+        call_command("pgmq_consume", queue, option, value, handler="tests.handlers.handle")
+
+
+def test_a_dead_letter_queue_named_like_the_queue_is_refused(queue):
+    with pytest.raises(CommandError, match="cannot be its own dead-letter queue"):
+        consume(queue, handler="tests.handlers.handle", dead_letter=queue)
+
+
+def test_a_run_until_empty_handles_everything_and_records_its_settings(queue):
+    ids = pgmq.send_batch(queue, [{"n": i} for i in range(7)])
+    QueueConfig.objects.create(queue=queue, batch=3, vt=45, max_reads=2)  # as the admin would
+    consume(
+        queue,
+        handler="tests.handlers.handle",
+        until_empty=True,
+        poll_interval=0.05,
+        max_reads=4,
+        delete=True,
+    )
+
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == ids
+    assert pgmq.metrics(queue).queue_length == 0
+    assert pgmq.QueueManager().archive_count(queue) == 0  # --delete
+    config = QueueConfig.objects.get(queue=queue)
+    # The command line wins over the stored row, which wins over the defaults.
+    assert (config.max_reads, config.batch, config.vt, config.on_success) == (4, 3, 45, "delete")
+    assert not Worker.objects.exists()
+
+
+def test_max_messages_stops_after_that_many(queue):
+    pgmq.send_batch(queue, [{"n": i} for i in range(10)])
+    consume(queue, handler="tests.handlers.handle", max_messages=4, batch=3, no_listen=True)
+    assert HandlerRun.objects.count() == 4
+    assert pgmq.metrics(queue).queue_length == 6
+    assert len(pgmq.read(queue, vt=30, qty=10)) == 6  # nothing held back

@@ -1,0 +1,100 @@
+"""One batch through the Processor: savepoints, acknowledgement, retries, release."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+from django.db import connection
+
+from django_pgmq import QueueManager
+from django_pgmq.worker.config import resolve
+from django_pgmq.worker.held import Holdings
+from django_pgmq.worker.process import Processor
+from django_pgmq.worker.registry import Consumer
+from example_project.demo.models import HandlerRun
+from tests import handlers
+
+
+def processor(queue: str, handler, *, stopping: bool = False, **settings) -> Processor:
+    spec = Consumer(handler, **settings)
+    event = threading.Event()
+    if stopping:
+        event.set()
+    return Processor(resolve(queue, spec, {}, None), QueueManager(), Holdings(), event)
+
+
+def live_ids(queue: str) -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            psycopg.sql.SQL("SELECT msg_id FROM pgmq.{} ORDER BY msg_id").format(
+                psycopg.sql.Identifier(f"q_{queue.lower()}")
+            )
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+@pytest.fixture
+def m(db) -> QueueManager:
+    return QueueManager()
+
+
+@pytest.fixture
+def q(m, queue_name) -> str:
+    m.create_queue(queue_name)
+    return queue_name
+
+
+def test_one_failure_in_a_shared_transaction_undoes_only_its_own_savepoint(m, q):
+    ok1, bad, ok2 = m.send_batch(q, [{"n": 1}, {"fail_times": 1}, {"n": 3}])
+    messages = m.read(q, vt=30, qty=3)
+    outcome = processor(q, handlers.handle_write_then_fail).run(messages)
+
+    assert (outcome.done, outcome.retried, outcome.dead) == (2, 1, 0)
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == [ok1, ok2]
+    assert m.archive_count(q) == 2
+    assert live_ids(q) == [bad]  # waiting for its retry
+    assert m.read(q, vt=30, qty=3) == []
+
+
+def test_a_message_out_of_reads_goes_to_the_dead_letter_queue(m, q):
+    msg_id = m.send(q, {"fail_times": 9})
+    outcome = processor(q, handlers.handle, max_reads=1, dead_letter="dead").run(
+        m.read(q, vt=30, qty=1)
+    )
+    assert (outcome.done, outcome.dead) == (0, 1)
+    [letter] = m.read("dead", vt=30, qty=1)
+    assert letter.headers["dead_letter"]["msg_id"] == msg_id
+
+
+def test_when_stopping_nothing_starts_and_every_message_is_handed_back_unread(m, q):
+    ids = m.send_batch(q, [{"n": 1}, {"n": 2}])
+    outcome = processor(q, handlers.handle, stopping=True).run(m.read(q, vt=60, qty=2))
+    assert (outcome.done, outcome.released) == (0, 2)
+    assert not HandlerRun.objects.exists()
+    again = m.read(q, vt=60, qty=2)
+    assert [(x.msg_id, x.read_ct) for x in again] == [(ids[0], 1), (ids[1], 1)]
+
+
+def test_a_delete_consumer_deletes_instead_of_archiving(m, q):
+    m.send(q, {"n": 1})
+    outcome = processor(q, handlers.handle, on_success="delete").run(m.read(q, vt=30, qty=1))
+    assert outcome.done == 1
+    assert (m.archive_count(q), live_ids(q)) == (0, [])
+
+
+def test_a_handler_whose_message_was_taken_meanwhile_has_its_writes_rolled_back(queue, pg_connect):
+    """The message's vt ran out and another worker archived it first: no double effect."""
+    manager = QueueManager()
+    msg_id = manager.send(queue, {"n": 1})
+    other = pg_connect()
+
+    def slow_handler(message):
+        handlers.handle(message)  # writes its HandlerRun
+        other.execute("SELECT pgmq.archive(%s, %s::bigint)", [queue, message.msg_id])
+
+    outcome = processor(queue, slow_handler).run(manager.read(queue, vt=30, qty=1))
+    assert (outcome.done, outcome.lost) == (0, 1)
+    assert not HandlerRun.objects.filter(msg_id=msg_id).exists()
+    assert manager.archive_count(queue) == 1  # archived once, by the other worker
