@@ -18,6 +18,7 @@ import psycopg
 from amqp.protocol import queue_declare_ok_t
 from kombu.exceptions import ChannelError
 from kombu.transport import virtual
+from kombu.transport.base import to_rabbitmq_queue_arguments
 from kombu.utils.uuid import uuid
 
 from . import database
@@ -66,7 +67,7 @@ class Channel(virtual.Channel):
     QoS = QoS
     connection: Transport
     supports_fanout = True
-    body_encoding = None  # bodies are stored as JSON text, not base64
+    body_encoding = None  # see encode_body: text stays text
     from_transport_options = ("deadletter_queue",)
 
     def __init__(self, connection: Transport, **kwargs: Any) -> None:
@@ -118,6 +119,10 @@ class Channel(virtual.Channel):
             )
         consumers = self._run("celery_consumer_count", queue=self.pgmq_name(queue))[0][0]
         return queue_declare_ok_t(queue, self._size(queue), consumers)
+
+    def prepare_queue_arguments(self, arguments: dict, **kwargs: Any) -> dict:
+        """AMQP queue arguments (``x-expires``, ``x-message-ttl`` in ms) from kombu's."""
+        return to_rabbitmq_queue_arguments(arguments, **kwargs)
 
     def _has_queue(self, queue: str, **kwargs: Any) -> bool:
         return bool(self._run("celery_queue_exists", queue=self.pgmq_name(queue))[0][0])
@@ -196,14 +201,31 @@ class Channel(virtual.Channel):
         if exchange:
             params.update(exchange=exchange, routing_key=routing_key or "")
             delivered = sender.run("celery_publish", params)[0][0]
-        else:
+        elif routing_key:
             params["queue"] = self.pgmq_name(routing_key)
             delivered = int(sender.run("celery_send", params)[0][0] is not None)
+        else:
+            delivered = 0
         if not delivered and not exchange:
             # As in AMQP, an unroutable message is dropped: typically a reply to a client
             # that has gone away. Exchanges without bindings (events) drop silently.
             logger.warning("message dropped: no queue named %r", routing_key)
         return delivered
+
+    def encode_body(self, body: Any, encoding: str | None = None) -> tuple[Any, str | None]:
+        """Bodies go into jsonb: UTF-8 text as a string (readable in SQL), else base64."""
+        if isinstance(body, bytes | bytearray | memoryview):
+            try:
+                return bytes(body).decode("utf-8"), "utf-8"
+            except UnicodeDecodeError:
+                return super().encode_body(bytes(body), "base64")
+        return body, encoding
+
+    def decode_body(self, body: Any, encoding: str | None = None) -> Any:
+        """The body as it was published (bytes stay bytes)."""
+        if encoding == "utf-8" and isinstance(body, str):
+            return body.encode("utf-8")
+        return super().decode_body(body, encoding)
 
     def _put(self, queue: str, message: dict[str, Any], **kwargs: Any) -> None:
         self.basic_publish(message, "", queue)

@@ -178,10 +178,11 @@ class Transport(virtual.Transport):
                 self._waiting = False
                 return
             now = monotonic()
-            if deadline is not None and now >= deadline:
+            if deadline is None or now < deadline:
+                self.sessions.wait(self._idle_wait(now, deadline), self._wake_r)
+            if deadline is not None and monotonic() >= deadline:
                 self._waiting = False
                 raise TimeoutError()
-            self.sessions.wait(self._idle_wait(now, deadline), self._wake_r)
 
     def _idle_wait(self, now: float, deadline: float | None) -> float:
         """Seconds until something could be fetched, at most ``polling_interval``."""
