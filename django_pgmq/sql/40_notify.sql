@@ -95,6 +95,7 @@ $fn$;
 CREATE FUNCTION pgmq._install_notify_trigger(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
+SET client_min_messages = warning  -- no "does not exist, skipping" notice
 AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
@@ -116,6 +117,7 @@ $fn$;
 CREATE FUNCTION pgmq._remove_notify_trigger(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
+SET client_min_messages = warning
 AS $fn$
 BEGIN
     EXECUTE format(

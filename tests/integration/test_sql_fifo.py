@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import psycopg
 import pytest
+from django.db import connection
 from psycopg import sql
 
 READERS = ("read_grouped", "read_grouped_rr", "read_grouped_head")
@@ -18,7 +19,22 @@ READERS = ("read_grouped", "read_grouped_rr", "read_grouped_head")
 
 @pytest.fixture
 def conn(pg_connect: Callable[..., psycopg.Connection]) -> psycopg.Connection:
+    """A separate autocommit session (commits are visible to other sessions)."""
     return pg_connect()
+
+
+@pytest.fixture
+def tx(db) -> psycopg.Connection:
+    """Django's own psycopg connection, inside the test's transaction (rolled back after)."""
+    connection.ensure_connection()
+    return connection.connection
+
+
+@pytest.fixture
+def tx_queue(tx: psycopg.Connection, queue_name: str) -> str:
+    """A queue created inside the test's transaction: the rollback removes it, no flush."""
+    tx.execute("SELECT pgmq.create(%s)", [queue_name])
+    return queue_name
 
 
 def send(
@@ -63,84 +79,84 @@ def delete(conn: psycopg.Connection, queue: str, *labels: str) -> None:
         conn.execute("SELECT pgmq.delete(%s, %s::bigint)", [queue, msg_id(conn, queue, label)])
 
 
-def test_read_grouped_fills_from_the_oldest_group_first(queue, conn):
-    send_all(conn, queue, "A1 A2 B1 A3 B2 C1")
+def test_read_grouped_fills_from_the_oldest_group_first(tx_queue, tx):
+    send_all(tx, tx_queue, "A1 A2 B1 A3 B2 C1")
     # A is oldest: all of it, then B; returned in msg_id order.
-    assert read(conn, "read_grouped", queue, 4) == ["A1", "A2", "B1", "A3"]
-    assert read(conn, "read_grouped", queue, 4) == ["C1"]  # A and B are in flight
+    assert read(tx, "read_grouped", tx_queue, 4) == ["A1", "A2", "B1", "A3"]
+    assert read(tx, "read_grouped", tx_queue, 4) == ["C1"]  # A and B are in flight
 
 
-def test_a_group_in_flight_is_blocked_until_its_messages_are_done(queue, conn):
-    send_all(conn, queue, "A1 A2 B1")
-    assert read(conn, "read_grouped", queue, 1) == ["A1"]
-    assert read(conn, "read_grouped", queue, 5) == ["B1"]  # A2 waits behind A1
-    assert read(conn, "read_grouped", queue, 5) == []
-    delete(conn, queue, "A1")
-    assert read(conn, "read_grouped", queue, 5) == ["A2"]
+def test_a_group_in_flight_is_blocked_until_its_messages_are_done(tx_queue, tx):
+    send_all(tx, tx_queue, "A1 A2 B1")
+    assert read(tx, "read_grouped", tx_queue, 1) == ["A1"]
+    assert read(tx, "read_grouped", tx_queue, 5) == ["B1"]  # A2 waits behind A1
+    assert read(tx, "read_grouped", tx_queue, 5) == []
+    delete(tx, tx_queue, "A1")
+    assert read(tx, "read_grouped", tx_queue, 5) == ["A2"]
 
 
-def test_expired_visibility_hands_the_group_back_in_order(queue, conn):
-    send_all(conn, queue, "A1 A2")
-    assert read(conn, "read_grouped", queue, 1, vt=0) == ["A1"]
-    assert read(conn, "read_grouped", queue, 5) == ["A1", "A2"]
+def test_expired_visibility_hands_the_group_back_in_order(tx_queue, tx):
+    send_all(tx, tx_queue, "A1 A2")
+    assert read(tx, "read_grouped", tx_queue, 1, vt=0) == ["A1"]
+    assert read(tx, "read_grouped", tx_queue, 5) == ["A1", "A2"]
 
 
-def test_a_delayed_message_holds_back_the_rest_of_its_group(queue, conn):
-    send(conn, queue, "A", "A1")
-    send(conn, queue, "A", "A2", delay=60)
-    send(conn, queue, "A", "A3")
-    send(conn, queue, "B", "B1")
+def test_a_delayed_message_holds_back_the_rest_of_its_group(tx_queue, tx):
+    send(tx, tx_queue, "A", "A1")
+    send(tx, tx_queue, "A", "A2", delay=60)
+    send(tx, tx_queue, "A", "A3")
+    send(tx, tx_queue, "B", "B1")
     for reader in READERS:
-        with conn.transaction(force_rollback=True):
+        with tx.transaction(force_rollback=True):
             # A3 is never handed out ahead of A2.
-            assert read(conn, reader, queue, 10) == ["A1", "B1"]
+            assert read(tx, reader, tx_queue, 10) == ["A1", "B1"]
 
 
-def test_messages_without_a_group_header_share_the_default_group(queue, conn):
-    send_all(conn, queue, "-1 -2 A1")
-    assert read(conn, "read_grouped_head", queue, 5) == ["-1", "A1"]
-    send(conn, queue, "_default_fifo_group", "-3")
-    delete(conn, queue, "-1")
-    assert read(conn, "read_grouped", queue, 5) == ["-2", "-3"]
+def test_messages_without_a_group_header_share_the_default_group(tx_queue, tx):
+    send_all(tx, tx_queue, "-1 -2 A1")
+    assert read(tx, "read_grouped_head", tx_queue, 5) == ["-1", "A1"]
+    send(tx, tx_queue, "_default_fifo_group", "-3")
+    delete(tx, tx_queue, "-1")
+    assert read(tx, "read_grouped", tx_queue, 5) == ["-2", "-3"]
 
 
-def test_read_grouped_rr_takes_one_per_group_per_round(queue, conn):
-    send_all(conn, queue, "A1 A2 A3 B1 B2 A4 C1")
+def test_read_grouped_rr_takes_one_per_group_per_round(tx_queue, tx):
+    send_all(tx, tx_queue, "A1 A2 A3 B1 B2 A4 C1")
     # Returned in round order (as pgmq does): A, B, C, then A, B, then A...
-    assert read(conn, "read_grouped_rr", queue, 6) == ["A1", "B1", "C1", "A2", "B2", "A3"]
-    assert read(conn, "read_grouped_rr", queue, 6) == []
+    assert read(tx, "read_grouped_rr", tx_queue, 6) == ["A1", "B1", "C1", "A2", "B2", "A3"]
+    assert read(tx, "read_grouped_rr", tx_queue, 6) == []
 
 
-def test_read_grouped_rr_skips_blocked_groups(queue, conn):
-    send_all(conn, queue, "A1 A2 B1 B2 C1 C2")
-    assert read(conn, "read_grouped_rr", queue, 1) == ["A1"]
-    assert read(conn, "read_grouped_rr", queue, 3) == ["B1", "C1", "B2"]
+def test_read_grouped_rr_skips_blocked_groups(tx_queue, tx):
+    send_all(tx, tx_queue, "A1 A2 B1 B2 C1 C2")
+    assert read(tx, "read_grouped_rr", tx_queue, 1) == ["A1"]
+    assert read(tx, "read_grouped_rr", tx_queue, 3) == ["B1", "C1", "B2"]
 
 
-def test_read_grouped_head_returns_only_group_heads(queue, conn):
-    send_all(conn, queue, "A1 A2 B1 B2 C1 D1")
-    assert read(conn, "read_grouped_head", queue, 3) == ["A1", "B1", "C1"]
-    assert read(conn, "read_grouped_head", queue, 3) == ["D1"]
-    delete(conn, queue, "B1")
-    assert read(conn, "read_grouped_head", queue, 3) == ["B2"]
+def test_read_grouped_head_returns_only_group_heads(tx_queue, tx):
+    send_all(tx, tx_queue, "A1 A2 B1 B2 C1 D1")
+    assert read(tx, "read_grouped_head", tx_queue, 3) == ["A1", "B1", "C1"]
+    assert read(tx, "read_grouped_head", tx_queue, 3) == ["D1"]
+    delete(tx, tx_queue, "B1")
+    assert read(tx, "read_grouped_head", tx_queue, 3) == ["B2"]
 
 
-def test_read_updates_visibility_and_read_count(queue, conn):
-    send_all(conn, queue, "A1")
-    [(read_ct, hidden)] = conn.execute(
+def test_read_updates_visibility_and_read_count(tx_queue, tx):
+    send_all(tx, tx_queue, "A1")
+    [(read_ct, hidden)] = tx.execute(
         "SELECT read_ct, vt > clock_timestamp() + interval '20 seconds'"
         " FROM pgmq.read_grouped(%s, 30, 1)",
-        [queue],
+        [tx_queue],
     ).fetchall()
     assert (read_ct, hidden) == (1, True)
 
 
-def test_qty_must_not_be_negative(queue, conn):
-    send_all(conn, queue, "A1")
+def test_qty_must_not_be_negative(tx_queue, tx):
+    send_all(tx, tx_queue, "A1")
     for reader in READERS:
-        assert read(conn, reader, queue, 0) == []
-        with pytest.raises(psycopg.Error) as caught:
-            read(conn, reader, queue, -1)
+        assert read(tx, reader, tx_queue, 0) == []
+        with pytest.raises(psycopg.Error) as caught, tx.transaction():
+            read(tx, reader, tx_queue, -1)
         assert caught.value.sqlstate == "PQ004"
 
 
@@ -196,10 +212,10 @@ def test_poll_returns_when_a_message_arrives(queue, conn, pg_connect, reader):
     assert results == [["A1"]]
 
 
-def test_poll_gives_up_after_max_poll_seconds(queue, conn):
+def test_poll_gives_up_after_max_poll_seconds(tx_queue, tx):
     for reader in READERS:
         query = sql.SQL("SELECT * FROM {}(%s, 30, 5, 0)").format(fn(f"{reader}_with_poll"))
-        assert conn.execute(query, [queue]).fetchall() == []
+        assert tx.execute(query, [tx_queue]).fetchall() == []
 
 
 @pytest.mark.parametrize("reader", READERS)
@@ -268,17 +284,17 @@ def _fifo_indexes(conn: psycopg.Connection, *queues: str) -> list[str]:
     return [name for (name,) in rows]
 
 
-def test_create_fifo_index_is_idempotent_and_used(queue, conn):
-    conn.execute("SELECT pgmq.create_fifo_index(queue_name => %s)", [queue])
-    conn.execute("SELECT pgmq.create_fifo_index(queue_name => %s)", [queue])
-    assert _fifo_indexes(conn, queue) == [f"q_{queue}_fifo_idx"]
-    conn.execute("SET enable_seqscan = off")
+def test_create_fifo_index_is_idempotent_and_used(tx_queue, tx):
+    tx.execute("SELECT pgmq.create_fifo_index(queue_name => %s)", [tx_queue])
+    tx.execute("SELECT pgmq.create_fifo_index(queue_name => %s)", [tx_queue])
+    assert _fifo_indexes(tx, tx_queue) == [f"q_{tx_queue}_fifo_idx"]
+    tx.execute("SET enable_seqscan = off")
     query = sql.SQL(
         "EXPLAIN SELECT msg_id FROM {} WHERE pgmq._fifo_group(headers) = 'g'"
         " ORDER BY msg_id LIMIT 5"
     )
-    plan = conn.execute(query.format(sql.Identifier("pgmq", f"q_{queue}"))).fetchall()
-    assert any(f"q_{queue}_fifo_idx" in line for (line,) in plan)
+    plan = tx.execute(query.format(sql.Identifier("pgmq", f"q_{tx_queue}"))).fetchall()
+    assert any(f"q_{tx_queue}_fifo_idx" in line for (line,) in plan)
 
 
 def test_create_fifo_index_needs_the_queue(conn, queue_name):
@@ -287,15 +303,25 @@ def test_create_fifo_index_needs_the_queue(conn, queue_name):
     assert caught.value.sqlstate == "PQ002"
 
 
-def test_create_fifo_indexes_all_covers_every_queue(queue, manager, conn):
+def test_create_fifo_indexes_all_covers_every_queue(tx_queue, tx):
     second = f"t_{uuid.uuid4().hex[:16]}"
-    manager.create_queue(second)
-    try:
-        conn.execute("SELECT pgmq.create_fifo_indexes_all()")
-        assert _fifo_indexes(conn, queue, second) == sorted(
-            [f"q_{queue}_fifo_idx", f"q_{second}_fifo_idx"]
-        )
-        send_all(conn, queue, "A1 A2 B1")
-        assert read(conn, "read_grouped_rr", queue, 5) == ["A1", "B1", "A2"]
-    finally:
-        manager.drop_queue(second)
+    tx.execute("SELECT pgmq.create(%s)", [second])
+    tx.execute("SELECT pgmq.create_fifo_indexes_all()")
+    assert _fifo_indexes(tx, tx_queue, second) == sorted(
+        [f"q_{tx_queue}_fifo_idx", f"q_{second}_fifo_idx"]
+    )
+    send_all(tx, tx_queue, "A1 A2 B1")
+    assert read(tx, "read_grouped_rr", tx_queue, 5) == ["A1", "B1", "A2"]
+
+
+def test_pgmq_python_client_reads_groups(queue, conn, pg_dsn):
+    from pgmq import PGMQueue
+    from psycopg_pool import ConnectionPool
+
+    send_all(conn, queue, "A1 A2 B1")
+    with ConnectionPool(pg_dsn, min_size=1, max_size=2) as pool:
+        client = PGMQueue(pool=pool, init_extension=False)
+        client.create_fifo_index(queue)
+        got = client.read_grouped_rr(queue, vt=30, qty=5)
+        assert [m.message["label"] for m in got] == ["A1", "B1", "A2"]
+        assert client.read_grouped_with_poll(queue, vt=30, qty=5, max_poll_seconds=0) == []

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
+from django.db import connection
 from psycopg import sql
 
 from django_pgmq import QueueManager
@@ -52,9 +53,24 @@ def throttles(conn: psycopg.Connection, queue: str) -> list[tuple]:
 
 
 def sql_error(conn: psycopg.Connection, query: str, params: list) -> psycopg.Error:
-    with pytest.raises(psycopg.Error) as caught:
+    """The error a statement raises; a savepoint keeps an enclosing transaction usable."""
+    with pytest.raises(psycopg.Error) as caught, conn.transaction():
         conn.execute(query, params)
     return caught.value
+
+
+@pytest.fixture
+def tx(db) -> psycopg.Connection:
+    """Django's own psycopg connection, inside the test's transaction (rolled back after)."""
+    connection.ensure_connection()
+    return connection.connection
+
+
+@pytest.fixture
+def tx_queue(tx: psycopg.Connection, queue_name: str) -> str:
+    """A queue created inside the test's transaction: the rollback removes it, no flush."""
+    tx.execute("SELECT pgmq.create(%s)", [queue_name])
+    return queue_name
 
 
 @pytest.fixture
@@ -185,13 +201,13 @@ def test_update_changes_the_throttle_and_resets_the_window(queue, producer, list
     assert len(received(listener, prober, queue)) == 2
 
 
-def test_enable_twice_keeps_one_trigger_and_takes_the_new_throttle(queue, producer):
-    enable(producer, queue, 10)
-    producer.execute("SELECT pgmq.enable_notify_insert(%s)", [queue])  # default 250
-    assert throttles(producer, queue) == [(queue, 250)]
-    [(count,)] = producer.execute(
+def test_enable_twice_keeps_one_trigger_and_takes_the_new_throttle(tx_queue, tx):
+    enable(tx, tx_queue, 10)
+    tx.execute("SELECT pgmq.enable_notify_insert(%s)", [tx_queue])  # default 250
+    assert throttles(tx, tx_queue) == [(tx_queue, 250)]
+    [(count,)] = tx.execute(
         "SELECT count(*) FROM pg_trigger WHERE tgrelid = %s::regclass",
-        [f"pgmq.q_{queue}"],
+        [f"pgmq.q_{tx_queue}"],
     ).fetchall()
     assert count == 1
 
@@ -206,27 +222,29 @@ def test_disable_stops_notifications_and_the_listing(queue, producer, listener, 
     assert throttles(producer, queue) == []
 
 
-def test_list_shows_every_enabled_queue(queue, mixed_queue, producer):
-    enable(producer, queue, 5)
-    enable(producer, mixed_queue, 7)
-    rows = producer.execute(
+def test_list_shows_every_enabled_queue(tx_queue, tx):
+    mixed = f"Mixed_{uuid.uuid4().hex[:12]}"
+    tx.execute("SELECT pgmq.create(%s)", [mixed])
+    enable(tx, tx_queue, 5)
+    enable(tx, mixed, 7)
+    rows = tx.execute(
         "SELECT queue_name, throttle_interval_ms FROM pgmq.list_notify_insert_throttles() "
         "WHERE queue_name IN (%s, %s)",
-        [queue, mixed_queue],
+        [tx_queue, mixed],
     ).fetchall()
-    assert sorted(rows) == sorted([(queue, 5), (mixed_queue, 7)])
+    assert sorted(rows) == sorted([(tx_queue, 5), (mixed, 7)])
 
 
-def test_negative_throttle_is_refused(queue, producer):
-    enable(producer, queue, 0)
+def test_negative_throttle_is_refused(tx_queue, tx):
+    enable(tx, tx_queue, 0)
     for query in (
         "SELECT pgmq.enable_notify_insert(%s, -1)",
         "SELECT pgmq.update_notify_insert(%s, -1)",
     ):
-        err = sql_error(producer, query, [queue])
+        err = sql_error(tx, query, [tx_queue])
         assert err.sqlstate == "PQ004"
         assert err.diag.message_primary == "throttle_interval_ms must be non-negative, got: -1"
-    assert throttles(producer, queue) == [(queue, 0)]
+    assert throttles(tx, tx_queue) == [(tx_queue, 0)]
 
 
 @pytest.mark.parametrize(
@@ -240,6 +258,10 @@ def test_negative_throttle_is_refused(queue, producer):
             "SELECT pgmq.update_notify_insert(%s, 10)",
             'Queue "{}" does not exist. Create the queue first using pgmq.create()',
         ),
+        (
+            "SELECT pgmq.disable_notify_insert(%s)",
+            'Queue "{}" does not exist. Create it first using pgmq.create()',
+        ),
     ],
 )
 def test_missing_queue_is_named(producer, queue_name, query, text):
@@ -248,11 +270,11 @@ def test_missing_queue_is_named(producer, queue_name, query, text):
     assert err.diag.message_primary.startswith(text.format(queue_name))
 
 
-def test_update_needs_notifications_enabled(queue, producer):
-    err = sql_error(producer, "SELECT pgmq.update_notify_insert(%s, 10)", [queue])
+def test_update_needs_notifications_enabled(tx_queue, tx):
+    err = sql_error(tx, "SELECT pgmq.update_notify_insert(%s, 10)", [tx_queue])
     assert err.sqlstate == "PQ004"
     assert err.diag.message_primary.startswith(
-        f'Queue "{queue}" does not have notify_insert enabled. '
+        f'Queue "{tx_queue}" does not have notify_insert enabled. '
         "Enable it first using pgmq.enable_notify_insert()"
     )
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
+from django.db import connection
 from psycopg import sql
 from psycopg.types.json import Jsonb
-
-from django_pgmq import QueueManager
 
 
 @pytest.fixture
@@ -20,19 +20,29 @@ def conn(pg_connect: Callable[..., psycopg.Connection]) -> psycopg.Connection:
 
 
 @pytest.fixture
-def make_queue(manager: QueueManager) -> Iterator[Callable[[], str]]:
-    """Create extra committed queues; all dropped afterwards."""
-    made: list[str] = []
+def tx(db) -> psycopg.Connection:
+    """Django's own psycopg connection, inside the test's transaction (rolled back after)."""
+    connection.ensure_connection()
+    return connection.connection
+
+
+@pytest.fixture
+def tx_queue(tx: psycopg.Connection, queue_name: str) -> str:
+    """A queue created inside the test's transaction: the rollback removes it, no flush."""
+    tx.execute("SELECT pgmq.create(%s)", [queue_name])
+    return queue_name
+
+
+@pytest.fixture
+def tx_make_queue(tx: psycopg.Connection) -> Callable[[], str]:
+    """Create more queues inside the test's transaction."""
 
     def make() -> str:
         name = f"t_{uuid.uuid4().hex[:16]}"
-        manager.create_queue(name)
-        made.append(name)
+        tx.execute("SELECT pgmq.create(%s)", [name])
         return name
 
-    yield make
-    for name in made:
-        manager.drop_queue(name)
+    return make
 
 
 @pytest.fixture
@@ -56,13 +66,16 @@ def bindings(conn: psycopg.Connection, queue: str) -> list[tuple[str, str]]:
 def messages(conn: psycopg.Connection, queue: str) -> list[tuple]:
     """(msg_id, message, headers, visible now) of every live message, oldest first."""
     query = sql.SQL(
-        "SELECT msg_id, message, headers, vt <= clock_timestamp() FROM {} ORDER BY msg_id"
+        "SELECT msg_id, message::text, headers::text, vt <= clock_timestamp() FROM {}"
+        " ORDER BY msg_id"
     ).format(sql.Identifier("pgmq", f"q_{queue}"))
-    return conn.execute(query).fetchall()
+    rows = conn.execute(query).fetchall()
+    return [(i, json.loads(m), h and json.loads(h), visible) for i, m, h, visible in rows]
 
 
 def sql_error(conn: psycopg.Connection, query: str, params: list) -> psycopg.Error:
-    with pytest.raises(psycopg.Error) as caught:
+    """The error a statement raises; a savepoint keeps an enclosing transaction usable."""
+    with pytest.raises(psycopg.Error) as caught, conn.transaction():
         conn.execute(query, params)
     return caught.value
 
@@ -84,43 +97,43 @@ ROUTES = {
 }
 
 
-def test_patterns_route_keys_as_pgmq_does(queue, conn):
+def test_patterns_route_keys_as_pgmq_does(tx_queue, tx):
     for pattern in PATTERNS:
-        bind(conn, pattern, queue)
+        bind(tx, pattern, tx_queue)
     for routing_key, expected in ROUTES.items():
-        rows = conn.execute(
+        rows = tx.execute(
             "SELECT pattern FROM pgmq.test_routing(routing_key => %s) WHERE queue_name = %s",
-            [routing_key, queue],
+            [routing_key, tx_queue],
         ).fetchall()
         assert sorted(p for (p,) in rows) == sorted(expected), routing_key
 
 
-def test_hash_alone_matches_every_key(queue, conn, key):
-    bind(conn, "#", queue)
+def test_hash_alone_matches_every_key(tx_queue, tx, key):
+    bind(tx, "#", tx_queue)
     for routing_key in (key(), key("a"), key("a.b-c_d.e")):
-        rows = conn.execute(
+        rows = tx.execute(
             "SELECT queue_name FROM pgmq.test_routing(%s) WHERE pattern = '#'", [routing_key]
         ).fetchall()
-        assert (queue,) in rows
+        assert (tx_queue,) in rows
 
 
-def test_binding_compiles_the_pattern_once_and_is_idempotent(queue, conn):
-    bind(conn, "orders.#", queue)
-    bind(conn, "orders.#", queue)
-    bind(conn, "*.eu", queue)
-    assert bindings(conn, queue) == [("*.eu", r"^[^.]+\.eu$"), ("orders.#", r"^orders\..*$")]
-    every = conn.execute(
-        "SELECT pattern FROM pgmq.list_topic_bindings() WHERE queue_name = %s", [queue]
+def test_binding_compiles_the_pattern_once_and_is_idempotent(tx_queue, tx):
+    bind(tx, "orders.#", tx_queue)
+    bind(tx, "orders.#", tx_queue)
+    bind(tx, "*.eu", tx_queue)
+    assert bindings(tx, tx_queue) == [("*.eu", r"^[^.]+\.eu$"), ("orders.#", r"^orders\..*$")]
+    every = tx.execute(
+        "SELECT pattern FROM pgmq.list_topic_bindings() WHERE queue_name = %s", [tx_queue]
     ).fetchall()
     assert sorted(every) == [("*.eu",), ("orders.#",)]
 
 
-def test_unbind_reports_whether_a_binding_went(queue, conn):
-    bind(conn, "a.*", queue)
+def test_unbind_reports_whether_a_binding_went(tx_queue, tx):
+    bind(tx, "a.*", tx_queue)
     query = "SELECT pgmq.unbind_topic(pattern => %s, queue_name => %s)"
-    assert conn.execute(query, ["a.*", queue]).fetchone() == (True,)
-    assert conn.execute(query, ["a.*", queue]).fetchone() == (False,)
-    assert bindings(conn, queue) == []
+    assert tx.execute(query, ["a.*", tx_queue]).fetchone() == (True,)
+    assert tx.execute(query, ["a.*", tx_queue]).fetchone() == (False,)
+    assert bindings(tx, tx_queue) == []
 
 
 def test_bind_needs_an_existing_queue(conn, queue_name):
@@ -192,36 +205,36 @@ def test_valid_keys_and_patterns_pass(conn):
     assert row == (True, True, True)
 
 
-def test_send_topic_counts_each_matching_queue_once(make_queue, conn, key):
-    first, second, other = make_queue(), make_queue(), make_queue()
-    bind(conn, key("*"), first)
-    bind(conn, key("#"), first)  # a second match on the same queue
-    bind(conn, key("eu"), second)
-    bind(conn, key("us"), other)
+def test_send_topic_counts_each_matching_queue_once(tx_make_queue, tx, key):
+    first, second, other = tx_make_queue(), tx_make_queue(), tx_make_queue()
+    bind(tx, key("*"), first)
+    bind(tx, key("#"), first)  # a second match on the same queue
+    bind(tx, key("eu"), second)
+    bind(tx, key("us"), other)
     query = "SELECT pgmq.send_topic(routing_key => %s, msg => %s)"
-    assert conn.execute(query, [key("eu"), Jsonb({"n": 1})]).fetchone() == (2,)
-    assert conn.execute(query, [key("asia"), Jsonb({"n": 2})]).fetchone() == (1,)
-    assert conn.execute(query, [key(), Jsonb({"n": 3})]).fetchone() == (0,)
-    assert [m[1] for m in messages(conn, first)] == [{"n": 1}, {"n": 2}]
-    assert [m[1] for m in messages(conn, second)] == [{"n": 1}]
-    assert messages(conn, other) == []
+    assert tx.execute(query, [key("eu"), Jsonb({"n": 1})]).fetchone() == (2,)
+    assert tx.execute(query, [key("asia"), Jsonb({"n": 2})]).fetchone() == (1,)
+    assert tx.execute(query, [key(), Jsonb({"n": 3})]).fetchone() == (0,)
+    assert [m[1] for m in messages(tx, first)] == [{"n": 1}, {"n": 2}]
+    assert [m[1] for m in messages(tx, second)] == [{"n": 1}]
+    assert messages(tx, other) == []
 
 
-def test_send_topic_honours_headers_and_delay(queue, conn, key):
-    bind(conn, key("#"), queue)
-    conn.execute(
+def test_send_topic_honours_headers_and_delay(tx_queue, tx, key):
+    bind(tx, key("#"), tx_queue)
+    tx.execute(
         "SELECT pgmq.send_topic(routing_key => %s, msg => %s, headers => %s, delay => %s)",
         [key("a"), Jsonb({"n": 1}), Jsonb({"h": 1}), 60],
     )
-    conn.execute(
+    tx.execute(
         "SELECT pgmq.send_topic(routing_key => %s, msg => %s, delay => %s)",
         [key("a"), Jsonb({"n": 2}), 0],
     )
-    conn.execute(
+    tx.execute(
         "SELECT pgmq.send_topic(routing_key => %s, msg => %s, headers => %s)",
         [key("a"), Jsonb({"n": 3}), Jsonb({"h": 3})],
     )
-    assert [m[1:] for m in messages(conn, queue)] == [
+    assert [m[1:] for m in messages(tx, tx_queue)] == [
         ({"n": 1}, {"h": 1}, False),
         ({"n": 2}, None, True),
         ({"n": 3}, {"h": 3}, True),
@@ -252,17 +265,17 @@ def test_bad_send_arguments_are_refused_even_without_a_match(conn, key, query, p
     assert err.diag.message_primary.startswith(text)
 
 
-def test_send_batch_topic_returns_queue_and_id_per_message(make_queue, conn, key):
-    first, second = sorted([make_queue(), make_queue()])
-    bind(conn, key("#"), first)
-    bind(conn, key("*"), second)
-    rows = conn.execute(
+def test_send_batch_topic_returns_queue_and_id_per_message(tx_make_queue, tx, key):
+    first, second = sorted([tx_make_queue(), tx_make_queue()])
+    bind(tx, key("#"), first)
+    bind(tx, key("*"), second)
+    rows = tx.execute(
         "SELECT queue_name, msg_id FROM pgmq.send_batch_topic(routing_key => %s, msgs => %s)",
         [key("x"), [Jsonb({"n": 1}), Jsonb({"n": 2})]],
     ).fetchall()
-    stored = {q: [m[0] for m in messages(conn, q)] for q in (first, second)}
+    stored = {q: [m[0] for m in messages(tx, q)] for q in (first, second)}
     assert rows == [(first, i) for i in stored[first]] + [(second, i) for i in stored[second]]
-    assert [m[1] for m in messages(conn, second)] == [{"n": 1}, {"n": 2}]
+    assert [m[1] for m in messages(tx, second)] == [{"n": 1}, {"n": 2}]
 
 
 # Each send_batch_topic form: its arguments, whether messages are visible at once,
@@ -277,8 +290,8 @@ BATCH_FORMS = [
 ]
 
 
-def test_every_send_batch_topic_form(queue, conn, key):
-    bind(conn, key("#"), queue)
+def test_every_send_batch_topic_form(tx_queue, tx, key):
+    bind(tx, key("#"), tx_queue)
     params = {
         "key": key("b"),
         "msgs": [Jsonb({"n": 1}), Jsonb({"n": 2})],
@@ -286,15 +299,15 @@ def test_every_send_batch_topic_form(queue, conn, key):
         "later": datetime.now(UTC) + timedelta(minutes=5),
     }
     for args, visible, with_headers in BATCH_FORMS:
-        conn.execute("SELECT pgmq.purge_queue(%s)", [queue])
+        tx.execute("SELECT pgmq.purge_queue(%s)", [tx_queue])
         query = (
             "SELECT queue_name, msg_id FROM pgmq.send_batch_topic(routing_key => %(key)s, "
             + args
             + ")"
         )
-        rows = conn.execute(query, params).fetchall()
-        stored = messages(conn, queue)
-        assert rows == [(queue, m[0]) for m in stored], args
+        rows = tx.execute(query, params).fetchall()
+        stored = messages(tx, tx_queue)
+        assert rows == [(tx_queue, m[0]) for m in stored], args
         headers = [{"h": 1}, {"h": 2}] if with_headers else [None, None]
         assert [m[1:] for m in stored] == [
             ({"n": 1}, headers[0], visible),
@@ -302,12 +315,11 @@ def test_every_send_batch_topic_form(queue, conn, key):
         ], args
 
 
-def test_dropping_a_queue_removes_its_bindings(manager, queue_name, conn, key):
-    manager.create_queue(queue_name)
-    bind(conn, key("#"), queue_name)
-    manager.drop_queue(queue_name)
-    assert bindings(conn, queue_name) == []
-    assert conn.execute("SELECT pgmq.send_topic(%s, '{}'::jsonb)", [key("x")]).fetchone() == (0,)
+def test_dropping_a_queue_removes_its_bindings(tx_queue, tx, key):
+    bind(tx, key("#"), tx_queue)
+    tx.execute("SELECT pgmq.drop_queue(%s)", [tx_queue])
+    assert bindings(tx, tx_queue) == []
+    assert tx.execute("SELECT pgmq.send_topic(%s, '{}'::jsonb)", [key("x")]).fetchone() == (0,)
 
 
 def test_pgmq_python_client_routes_through_topics(queue, pg_dsn, key):
