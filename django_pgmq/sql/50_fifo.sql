@@ -96,7 +96,7 @@ BEGIN
                     SELECT msg_id, vt FROM pgmq.%1$I
                     WHERE pgmq._fifo_group(headers) = g.grp
                     ORDER BY msg_id
-                    LIMIT $2
+                    LIMIT $5
                 ) f
                 WINDOW w AS (ORDER BY f.msg_id)
             ) r
@@ -138,7 +138,9 @@ BEGIN
                  msg_id
         $q$,
         qtable
-    ) USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode;
+    ) USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
+        -- The most one group can contribute: every other group gives at least one.
+        CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END;
 END
 $fn$;
 
