@@ -1,0 +1,188 @@
+"""Writes of a DataFrame into a queue: one ``COPY ... FROM STDIN`` per partition.
+
+Default (at-least-once per task): each task copies straight into the queue and
+commits. A failed task leaves nothing, but a failed *job* keeps the partitions
+that had committed, and a task that is retried after committing sends its rows
+twice.
+
+``atomic=true`` (all-or-nothing): tasks copy into an unlogged staging table,
+tagged with their task attempt; the job's commit moves exactly the rows of the
+attempts Spark committed into the queue, in one transaction, and drops the
+table; an abort drops it. So a failed job sends nothing and a retried task
+nothing twice. Staging tables of jobs whose driver died are dropped by the next
+atomic write after ``staleStageHours``. (Two-phase commit was the other way:
+it needs ``max_prepared_transactions`` > 0, off by default, and a prepared
+transaction left behind holds its locks until someone resolves it.)
+
+Streaming writes work the same per micro-batch; with ``atomic=true`` and a
+``writerId`` the batch id is recorded with the commit, so a micro-batch Spark
+replays after a failure is written once (exactly-once).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+from psycopg import sql
+from pyspark.sql.datasource import (
+    DataSourceArrowWriter,
+    DataSourceStreamArrowWriter,
+    WriterCommitMessage,
+)
+from pyspark.sql.types import StructType
+
+from ...errors import InvalidArgument, InvalidPayload
+from . import statements
+from .db import connection
+from .options import Options
+from .rows import RowLayout, to_csv
+
+_QUEUE_COLUMNS = ("vt", "message", "headers")
+_STAGE_COLUMNS = ("part", "attempt", *_QUEUE_COLUMNS)
+_JSON_HINT = (
+    '; a string "message" column must hold JSON text: build it with '
+    "to_json(struct(...)), or give a struct/map column"
+)
+
+
+@dataclass(frozen=True)
+class PgmqCommit(WriterCommitMessage):
+    """What one task wrote: its partition, its attempt tag and its row count."""
+
+    partition: int
+    attempt: int
+    rows: int
+
+
+def _task_ids() -> tuple[int, int]:
+    """This task's partition id and a tag unique to this attempt."""
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if ctx is None:  # called outside Spark (tests, direct use)
+        return 0, random.getrandbits(62)
+    return ctx.partitionId(), ctx.taskAttemptId()
+
+
+class _Copier:
+    """The part shared by batch and streaming writers: COPY a task's rows, commit or abort."""
+
+    def __init__(self, options: Options, schema: StructType, stage: str | None) -> None:
+        self.options = options
+        self.layout = RowLayout.of(schema, options.queue)
+        self.stage = stage
+
+    def _copy(self, iterator: Iterator[pa.RecordBatch]) -> PgmqCommit:
+        """Send every row of this task in one transaction, into the queue or the stage."""
+        opts = self.options
+        part, attempt = _task_ids()
+        if self.stage:
+            table = sql.Identifier("pgmq", self.stage)
+            names = _STAGE_COLUMNS
+        else:
+            table = statements.table(opts.queue)
+            names = _QUEUE_COLUMNS
+        copy_in = statements.statement(
+            "copy_in", table=table, columns=sql.SQL(", ").join(map(sql.Identifier, names))
+        )
+        rows = 0
+        try:
+            with connection(opts.conn, opts.queue) as conn, conn.transaction():
+                now = conn.execute(statements.text("db_now")).fetchone()[0]
+                with conn.cursor() as cur, cur.copy(copy_in) as copy:
+                    for batch in iterator:
+                        if batch.num_rows:
+                            copy.write(self._lines(batch, now, part, attempt))
+                            rows += batch.num_rows
+        except InvalidPayload as exc:
+            raise InvalidPayload(str(exc) + _JSON_HINT) from None
+        return PgmqCommit(part, attempt, rows)
+
+    def _lines(self, batch: pa.RecordBatch, now: object, part: int, attempt: int) -> bytes:
+        queue = self.options.queue
+        columns = {
+            "vt": self.layout.visible_at(batch, now, queue),  # type: ignore[arg-type]
+            "message": self.layout.messages(batch, queue),
+            "headers": self.layout.headers_of(batch, queue),
+        }
+        if self.stage:
+            n = batch.num_rows
+            columns = {
+                "part": pa.repeat(pa.scalar(part, pa.int32()), n),
+                "attempt": pa.repeat(pa.scalar(attempt, pa.int64()), n),
+                **columns,
+            }
+        return to_csv(columns)
+
+    def _commit(self, messages: Sequence[WriterCommitMessage | None], batch_id: int | None) -> int:
+        """Move the committed attempts' rows from the stage into the queue; rows moved."""
+        if not self.stage:
+            return sum(m.rows for m in messages if isinstance(m, PgmqCommit))
+        attempts = [m.attempt for m in messages if isinstance(m, PgmqCommit)]
+        params = {"stage": self.stage, "attempts": attempts, "batch_id": batch_id}
+        with connection(self.options.conn, self.options.queue) as conn:
+            return conn.execute(statements.text("stage_commit"), params).fetchone()[0]
+
+    def _abort(self) -> None:
+        if self.stage:
+            with connection(self.options.conn, self.options.queue) as conn:
+                conn.execute(statements.text("stage_abort"), {"stage": self.stage})
+
+
+def create_stage(options: Options, writer_id: str | None = None) -> str:
+    """Make the staging table of an atomic write, dropping stale ones of dead jobs first."""
+    with connection(options.conn, options.queue) as conn:
+        if writer_id is None:
+            conn.execute(statements.text("stage_drop_stale"), {"hours": options.stale_stage_hours})
+        params = {"queue": options.queue, "writer_id": writer_id}
+        return conn.execute(statements.text("stage_create"), params).fetchone()[0]
+
+
+def check_queue(options: Options) -> None:
+    """Fail early, on the driver, when the queue does not exist."""
+    with connection(options.conn, options.queue) as conn:
+        conn.execute(statements.text("require_queue"), {"queue": options.queue})
+
+
+class QueueWriter(_Copier, DataSourceArrowWriter):
+    """``df.write.format("pgmq").option("queue", q).mode("append").save()``."""
+
+    def __init__(self, options: Options, schema: StructType) -> None:
+        check_queue(options)
+        stage = create_stage(options) if options.atomic else None
+        super().__init__(options, schema, stage)
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> PgmqCommit:
+        return self._copy(iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        self._commit(messages, None)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        self._abort()
+
+
+class QueueStreamWriter(_Copier, DataSourceStreamArrowWriter):
+    """``df.writeStream.format("pgmq")``: at-least-once, or exactly-once with ``writerId``."""
+
+    def __init__(self, options: Options, schema: StructType) -> None:
+        check_queue(options)
+        if options.atomic and not options.writer_id:
+            raise InvalidArgument(
+                "a streaming write with option('atomic', 'true') needs option('writerId', ...): "
+                "a stable name for this query, kept with its checkpoint"
+            )
+        stage = create_stage(options, options.writer_id) if options.atomic else None
+        super().__init__(options, schema, stage)
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> PgmqCommit:
+        return self._copy(iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self._commit(messages, batchId)
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self._abort()

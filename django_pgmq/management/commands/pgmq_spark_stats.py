@@ -1,0 +1,38 @@
+"""manage.py pgmq_spark_stats: per-minute archive statistics into pgmq.spark_stats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django_pgmq.contrib.spark.command import SparkCommand
+
+
+class Command(SparkCommand):
+    help = """Compute, per queue and minute, the messages archived, their wait
+(archived_at - enqueued_at) at p50/p95/p99 in seconds and the retries
+(read_ct > 1), into the table pgmq.spark_stats that the admin's charts read.
+
+Each run starts again at the last minute stored for the queue; --full recomputes all.
+
+examples:
+  manage.py pgmq_spark_stats
+  manage.py pgmq_spark_stats orders emails --full
+"""
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "queues", nargs="*", metavar="QUEUE", help="Queues to compute (default: all)."
+        )
+        parser.add_argument(
+            "--full", action="store_true", help="Recompute every minute still in the archive."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        queues = options["queues"] or [q.queue_name for q in self.manager(options).list_queues()]
+        if not queues:
+            self.stdout.write("no queues")
+            return
+        spark, conn = self.spark(options)
+        from django_pgmq.contrib.spark.stats import compute_stats
+
+        compute_stats(spark, conn, queues, full=options["full"], progress=self.progress)
