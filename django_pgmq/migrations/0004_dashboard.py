@@ -18,7 +18,7 @@ DROP TYPE IF EXISTS pgmq._dashboard_stats;
 
 
 class Migration(migrations.Migration):
-    dependencies = [("django_pgmq", "0002_worker")]
+    dependencies = [("django_pgmq", "0002_worker"), ("django_pgmq", "0003_celery")]
 
     operations = [
         migrations.RunSQL(sql=sqlfiles.read("90_dashboard.sql"), reverse_sql=DROP_FUNCTIONS),

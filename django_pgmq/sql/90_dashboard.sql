@@ -90,6 +90,9 @@ DECLARE
     oldest timestamptz;
     newest timestamptz;
     oldest_vt timestamptz;
+    -- The real time, not the transaction's start: a dashboard request may sit in a
+    -- transaction, and the message functions compare vt with clock_timestamp() too.
+    at timestamptz := clock_timestamp();
 BEGIN
     IF exact_limit IS NULL OR exact_limit < 1 THEN
         RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
@@ -103,28 +106,28 @@ BEGIN
     IF NOT est THEN
         -- Small table: every figure exact, in one pass.
         EXECUTE format(
-            $q$SELECT count(*) FILTER (WHERE vt <= now()),
-                      count(*) FILTER (WHERE vt > now() AND read_ct > 0),
-                      count(*) FILTER (WHERE vt > now() AND read_ct = 0),
+            $q$SELECT count(*) FILTER (WHERE vt <= $2),
+                      count(*) FILTER (WHERE vt > $2 AND read_ct > 0),
+                      count(*) FILTER (WHERE vt > $2 AND read_ct = 0),
                       count(*) FILTER (WHERE read_ct >= $1)
                FROM %s$q$, qtable
-        ) INTO r.visible, r.in_flight, r.delayed, r.poison USING max_reads;
+        ) INTO r.visible, r.in_flight, r.delayed, r.poison USING max_reads, at;
     ELSE
         est_names := est_names || ARRAY['depth', 'visible'];
         -- Messages not yet visible are usually few: count them through the vt index.
         EXECUTE format(
             $q$SELECT count(*), count(*) FILTER (WHERE read_ct > 0)
-               FROM (SELECT read_ct FROM %s WHERE vt > now() LIMIT $1) s$q$, qtable
-        ) INTO future, future_read USING exact_limit + 1;
+               FROM (SELECT read_ct FROM %s WHERE vt > $2 LIMIT $1) s$q$, qtable
+        ) INTO future, future_read USING exact_limit + 1, at;
         -- One block sample of about 10,000 rows for what an index cannot answer.
         EXECUTE format(
             $q$SELECT count(*),
-                      count(*) FILTER (WHERE vt > now() AND read_ct > 0),
-                      count(*) FILTER (WHERE vt > now() AND read_ct = 0),
+                      count(*) FILTER (WHERE vt > $3 AND read_ct > 0),
+                      count(*) FILTER (WHERE vt > $3 AND read_ct = 0),
                       count(*) FILTER (WHERE read_ct >= $2)
                FROM %s TABLESAMPLE SYSTEM ($1)$q$, qtable
         ) INTO sampled, s_in_flight, s_delayed, s_poison
-          USING least(100.0, 1000000.0 / r.depth), max_reads;
+          USING least(100.0, 1000000.0 / r.depth), max_reads, at;
         sampled := greatest(sampled, 1);
         IF future <= exact_limit THEN
             r.in_flight := future_read;
@@ -147,22 +150,22 @@ BEGIN
     -- Ages through the primary key and the vt index: no scan.
     EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
     EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
-    EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= now()', qtable) INTO oldest_vt;
-    r.oldest_age_sec := extract(epoch FROM now() - oldest)::integer;
-    r.newest_age_sec := extract(epoch FROM now() - newest)::integer;
-    r.oldest_visible_age_sec := extract(epoch FROM now() - oldest_vt)::integer;
+    EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
+    r.oldest_age_sec := extract(epoch FROM at - oldest)::integer;
+    r.newest_age_sec := extract(epoch FROM at - newest)::integer;
+    r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
 
     SELECT c.n, c.estimated INTO r.archive_size, est FROM pgmq._dashboard_count(atable, exact_limit) c;
     IF est THEN
         est_names := est_names || 'archive_size'::text;
     END IF;
     SELECT c.n, c.estimated INTO r.archived_hour, est
-    FROM pgmq._dashboard_count(atable, exact_limit, now() - interval '1 hour') c;
+    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 hour') c;
     IF est THEN
         est_names := est_names || 'archived_hour'::text;
     END IF;
     SELECT c.n, c.estimated INTO r.archived_day, est
-    FROM pgmq._dashboard_count(atable, exact_limit, now() - interval '1 day') c;
+    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 day') c;
     IF est THEN
         est_names := est_names || 'archived_day'::text;
     END IF;
@@ -226,7 +229,7 @@ BEGIN
         WITH recent AS (
             SELECT archived_at, extract(epoch FROM archived_at - enqueued_at)::float8 AS latency
             FROM %s
-            WHERE archived_at > now() - $1
+            WHERE archived_at > clock_timestamp() - $1
             ORDER BY archived_at DESC
             LIMIT $3
         ), cut AS (

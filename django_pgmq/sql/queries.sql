@@ -128,3 +128,6 @@ SELECT pgmq.enable_notify_insert(
 -- name: worker_listener_probe
 -- The worker's listener notifies itself to check that notifications still arrive.
 SELECT pg_notify(%(channel)s, '');
+
+-- name: dashboard_disable_notify
+SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
