@@ -1,8 +1,11 @@
-"""URLs of the example project: the Django admin."""
+"""URLs of the example project: the Django admin (with the queues dashboard) and metrics."""
 
 from django.contrib import admin
 from django.urls import path
 
+from django_pgmq.urls import metrics
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("pgmq/metrics", metrics, name="pgmq_metrics"),
 ]

@@ -25,6 +25,7 @@ class Migration(migrations.Migration):
         migrations.AlterModelOptions(
             name="queue",
             options={
+                "managed": False,
                 "ordering": ["queue_name"],
                 "permissions": [("purge_queue", "Can purge queue")],
             },

@@ -1,0 +1,46 @@
+"""The Django admin of django-pgmq: the Queue changelist is the queues dashboard.
+
+Pages live under ``/admin/django_pgmq/queue/``: the overview, ``add/`` (create a
+queue), ``workers/``, and per queue ``<name>/change/`` (its page), ``delete/``
+(drop), ``purge/``, ``send/``, ``messages/`` (actions on selected messages),
+``notify/``. The views are in ``django_pgmq.dashboard``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from django.contrib import admin
+from django.http import HttpResponse
+from django.urls import URLPattern, path
+
+from .dashboard import actions, views
+from .models import Queue
+
+
+@admin.register(Queue)
+class QueueAdmin(admin.ModelAdmin):
+    """Queues of ``pgmq.meta``, shown through the dashboard's own pages."""
+
+    def get_urls(self) -> list[URLPattern]:
+        def page(view: Callable[..., HttpResponse], name: str, route: str) -> URLPattern:
+            wrapped = self.admin_site.admin_view(partial(view, admin=self))
+            return path(route, wrapped, name=f"django_pgmq_queue_{name}")
+
+        return [
+            page(views.overview, "changelist", ""),
+            page(actions.create, "add", "add/"),
+            page(views.workers, "workers", "workers/"),
+            page(views.queue_page, "change", "<str:queue>/change/"),
+            page(actions.drop, "delete", "<str:queue>/delete/"),
+            page(actions.purge, "purge", "<str:queue>/purge/"),
+            page(actions.send, "send", "<str:queue>/send/"),
+            page(actions.message_action, "messages", "<str:queue>/messages/"),
+            page(actions.notify, "notify", "<str:queue>/notify/"),
+            path(
+                "<path:object_id>/history/",
+                self.admin_site.admin_view(self.history_view),
+                name="django_pgmq_queue_history",
+            ),
+        ]

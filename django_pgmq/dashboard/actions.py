@@ -1,0 +1,158 @@
+"""The dashboard's actions: each checks its permission first, then acts, then logs.
+
+Every action is a POST (CSRF-checked by the admin); purge and drop show a
+confirmation page on GET. Each change is written to Django's admin log.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin import ModelAdmin
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+
+from ..errors import PgmqError
+from ..manager import QueueManager
+from .access import current_db, log, require, url
+from .display import summary
+from .forms import ACTIONS, CreateQueueForm, MessageActionForm, NotifyForm, SendMessageForm
+from .views import confirm, create_form, queue_or_404, queue_page
+
+
+def _post_only(request: HttpRequest) -> HttpResponse | None:
+    return None if request.method == "POST" else HttpResponseNotAllowed(["POST"])
+
+
+def send(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """Send one message from the form; an invalid form comes back with its errors."""
+    require(request, "change")
+    if refused := _post_only(request):
+        return refused
+    db = current_db(request)
+    row = queue_or_404(db, queue)
+    form = SendMessageForm(request.POST)
+    if not form.is_valid():
+        return queue_page(request, admin, queue, send_form=form)
+    data = form.cleaned_data
+    msg_id = QueueManager(db).send(
+        row.name, data["message"], delay=data["delay"], headers=data["headers"]
+    )
+    log(request, row.name, "change", f"Sent message {msg_id}: {summary(data['message'])}", db)
+    messages.success(request, f"Sent message {msg_id} to {row.name}.")
+    return HttpResponseRedirect(url("change", db, row.name))
+
+
+def _apply(manager: QueueManager, queue: str, dlq: str | None, data: dict) -> list[int]:
+    """Run one message action; returns the ids it touched (new ids for a requeue)."""
+    action, source, ids = data["action"], data["source"], data["ids"]
+    if action == "archive":
+        return manager.archive(queue, ids)
+    if action == "visible":
+        return [m.msg_id for m in manager.set_vt(queue, ids, 0)]
+    if action == "delete":
+        return manager.delete(dlq if source == "dlq" else queue, ids)
+    if source == "dlq":
+        return manager.requeue(dlq, ids, target=queue)
+    return manager.requeue(queue, ids, from_archive=True)
+
+
+def message_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """Archive, delete, make visible or requeue the selected messages."""
+    require(request, "view")
+    if refused := _post_only(request):
+        return refused
+    db = current_db(request)
+    form = MessageActionForm(request.POST)
+    if form.is_valid():
+        require(request, ACTIONS[form.cleaned_data["action"]][1])
+    row = queue_or_404(db, queue)
+    source = request.POST.get("source") or "live"
+    back = HttpResponseRedirect(url("change", db, row.name, source=source))
+    if not form.is_valid():
+        errors = "; ".join(e for errs in form.errors.values() for e in errs)
+        messages.error(request, f"Nothing done: {errors}")
+        return back
+    data = form.cleaned_data
+    if data["source"] == "dlq" and not row.dead_letter:
+        messages.error(request, f"{row.name} has no dead-letter queue.")
+        return back
+    done = _apply(QueueManager(db), row.name, row.dead_letter, data)
+    label = ACTIONS[data["action"]][0].replace(" selected", "")
+    text = f"{label} ({data['source']}): {len(done)} of {len(data['ids'])} messages"
+    log(request, row.name, "change", f"{text}, ids {data['ids']}", db)
+    messages.success(request, text + ".")
+    return back
+
+
+def purge(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """Ask (GET) then delete every live message of the queue (POST); the archive stays."""
+    require(request, "purge")
+    db = current_db(request)
+    row = queue_or_404(db, queue)
+    if request.method != "POST":
+        return confirm(request, admin, db, row, what="purge", post_url=url("purge", db, row.name))
+    removed = QueueManager(db).purge_queue(row.name)
+    log(request, row.name, "change", f"Purged {removed} messages", db)
+    messages.success(request, f"Purged {removed} messages from {row.name}.")
+    return HttpResponseRedirect(url("change", db, row.name))
+
+
+def drop(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """Ask (GET) then drop the queue with its archive (POST)."""
+    require(request, "delete")
+    db = current_db(request)
+    row = queue_or_404(db, queue)
+    if request.method != "POST":
+        return confirm(request, admin, db, row, what="drop", post_url=url("delete", db, row.name))
+    QueueManager(db).drop_queue(row.name)
+    log(request, row.name, "delete", f"Dropped queue ({row.stats.depth} live messages)", db)
+    messages.success(request, f"Dropped queue {row.name}.")
+    return HttpResponseRedirect(url("changelist", db))
+
+
+def notify(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """Turn insert notifications of the queue on (with a throttle) or off."""
+    require(request, "change")
+    if refused := _post_only(request):
+        return refused
+    db = current_db(request)
+    row = queue_or_404(db, queue)
+    form = NotifyForm(request.POST)
+    back = HttpResponseRedirect(url("change", db, row.name))
+    if not form.is_valid():
+        messages.error(request, f"Nothing done: {form.errors.as_text()}")
+        return back
+    manager = QueueManager(db)
+    if form.cleaned_data["enabled"]:
+        throttle = form.cleaned_data["throttle_ms"]
+        throttle = 250 if throttle is None else throttle
+        manager.enable_notify_insert(row.name, throttle)
+        text = f"Enabled insert notifications (throttle {throttle} ms)"
+    else:
+        manager.disable_notify_insert(row.name)
+        text = "Disabled insert notifications"
+    log(request, row.name, "change", text, db)
+    messages.success(request, f"{text} on {row.name}.")
+    return back
+
+
+def create(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
+    """Show (GET) or handle (POST) the create-queue form; an existing name is an error."""
+    require(request, "add")
+    db = current_db(request)
+    form = CreateQueueForm(request.POST if request.method == "POST" else None)
+    if not form.is_valid():
+        return create_form(request, admin, db, form)
+    name, manager = form.cleaned_data["name"], QueueManager(db)
+    existing = [q.queue_name for q in manager.list_queues() if q.queue_name.lower() == name.lower()]
+    if existing:
+        form.add_error("name", f"Queue {existing[0]} already exists (table names ignore case).")
+        return create_form(request, admin, db, form)
+    try:
+        manager.create_queue(name, unlogged=form.cleaned_data["unlogged"])
+    except PgmqError as exc:
+        form.add_error("name", str(exc))
+        return create_form(request, admin, db, form)
+    kind = "unlogged queue" if form.cleaned_data["unlogged"] else "queue"
+    log(request, name, "add", f"Created {kind}", db)
+    messages.success(request, f"Created {kind} {name}.")
+    return HttpResponseRedirect(url("change", db, name))

@@ -1,0 +1,114 @@
+"""A queue's charts: throughput and latency from its archive, depth from QueueSample."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.db.models import DateTimeField, Func, Max, Value
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from ..manager import QueueManager
+from ..models import QueueSample
+from . import svg
+
+# Chart ranges: window and bucket width. Buckets align on multiples of their width.
+RANGES: dict[str, tuple[timedelta, timedelta]] = {
+    "hour": (timedelta(hours=1), timedelta(minutes=1)),
+    "day": (timedelta(days=1), timedelta(minutes=15)),
+}
+ORIGIN = datetime(2000, 1, 1, tzinfo=UTC)  # the origin pgmq._dashboard_throughput bins from
+
+
+class DateBin(Func):
+    """PostgreSQL's ``date_bin(stride, source, origin)``."""
+
+    function = "date_bin"
+    output_field = DateTimeField()
+
+
+@dataclass(frozen=True)
+class QueueCharts:
+    """The SVG charts of one queue over one range."""
+
+    range: str
+    throughput: SafeString
+    latency: SafeString
+    depth: SafeString
+    truncated: bool
+
+
+def _slots(start: datetime, end: datetime, bucket: timedelta) -> list[float]:
+    """Unix times of every bucket start between ``start`` and ``end``."""
+    width = bucket.total_seconds()
+    first = (start.timestamp() // width) * width
+    return [first + i * width for i in range(int((end.timestamp() - first) // width) + 1)]
+
+
+def _clock(ts: float) -> str:
+    return timezone.localtime(datetime.fromtimestamp(ts, UTC)).strftime("%H:%M")
+
+
+def _series(label: str, slots: list[float], values: dict[float, float], *, bars: bool = False):
+    return svg.Series(label, [(t, values.get(t)) for t in slots], bars=bars)
+
+
+def depth_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) -> dict[str, dict]:
+    """Highest sampled depth, visible and in-flight counts per bucket, keyed by Unix time."""
+    rows = (
+        QueueSample.objects.using(using)
+        .filter(queue=queue, sampled_at__gte=start)
+        .annotate(slot=DateBin(Value(bucket), "sampled_at", Value(ORIGIN)))
+        .values("slot")
+        .annotate(depth=Max("depth"), visible=Max("visible"), in_flight=Max("in_flight"))
+        .order_by("slot")
+    )
+    figures: dict[str, dict] = {"depth": {}, "visible": {}, "in_flight": {}}
+    for row in rows:
+        for name, by_slot in figures.items():
+            by_slot[row["slot"].timestamp()] = float(row[name])
+    return figures
+
+
+def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts:
+    """Throughput (archived per minute), latency percentiles and depth of ``queue``."""
+    window, bucket = RANGES.get(range_key, RANGES["hour"])
+    end = timezone.now()
+    start = end - window
+    slots = _slots(start, end, bucket)
+    frame = {"x_range": (slots[0], slots[-1] + bucket.total_seconds()), "x_format": _clock}
+    buckets = QueueManager(using).dashboard_throughput(queue, window=window, bucket=bucket)
+    minutes = bucket.total_seconds() / 60
+    per_minute = {b.start.timestamp(): b.archived / minutes for b in buckets}
+    latency = {
+        label: {b.start.timestamp(): getattr(b, attr) for b in buckets}
+        for label, attr in (("p50", "p50_sec"), ("p95", "p95_sec"), ("p99", "p99_sec"))
+    }
+    depth = depth_by_slot(using, queue, start, bucket)
+    return QueueCharts(
+        range=range_key,
+        throughput=svg.chart(
+            [_series("archived / min", slots, per_minute, bars=True)],
+            title=f"{queue}: messages archived per minute",
+            unit="",
+            bar_width=bucket.total_seconds(),
+            **frame,
+        ),
+        latency=svg.chart(
+            [_series(label, slots, values) for label, values in latency.items()],
+            title=f"{queue}: enqueue-to-archive latency (seconds)",
+            unit="s",
+            **frame,
+        ),
+        depth=svg.chart(
+            [
+                _series("depth", slots, depth["depth"]),
+                _series("visible", slots, depth["visible"]),
+                _series("in flight", slots, depth["in_flight"]),
+            ],
+            title=f"{queue}: depth (sampled by workers and pgmq_metrics --record)",
+            **frame,
+        ),
+        truncated=any(b.truncated for b in buckets),
+    )

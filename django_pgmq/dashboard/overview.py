@@ -1,0 +1,173 @@
+"""The overview's data: each queue's figures with its dead-letter queue, workers and flags."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from itertools import pairwise
+
+from django.db.models import Max
+from django.db.models.functions import TruncMinute
+from django.utils import timezone
+
+from ..manager import QueueManager
+from ..models import QueueConfig, QueueSample, Worker
+from .options import option
+from .records import QueueStats
+
+DLQ_SUFFIX = "_dlq"
+TREND_WINDOW = timedelta(hours=1)
+GROWTH_WINDOW = timedelta(minutes=15)
+
+
+@dataclass
+class QueueRow:
+    """One overview line: a queue's figures and what the admin adds around them."""
+
+    stats: QueueStats
+    max_reads: int | None = None
+    dead_letter: str | None = None
+    dead_letter_depth: int | None = None
+    dead_letter_of: list[str] = field(default_factory=list)
+    notify_ms: int | None = None
+    workers: int = 0
+    depth_trend: list[float | None] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.stats.queue_name
+
+
+def dead_letter_name(queue: str, config: QueueConfig | None) -> str:
+    """The queue's dead-letter queue: its QueueConfig's, else ``<queue>_dlq``."""
+    if config is not None and config.dead_letter_queue:
+        return config.dead_letter_queue
+    return queue + DLQ_SUFFIX
+
+
+def default_max_reads() -> int:
+    """``max_reads`` of a queue the worker has not configured yet (the model's default)."""
+    return QueueConfig._meta.get_field("max_reads").get_default()
+
+
+def max_reads_of(queue: str, config: QueueConfig | None) -> int | None:
+    """Reads after which a message counts as poison; None when it never does (0)."""
+    value = config.max_reads if config is not None else default_max_reads()
+    return value or None
+
+
+def live_workers_by_queue(using: str) -> dict[str, int]:
+    """How many live workers consume each queue."""
+    counts: dict[str, int] = defaultdict(int)
+    for queues in Worker.objects.using(using).alive().values_list("queues", flat=True):
+        for name in queues or ():
+            counts[name] += 1
+    return counts
+
+
+def depth_trends(using: str, since: timedelta = TREND_WINDOW) -> dict[str, list[float | None]]:
+    """Per queue, the highest sampled depth of each minute since ``since`` ago (None: no sample)."""
+    now = timezone.now()
+    start = (now - since).replace(second=0, microsecond=0)
+    minutes = int(since.total_seconds() // 60) + 1
+    rows = (
+        QueueSample.objects.using(using)
+        .filter(sampled_at__gte=start)
+        .annotate(minute=TruncMinute("sampled_at"))
+        .values_list("queue", "minute")
+        .annotate(depth=Max("depth"))
+        .order_by()
+    )
+    trends: dict[str, list[float | None]] = {}
+    for queue, minute, depth in rows:
+        slot = int((minute - start).total_seconds() // 60)
+        if 0 <= slot < minutes:
+            trends.setdefault(queue, [None] * minutes)[slot] = float(depth)
+    return trends
+
+
+def is_growing(trend: list[float | None]) -> bool:
+    """Depth rose at every sample of the last minutes (at least three samples)."""
+    recent = [v for v in trend[-int(GROWTH_WINDOW.total_seconds() // 60) :] if v is not None]
+    return (
+        len(recent) >= 3 and all(b >= a for a, b in pairwise(recent)) and (recent[-1] > recent[0])
+    )
+
+
+def attention_flags(row: QueueRow) -> list[str]:
+    """Why a queue needs a look: old backlog, growing depth, no worker, poison, dead letters."""
+    stats, flags = row.stats, []
+    age = stats.oldest_visible_age_sec
+    if age is not None and age > option("DASHBOARD_BACKLOG_AGE"):
+        flags.append("old backlog")
+    if is_growing(row.depth_trend):
+        flags.append("growing")
+    if stats.visible and not row.workers and not row.dead_letter_of:
+        flags.append("no live worker")
+    if stats.poison:
+        flags.append("poison messages")
+    if row.dead_letter_depth:
+        flags.append("dead letters")
+    return flags
+
+
+def _stats(
+    manager: QueueManager, names: list[str], configs: dict[str, QueueConfig], queue: str | None
+) -> dict[str, QueueRow]:
+    """Figures of ``queue`` (or of every queue), poison counted against each max_reads."""
+    dead_letter_queues = {dead_letter_name(n, configs.get(n)) for n in names}
+    max_reads = {
+        n: m
+        for n in names
+        if n not in dead_letter_queues and (m := max_reads_of(n, configs.get(n))) is not None
+    }
+    limit = option("DASHBOARD_EXACT_LIMIT")
+    stats = manager.dashboard_stats(queue, exact_limit=limit, max_reads=max_reads)
+    return {s.queue_name: QueueRow(s, max_reads=max_reads.get(s.queue_name)) for s in stats}
+
+
+def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using: str) -> None:
+    """Fill in dead letters, notifications, workers, trends and flags of ``rows``."""
+    manager = QueueManager(using)
+    notify = manager.notify_insert_throttles()
+    workers = live_workers_by_queue(using)
+    trends = depth_trends(using)
+    for name in names:
+        dlq = dead_letter_name(name, configs.get(name))
+        if dlq not in names:
+            continue
+        if name in rows:
+            rows[name].dead_letter = dlq
+            if dlq not in rows:
+                rows.update(_stats(manager, names, configs, dlq))
+            rows[name].dead_letter_depth = rows[dlq].stats.depth
+        if dlq in rows:
+            rows[dlq].dead_letter_of.append(name)
+    for name, row in rows.items():
+        row.notify_ms = notify.get(name)
+        row.workers = workers.get(name, 0)
+        row.depth_trend = trends.get(name, [])
+        row.flags = attention_flags(row)
+
+
+def load_overview(using: str) -> list[QueueRow]:
+    """Every queue of the database ``using``, with figures, dead letters, workers and flags."""
+    manager = QueueManager(using)
+    configs = {c.queue: c for c in QueueConfig.objects.using(using)}
+    names = [info.queue_name for info in manager.list_queues()]
+    rows = _stats(manager, names, configs, None)
+    _complete(rows, names, configs, using)
+    return list(rows.values())
+
+
+def load_queue(using: str, queue: str) -> QueueRow:
+    """One queue's overview line (raises QueueNotFound when it does not exist)."""
+    manager = QueueManager(using)
+    configs = {c.queue: c for c in QueueConfig.objects.using(using)}
+    names = [info.queue_name for info in manager.list_queues()]
+    rows = _stats(manager, names, configs, queue)
+    first = next(iter(rows))
+    _complete(rows, names, configs, using)
+    return rows[first]

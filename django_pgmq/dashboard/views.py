@@ -1,0 +1,219 @@
+"""The dashboard's pages: overview, queue page, workers, and the confirmation pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.admin import ModelAdmin
+from django.contrib.admin.utils import unquote
+from django.db import DatabaseError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+
+from ..errors import QueueNotFound
+from ..manager import QueueManager
+from ..models import Queue, Worker
+from .access import current_db, permissions, require, url
+from .charts import queue_charts
+from .display import MessageView, duration
+from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
+from .options import database_aliases, option
+from .overview import QueueRow, load_overview, load_queue
+
+
+def render(
+    request: HttpRequest, admin: ModelAdmin, template: str, title: str, db: str, **context: Any
+) -> TemplateResponse:
+    """A dashboard page inside the admin's layout, with the user's dashboard permissions."""
+    base = {
+        **admin.admin_site.each_context(request),
+        "opts": Queue._meta,
+        "title": title,
+        "db": db,
+        "databases": database_aliases(),
+        "can": permissions(request),
+        "overview_url": url("changelist", db),
+        "workers_url": url("workers", db),
+    }
+    return TemplateResponse(request, f"django_pgmq/admin/{template}", {**base, **context})
+
+
+def queue_or_404(db: str, queue: str) -> QueueRow:
+    """The queue's overview line, or 404 when it does not exist."""
+    try:
+        return load_queue(db, unquote(queue))
+    except QueueNotFound as exc:
+        raise Http404(str(exc)) from exc
+
+
+def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
+    """Every queue with its figures; queues that need attention first."""
+    require(request, "view")
+    db = current_db(request)
+    try:
+        rows = load_overview(db)
+    except DatabaseError as exc:
+        return render(request, admin, "unavailable.html", "Queues", db, error=exc)
+    rows.sort(key=lambda r: (not r.flags, r.name))
+    for row in rows:
+        row.url = url("change", db, row.name)  # type: ignore[attr-defined]
+    totals = {
+        "queues": len(rows),
+        "depth": sum(r.stats.depth for r in rows),
+        "visible": sum(r.stats.visible for r in rows),
+        "in_flight": sum(r.stats.in_flight for r in rows),
+        "archived_hour": sum(r.stats.archived_hour for r in rows),
+        "attention": sum(1 for r in rows if r.flags),
+        "workers": Worker.objects.using(db).alive().count(),
+        "estimated": any(r.stats.estimated for r in rows),
+    }
+    return render(
+        request,
+        admin,
+        "overview.html",
+        "Queues",
+        db,
+        rows=rows,
+        totals=totals,
+        add_url=url("add", db),
+        exact_limit=option("DASHBOARD_EXACT_LIMIT"),
+        duration=duration,
+    )
+
+
+@dataclass
+class Page:
+    """One page of messages and the links around it."""
+
+    messages: list[MessageView]
+    next_url: str | None
+    prev_url: str | None
+    first_url: str | None
+
+
+def _page(request: HttpRequest, db: str, row: QueueRow, source: str, kwargs: dict) -> Page:
+    """Fetch one page (one row more, to know whether another follows) and its links."""
+    size = kwargs["page_size"]
+    target = row.dead_letter if source == "dlq" else row.name
+    found = QueueManager(db).browse_messages(
+        target, archive=source == "archive", **{**kwargs, "page_size": size + 1}
+    )
+    backwards = kwargs["before_id"] is not None
+    more = len(found) > size
+    if more:
+        found = found[1:] if backwards else found[:size]
+    now = timezone.now()
+    views = [MessageView(m, now) for m in found]
+    paged = backwards or kwargs["after_id"] is not None
+    keep = {k: v for k, v in request.GET.items() if k not in ("after", "before", "db")}
+
+    def link(**cursor: Any) -> str:
+        return url("change", db, row.name, **keep, **cursor)
+
+    has_next = bool(views) and (more or backwards)
+    has_prev = bool(views) and (more if backwards else paged)
+    return Page(
+        messages=views,
+        next_url=link(after=views[-1].msg_id) if has_next else None,
+        prev_url=link(before=views[0].msg_id) if has_prev else None,
+        first_url=link() if paged else None,
+    )
+
+
+def queue_page(
+    request: HttpRequest, admin: ModelAdmin, queue: str, send_form: SendMessageForm | None = None
+) -> HttpResponse:
+    """A queue's figures and charts, its messages (live, archive or dead letters), actions."""
+    require(request, "view")
+    db = current_db(request)
+    row = queue_or_404(db, queue)
+    filters = MessageFilterForm(request.GET)
+    valid = filters.is_valid()
+    data = filters.cleaned_data if valid else {}
+    kwargs = (filters if valid else _empty_filters()).browse_kwargs()
+    source = data.get("source") or "live"
+    if source == "dlq" and not row.dead_letter:
+        source = "live"
+    page = _page(request, db, row, source, kwargs)
+    can = permissions(request)
+    actions = [(name, ACTIONS[name][0]) for name in SOURCE_ACTIONS[source] if can[ACTIONS[name][1]]]
+    return render(
+        request,
+        admin,
+        "queue.html",
+        f"Queue {row.name}",
+        db,
+        row=row,
+        filters=filters,
+        source=source,
+        page=page,
+        actions=actions,
+        charts=queue_charts(db, row.name, data.get("range") or "hour"),
+        send_form=send_form or SendMessageForm(),
+        source_urls=_source_urls(db, row),
+        range_urls={
+            r: url("change", db, row.name, source=source, range=r) for r in ("hour", "day")
+        },
+        action_url=url("messages", db, row.name),
+        send_url=url("send", db, row.name),
+        purge_url=url("purge", db, row.name),
+        drop_url=url("delete", db, row.name),
+        notify_url=url("notify", db, row.name),
+        duration=duration,
+    )
+
+
+def _empty_filters() -> MessageFilterForm:
+    """The filters of a plain queue page, used when the query string does not validate."""
+    form = MessageFilterForm({})
+    form.is_valid()
+    return form
+
+
+def _source_urls(db: str, row: QueueRow) -> list[tuple[str, str, str]]:
+    """The message lists a queue page offers: (key, label, url)."""
+    sources = [("live", "Live messages"), ("archive", "Archive")]
+    if row.dead_letter:
+        sources.append(("dlq", f"Dead letters ({row.dead_letter})"))
+    return [(key, label, url("change", db, row.name, source=key)) for key, label in sources]
+
+
+def workers(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
+    """Workers that registered, live first; those whose heartbeat stopped are marked stale."""
+    require(request, "view")
+    db = current_db(request)
+    now = timezone.now()
+    rows = list(Worker.objects.using(db).order_by("-expires_at", "host", "pid"))
+    for worker in rows:
+        worker.stale = worker.expires_at <= now
+        worker.heartbeat_age = duration((now - worker.heartbeat_at).total_seconds())
+        worker.queue_links = [(q, url("change", db, q)) for q in worker.queues or ()]
+    return render(request, admin, "workers.html", "Workers", db, workers=rows)
+
+
+def confirm(
+    request: HttpRequest, admin: ModelAdmin, db: str, row: QueueRow, *, what: str, post_url: str
+) -> HttpResponse:
+    """The page that asks before a purge or a drop, showing how many messages go."""
+    return render(
+        request,
+        admin,
+        "confirm.html",
+        f"{what.capitalize()} queue {row.name}?",
+        db,
+        row=row,
+        what=what,
+        post_url=post_url,
+        queue_url=url("change", db, row.name),
+    )
+
+
+def create_form(
+    request: HttpRequest, admin: ModelAdmin, db: str, form: CreateQueueForm
+) -> HttpResponse:
+    """The create-queue page."""
+    return render(
+        request, admin, "create.html", "Create a queue", db, form=form, post_url=url("add", db)
+    )

@@ -1,0 +1,286 @@
+"""The dashboard's pages through Django's test client: overview, queue page, workers."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import timedelta
+
+import pytest
+from django.contrib.admin.utils import quote
+from django.contrib.auth.models import Permission, User
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+import django_pgmq as pgmq
+from django_pgmq.manager import QueueManager
+from django_pgmq.models import QueueConfig, QueueSample, Worker
+
+ADMIN = "/admin/django_pgmq/queue/"
+ALL_PERMS = ("view_queue", "change_queue", "add_queue", "delete_queue", "purge_queue")
+
+
+def login(client: Client, *codenames: str, staff: bool = True) -> User:
+    """Log ``client`` in as a fresh staff user holding exactly ``codenames`` of django_pgmq."""
+    # No password: force_login needs none, and hashing one costs a second per test.
+    user = User.objects.create(username=f"u{User.objects.count()}", is_staff=staff)
+    perms = Permission.objects.filter(content_type__app_label="django_pgmq", codename__in=codenames)
+    assert perms.count() == len(codenames), "a permission is missing from the database"
+    user.user_permissions.set(perms)
+    client.force_login(user)
+    return user
+
+
+def page(queue: str, suffix: str = "change/") -> str:
+    """A queue's admin URL; the admin escapes '_' in keys as '_5F'."""
+    return f"{ADMIN}{quote(queue)}/{suffix}"
+
+
+def text(response) -> str:
+    """The page's text with tags dropped and spaces collapsed, for reading figures."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode()))
+
+
+@pytest.fixture
+def manager(db) -> QueueManager:
+    """The queue manager, in a test transaction that is rolled back (quicker than a flush)."""
+    return QueueManager()
+
+
+@pytest.fixture
+def viewer(client, db) -> Client:
+    """A staff client that may only look."""
+    login(client, "view_queue")
+    return client
+
+
+@pytest.fixture
+def operator(client, db) -> Client:
+    """A staff client holding every dashboard permission."""
+    login(client, *ALL_PERMS)
+    return client
+
+
+def overview_row(response, queue: str) -> str:
+    html = response.content.decode()
+    match = re.search(rf'<tr[^>]*data-queue="{re.escape(queue)}".*?</tr>', html, re.S)
+    assert match, f"no overview row for {queue}"
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", match.group(0)))
+
+
+def test_overview_lists_each_queue_with_its_figures(viewer, queue, manager):
+    ids = manager.send_batch(queue, [{"n": i} for i in range(4)])
+    manager.send(queue, {"later": 1}, delay=3600)
+    manager.read(queue, vt=600, qty=1)
+    manager.archive(queue, ids[-1])
+    response = viewer.get(ADMIN)
+    assert response.status_code == 200
+    cells = overview_row(response, queue).split()
+    # name, depth, visible, in flight, delayed
+    assert cells[:5] == [queue, "4", "2", "1", "1"]
+    assert f'href="{page(queue)}"' in response.content.decode()
+
+
+def test_overview_marks_estimates(viewer, queue, manager, settings):
+    settings.PGMQ = {**settings.PGMQ, "DASHBOARD_EXACT_LIMIT": 10}
+    manager.send_batch(queue, [{"n": i} for i in range(200)])
+    with connection.cursor() as cursor:
+        cursor.execute(f'ANALYZE pgmq."q_{queue}"')
+    row = overview_row(viewer.get(ADMIN), queue)
+    assert "≈" in row.split()[1], row
+
+
+def test_overview_flags_backlog_poison_and_dead_letters(viewer, queue, manager, settings):
+    settings.PGMQ = {**settings.PGMQ, "DASHBOARD_BACKLOG_AGE": 0}
+    QueueConfig.objects.create(queue=queue, max_reads=1, dead_letter_queue=f"{queue}_dead")
+    manager.create_queue(f"{queue}_dead")
+    try:
+        manager.send(f"{queue}_dead", {"dead": 1})
+        manager.send_batch(queue, [{"n": 1}, {"n": 2}])
+        manager.read(queue, vt=0, qty=1)
+        time.sleep(1.1)  # the oldest visible message must have waited over 0 s
+        response = viewer.get(ADMIN)
+        row = overview_row(response, queue)
+        for flag in ("old backlog", "no live worker", "poison messages", "dead letters"):
+            assert flag in row
+        assert "dead letters of " + queue in overview_row(response, f"{queue}_dead")
+    finally:
+        manager.drop_queue(f"{queue}_dead")
+
+
+def test_a_live_worker_clears_the_no_worker_flag(viewer, queue, manager):
+    manager.send(queue, {"n": 1})
+    Worker.objects.create(
+        host="h", pid=1, queues=[queue], expires_at=timezone.now() + timedelta(minutes=1)
+    )
+    row = overview_row(viewer.get(ADMIN), queue)
+    assert "no live worker" not in row
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "other"])
+def test_overview_of_another_database(client, queue_name):
+    login(client, "view_queue")
+    other = pgmq.QueueManager("other")
+    other.create_queue(queue_name)
+    try:
+        other.send(queue_name, {"n": 1})
+        response = client.get(ADMIN, {"db": "other"})
+        assert response.status_code == 200
+        assert overview_row(response, queue_name).split()[:2] == [queue_name, "1"]
+        assert queue_name not in client.get(ADMIN).content.decode()
+    finally:
+        other.drop_queue(queue_name)
+
+
+def test_unknown_database_is_404(viewer):
+    assert viewer.get(ADMIN, {"db": "nope"}).status_code == 404
+
+
+def test_queue_page_shows_messages_with_pretty_json_and_timings(viewer, queue, manager):
+    manager.send(queue, {"order": {"id": 7, "items": ["a"]}}, headers={"tenant": "acme"})
+    response = viewer.get(page(queue))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '"order": {\n    "id": 7' in html.replace("&quot;", '"')
+    assert "&quot;tenant&quot;: &quot;acme&quot;" in html
+    assert "ago" in text(response)
+    assert "<svg" in html  # charts are inline SVG
+    assert "http" not in re.sub(r'xmlns="http://www.w3.org/2000/svg"', "", _svgs(html))
+
+
+def _svgs(html: str) -> str:
+    return "".join(re.findall(r'<svg [^>]*class="pgmq-chart".*?</svg>', html, re.S))
+
+
+def test_queue_page_orders_and_pages(operator, queue, manager):
+    ids = manager.send_batch(queue, [{"n": i} for i in range(5)])
+
+    def shown(response) -> list[int]:
+        return [int(i) for i in re.findall(r'name="ids" value="(\d+)"', response.content.decode())]
+
+    first = operator.get(page(queue), {"page_size": 25})
+    assert shown(first) == ids[::-1]
+    oldest = operator.get(page(queue), {"order": "oldest", "page_size": 25})
+    assert shown(oldest) == ids
+    # Keyset pages: 'after' continues, 'before' goes back.
+    second = operator.get(page(queue), {"page_size": 25, "after": ids[2]})
+    assert shown(second) == ids[:2][::-1]
+    back = operator.get(page(queue), {"page_size": 25, "before": ids[1]})
+    assert shown(back) == ids[2:][::-1]
+
+
+def test_queue_page_next_link(viewer, queue, manager):
+    manager.send_batch(queue, [{"n": i} for i in range(30)])
+    html = viewer.get(page(queue), {"page_size": 25}).content.decode()
+    assert 'rel="next"' in html and 'rel="prev"' not in html
+    next_url = re.search(r'href="([^"]+)" rel="next"', html).group(1).replace("&amp;", "&")
+    html2 = viewer.get(next_url).content.decode()
+    assert html2.count("pgmq-state-") == 5
+    assert 'rel="prev"' in html2 and 'rel="next"' not in html2
+
+
+def test_queue_page_filters(viewer, queue, manager):
+    manager.send_batch(
+        queue,
+        [{"kind": "a"}, {"kind": "b"}, {"kind": "a", "x": 1}],
+        headers=[{"tenant": "t1"}, {"tenant": "t2"}, None],
+    )
+    manager.read(queue, vt=0, qty=1)
+
+    def count(**params) -> int:
+        response = viewer.get(page(queue), params)
+        assert response.status_code == 200
+        return response.content.decode().count("pgmq-state-")
+
+    assert count() == 3
+    assert count(contains='{"kind": "a"}') == 2
+    assert count(header="tenant") == 2
+    assert count(header="tenant", header_value="t2") == 1
+    assert count(read_ct=1) == 1
+    assert count(read_ct=2) == 0
+
+
+def test_queue_page_rejects_a_bad_filter_with_a_message(viewer, queue, manager):
+    manager.send(queue, {"n": 1})
+    response = viewer.get(page(queue), {"contains": "{not json"})
+    assert response.status_code == 200
+    assert "The filters were not applied" in text(response)
+    assert "Not valid JSON" in text(response)
+
+
+def test_queue_page_lists_the_archive(viewer, queue, manager):
+    ids = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
+    manager.archive(queue, ids[0])
+    response = viewer.get(page(queue), {"source": "archive"})
+    html = response.content.decode()
+    assert html.count("pgmq-state-archived") == 1
+    assert "Latency" in html
+
+
+def test_queue_page_lists_dead_letters(viewer, queue, manager):
+    dlq = f"{queue}_dlq"  # the naming convention when no QueueConfig names one
+    manager.create_queue(dlq)
+    try:
+        manager.send_batch(dlq, [{"dead": 1}, {"dead": 2}])
+        response = viewer.get(page(queue), {"source": "dlq"})
+        assert response.content.decode().count("pgmq-state-visible") == 2
+        assert f"Dead letters ({dlq})" in text(response)
+    finally:
+        manager.drop_queue(dlq)
+
+
+def test_missing_queue_is_404(viewer, queue_name):
+    assert viewer.get(page(queue_name)).status_code == 404
+
+
+def test_charts_read_archive_and_samples(viewer, queue, manager):
+    ids = manager.send_batch(queue, [{"n": i} for i in range(3)])
+    manager.archive(queue, ids)
+    now = timezone.now()
+    QueueSample.objects.bulk_create(
+        QueueSample(
+            queue=queue,
+            sampled_at=now - timedelta(minutes=m),
+            depth=10 + m,
+            visible=5,
+            in_flight=1,
+            delayed=0,
+            archive_size=0,
+            total_messages=0,
+        )
+        for m in range(5)
+    )
+    for range_key in ("hour", "day"):
+        html = viewer.get(page(queue), {"range": range_key}).content.decode()
+        svgs = re.findall(r'<svg [^>]*class="pgmq-chart".*?</svg>', html, re.S)
+        assert len(svgs) == 3
+        throughput, _latency, depth = svgs
+        assert "<rect" in throughput.split("</title>", 1)[1]  # a bar for the archived messages
+        assert "<polyline" in depth or "<circle" in depth
+        assert "no data yet" not in depth
+
+
+def test_workers_page_marks_stale_workers(viewer):
+    now = timezone.now()
+    Worker.objects.create(
+        host="alive-host",
+        pid=11,
+        queues=["a"],
+        expires_at=now + timedelta(minutes=1),
+        processed=12,
+        failed=3,
+    )
+    Worker.objects.create(host="dead-host", pid=22, queues=["b"], expires_at=now)
+    response = viewer.get(ADMIN + "workers/")
+    assert response.status_code == 200
+    body = text(response)
+    assert "alive-host:11 alive a 1" in body
+    assert "dead-host:22 stale b" in body
+    assert response.content.decode().count('class="pgmq-stale"') == 1
+
+
+def test_admin_index_links_to_the_dashboard(viewer):
+    response = viewer.get("/admin/")
+    assert response.status_code == 200
+    assert ADMIN in response.content.decode()
