@@ -1,1 +1,1 @@
-"""Benchmarks: django-pgmq side by side with pgmq's SQL and a bare table (``python -m benchmarks``)."""
+"""Benchmarks: django-pgmq beside pgmq's SQL and a bare table (``python -m benchmarks``)."""

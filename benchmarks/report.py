@@ -1,0 +1,171 @@
+"""Ratios, the printed table and the JSON file of a run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from .plan import PEERS
+
+# Issue 8's goals at batch 10: (phase, ours target, peer target, minimum ratio).
+GOALS = [
+    ("read+archive b10", "ours-sql", "pgmq-sql", 1.3),
+    ("e2e 22B", "ours-sql", "pgmq-sql", 1.3),
+    ("e2e 22B", "ours-worker", "pgmq-sql", 1.2),
+]
+
+COLUMNS = [
+    ("phase", 16, "<"),
+    ("target", 17, "<"),
+    ("msg/s", 8, ">"),
+    ("p50 ms", 7, ">"),
+    ("p99 ms", 7, ">"),
+    ("/pgmq", 6, ">"),
+    ("/raw", 6, ">"),
+    ("srv", 5, ">"),
+    ("cli", 5, ">"),
+    ("other", 5, ">"),
+    ("WAL/msg", 7, ">"),
+    ("HOT", 4, ">"),
+    ("", 9, "<"),
+]
+
+
+def ratio(row: dict, peer: dict | None) -> float | None:
+    """Ours against a peer: throughput ratio, or for latency-only phases peer p50 / ours p50
+    (either way above 1 means ours is better)."""
+    if peer is None or row.get("error") or peer.get("error"):
+        return None
+    if row.get("rate") and peer.get("rate"):
+        return row["rate"] / peer["rate"]
+    if row.get("rate") is None and row.get("p50_ms") and peer.get("p50_ms"):
+        return peer["p50_ms"] / row["p50_ms"]
+    return None
+
+
+def add_ratios(rows: list[dict]) -> None:
+    """Give every django-pgmq row its ratios against pgmq's SQL and the raw table."""
+    by_key = {(r["phase"], r["target"]): r for r in rows}
+    for row in rows:
+        if not row.get("ours"):
+            continue
+        for peer in PEERS:
+            row[f"vs_{peer}"] = ratio(row, by_key.get((row["phase"], peer)))
+
+
+def goals(rows: list[dict]) -> list[dict]:
+    """Issue 8's speed goals, each with the measured ratio and whether it is met."""
+    by_key = {(r["phase"], r["target"]): r for r in rows}
+    found = []
+    for phase, ours, peer, minimum in GOALS:
+        value = ratio(by_key.get((phase, ours), {}), by_key.get((phase, peer)))
+        found.append(
+            {
+                "phase": phase,
+                "ours": ours,
+                "peer": peer,
+                "minimum": minimum,
+                "ratio": value,
+                "met": None if value is None else value >= minimum,
+            }
+        )
+    return found
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def cells(row: dict) -> list[str]:
+    """One table line's cells."""
+    if row.get("error"):
+        return [row["phase"], row["target"], "ERROR", *[""] * 9, row["error"].splitlines()[-1][:60]]
+    cpu = row["cpu"]
+    hot = row.get("hot_ratio")
+    return [
+        row["phase"],
+        row["target"],
+        _num(row.get("rate")),
+        _num(row.get("p50_ms"), 2),
+        _num(row.get("p99_ms"), 2),
+        _num(row.get("vs_pgmq-sql"), 2),
+        _num(row.get("vs_raw"), 2),
+        _num(cpu.get("server_cores"), 2),
+        _num(cpu["client_cores"], 2),
+        _num(cpu["other_cores"], 2),
+        _num(row.get("wal_per_msg")),
+        "-" if hot is None else f"{hot:.0%}",
+        "disturbed" if row.get("disturbed") else "",
+    ]
+
+
+def line(values: Iterable[str]) -> str:
+    parts = []
+    for value, (_, width, align) in zip(values, COLUMNS, strict=False):
+        parts.append(f"{value:{align}{width}}")
+    return " ".join(parts).rstrip()
+
+
+def header() -> str:
+    return line(name for name, _, _ in COLUMNS)
+
+
+def print_table(rows: list[dict], out: TextIO) -> None:
+    print(header(), file=out)
+    print("-" * len(header()), file=out)
+    last = None
+    for row in rows:
+        if last is not None and row["phase"] != last:
+            print(file=out)
+        last = row["phase"]
+        print(line(cells(row)), file=out)
+
+
+def print_summary(result: dict, out: TextIO) -> None:
+    """Legend, setup and issue 8's goals under the table."""
+    meta = result["meta"]
+    server = meta["server"]
+    print(
+        "\nmsg/s: messages per second (send: sent; read: read and acknowledged; e2e: archived in"
+        " the window).\np50/p99: per call (send), per read+ack (read), enqueue->archive (e2e),"
+        " commit->archive of a NOTIFY-woken consumer (notify).\n/pgmq, /raw: ours divided by the"
+        " peer (latency phases: peer p50 / ours p50); above 1 ours is better.\nsrv, cli, other:"
+        " CPU cores used by the server, the benchmark's processes, everything else."
+        "\nWAL/msg: bytes of WAL per message (server-wide). HOT: share of updates of the queue"
+        " table that were HOT.",
+        file=out,
+    )
+    print(
+        f"\nPostgreSQL {server['version']} ({server['source']}); {meta['cpus']} CPUs; profile"
+        f" {meta['profile']}; {meta['producers']} producers, {meta['consumers']} consumers,"
+        f" {meta['workers']} worker processes; git {meta['git']}",
+        file=out,
+    )
+    settings = ", ".join(f"{k}={v}" for k, v in server["settings"].items())
+    print(f"settings: {settings}", file=out)
+    if meta.get("notes"):
+        for note in meta["notes"]:
+            print(f"note: {note}", file=out)
+    disturbed = [r for r in result["rows"] if r.get("disturbed")]
+    if disturbed:
+        print(
+            f"{len(disturbed)} of {len(result['rows'])} rows ran while other load used the"
+            " machine (column 'other'); their figures are noisy.",
+            file=out,
+        )
+    for goal in result["goals"]:
+        verdict = {True: "met", False: "NOT met", None: "not measured"}[goal["met"]]
+        print(
+            f"goal: {goal['phase']}: {goal['ours']} / {goal['peer']} >= {goal['minimum']}:"
+            f" {_num(goal['ratio'], 2)} ({verdict})",
+            file=out,
+        )
+
+
+def write_json(result: dict[str, Any], path: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(result, fh, indent=1, default=str)
+        fh.write("\n")

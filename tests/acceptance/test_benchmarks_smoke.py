@@ -1,0 +1,130 @@
+"""The benchmark harness (``python -m benchmarks``) in its tiny mode, so it cannot rot.
+
+It runs as a real process against the tests' server; the checks are on the
+structure and sanity of what it reports, never on how fast anything was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import consume
+from benchmarks.plan import PEERS, TARGETS, phases
+from benchmarks.profiles import PROFILES
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = PROFILES["tiny"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def prefix() -> str:
+    """Scratch database prefix, unique to this test run's prefix (several runs share a server)."""
+    return os.environ.get("PGMQ_TEST_DB_PREFIX", "test_") + "bench_"
+
+
+def run_harness(pg_dsn: str, prefix: str, tmp_path: Path, *args: str) -> tuple[dict, str]:
+    """Run the harness in a subprocess; it must exit 0. Returns (its JSON, its stdout)."""
+    out = tmp_path / "figures.json"
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    command = [sys.executable, "-m", "benchmarks", "--tiny", "--json", str(out)]
+    done = subprocess.run(
+        [*command, "--dsn", pg_dsn, "--db-prefix", prefix, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    return json.loads(out.read_text()), done.stdout
+
+
+def scratch_databases(pg_connect, prefix: str) -> list[str]:
+    with pg_connect() as conn:
+        rows = conn.execute(
+            "SELECT datname FROM pg_database WHERE starts_with(datname, %s)", [prefix]
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def expected_runs() -> set[tuple[str, str]]:
+    """Every (phase, target) the tiny mode must measure on this checkout."""
+    worker = consume.available()
+    found = set()
+    for phase in phases():
+        for target in TARGETS:
+            if target.client == "worker-batch" or (target.client == "worker" and not worker):
+                continue
+            if phase.kind in target.kinds:
+                found.add((phase.name, target.key))
+    return found
+
+
+def test_every_phase_runs_for_every_target(pg_dsn, pg_connect, prefix, tmp_path):
+    result, stdout = run_harness(pg_dsn, prefix, tmp_path)
+    rows = {(r["phase"], r["target"]): r for r in result["rows"]}
+
+    assert set(rows) == expected_runs()
+    errors = {key: row["error"] for key, row in rows.items() if row.get("error")}
+    assert not errors, errors
+
+    for (phase, target), row in rows.items():
+        assert row["messages"] > 0, (phase, target)
+        assert isinstance(row["disturbed"], bool)
+        assert row["cpu"]["client_cores"] >= 0 and row["cpu"]["other_cores"] >= 0
+        assert row["wal_bytes"] >= 0
+        assert "q" in row["tables"], (phase, target)
+        if row["p50_ms"] is not None:
+            assert 0 < row["p50_ms"] <= row["p99_ms"], (phase, target)
+        if row["ours"]:
+            for peer in PEERS:
+                assert row[f"vs_{peer}"] > 0, (phase, target, peer)
+
+        kind = row["kind"]
+        if kind in ("send", "read", "e2e"):
+            assert row["rate"] > 0 and row["p50_ms"] is not None, (phase, target)
+        if kind == "read":
+            assert row["messages"] <= TINY.prefill[row["batch"]], (phase, target)
+            # Each message acknowledged was read first: an update of its row.
+            assert row["tables"]["q"]["upd"] >= row["messages"], (phase, target)
+        if kind == "e2e":
+            assert 0 <= row["backlog"]["mean"] <= row["backlog"]["max"], (phase, target)
+        if kind == "notify":
+            # Every message sent one by one was woken up for, read and archived.
+            assert row["messages"] == row["expected"] == TINY.notify_count, (phase, target)
+
+    meta = result["meta"]
+    assert meta["profile"] == "tiny"
+    assert meta["server"]["version"][:2].isdigit()
+    assert {"synchronous_commit", "shared_buffers", "fsync"} <= set(meta["server"]["settings"])
+    assert len(result["goals"]) == 3
+    # One printed line per run, under the table header.
+    assert stdout.count("\n") > len(rows)
+    for phase, target in rows:
+        assert any(line.startswith(phase) and target in line for line in stdout.splitlines())
+    assert scratch_databases(pg_connect, prefix) == []
+
+
+def test_soak_reports_every_interval(pg_dsn, pg_connect, prefix, tmp_path):
+    result, stdout = run_harness(pg_dsn, prefix, tmp_path, "--soak", "0.05", "--soak-interval", "1")
+    soak = result["soak"]
+    lines = soak["lines"]
+    assert soak["target"] == "ours-sql"
+    assert len(lines) == 3
+    assert sum(line["messages"] for line in lines) > 0
+    for line in lines:
+        q = line["tables"]["q"]
+        assert q["table_bytes"] > 0 and q["index_bytes"] > 0
+        assert line["messages"] >= 0 and q["live"] >= 0 and q["dead"] >= 0
+    assert soak["first_half_rate"] >= 0 and soak["second_half_rate"] >= 0
+    assert "first half" in stdout
+    assert scratch_databases(pg_connect, prefix) == []
