@@ -219,14 +219,88 @@ AS $fn$
     DELETE FROM pgmq.celery_binding b WHERE b.exchange = $1;
 $fn$;
 
+-- Consumer-side steps (read, ack, requeue, renewal) may commit without waiting for the
+-- WAL flush (synchronous_commit off for their own transaction only). If the server
+-- crashes just after, the step is forgotten and the message is delivered again; no
+-- message is lost. Publishes and declarations always wait.
+CREATE FUNCTION pgmq._celery_fast(fast boolean)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF fast THEN
+        PERFORM set_config('synchronous_commit', 'off', true);
+    END IF;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.celery_read(queue text, vt integer, qty integer, fast boolean DEFAULT false)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq._celery_fast(fast);
+    RETURN QUERY SELECT * FROM pgmq.read(queue, vt, qty);
+END
+$fn$;
+
+CREATE FUNCTION pgmq.celery_pop(queue text, qty integer, fast boolean DEFAULT false)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq._celery_fast(fast);
+    RETURN QUERY SELECT * FROM pgmq.pop(queue, qty);
+END
+$fn$;
+
+-- Acknowledge: archive (or delete) in one statement; returns how many were settled.
+CREATE FUNCTION pgmq.celery_ack(
+    queue text, msg_ids bigint[], archive boolean DEFAULT true, fast boolean DEFAULT false
+)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    settled integer;
+BEGIN
+    PERFORM pgmq._celery_fast(fast);
+    IF archive THEN
+        SELECT count(*) INTO settled FROM pgmq.archive(queue, msg_ids);
+    ELSE
+        SELECT count(*) INTO settled FROM pgmq.delete(queue, msg_ids);
+    END IF;
+    RETURN settled;
+END
+$fn$;
+
+-- Push the visibility of held messages forward (the holder is alive).
+CREATE FUNCTION pgmq.celery_extend(
+    queue text, msg_ids bigint[], vt integer, fast boolean DEFAULT false
+)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    extended integer;
+BEGIN
+    PERFORM pgmq._celery_fast(fast);
+    SELECT count(*) INTO extended FROM pgmq.set_vt(queue, msg_ids, vt);
+    RETURN extended;
+END
+$fn$;
+
 -- Make held messages visible now (reject with requeue, warm shutdown), in place.
-CREATE FUNCTION pgmq.celery_release(queue text, msg_ids bigint[], notify boolean DEFAULT true)
+CREATE FUNCTION pgmq.celery_release(
+    queue text, msg_ids bigint[], notify boolean DEFAULT true, fast boolean DEFAULT false
+)
 RETURNS integer
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
     released integer;
 BEGIN
+    PERFORM pgmq._celery_fast(fast);
     SELECT count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
     IF released > 0 AND notify THEN
         PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
@@ -247,9 +321,13 @@ DECLARE
 BEGIN
     FOREACH queue IN ARRAY queues LOOP
         CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue);
-        EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
-            INTO candidate;
-        earliest := least(earliest, candidate);
+        BEGIN
+            EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
+                INTO candidate;
+            earliest := least(earliest, candidate);
+        EXCEPTION WHEN undefined_table THEN
+            NULL;  -- dropped just now
+        END;
     END LOOP;
     RETURN earliest;
 END
@@ -338,8 +416,8 @@ BEGIN
             IF pgmq._celery_drop_if_unused(q.queue_name) THEN
                 dropped := dropped + 1;
             END IF;
-        EXCEPTION WHEN lock_not_available THEN
-            NULL;  -- in use right now; next time
+        EXCEPTION WHEN lock_not_available OR undefined_table THEN
+            NULL;  -- in use right now, or dropped by someone else; next time
         END;
     END LOOP;
     FOR q IN
@@ -350,8 +428,8 @@ BEGIN
             EXECUTE format('DELETE FROM pgmq.%I WHERE enqueued_at < clock_timestamp() - $1',
                            pgmq.format_table_name(q.queue_name, 'q'))
                 USING q.message_ttl;
-        EXCEPTION WHEN lock_not_available THEN
-            NULL;
+        EXCEPTION WHEN lock_not_available OR undefined_table THEN
+            NULL;  -- busy, or dropped since the loop started
         END;
     END LOOP;
     RETURN dropped;

@@ -276,6 +276,15 @@ def test_queues_of_dead_consumers_are_cleaned_up(connect, db, name):
     assert left == []
 
 
+def test_a_queue_dropped_under_its_consumer_makes_celery_reconnect(connect, db, name):
+    conn = connect()
+    conn.SimpleQueue(name).put("orphan")
+    with Consumer(conn, [Queue(name)], callbacks=[lambda b, m: None]):
+        db.execute("SELECT pgmq.drop_queue(%s)", [name])
+        with pytest.raises(conn.connection_errors, match="dropped while consumed"):
+            conn.drain_events(timeout=5)
+
+
 @pytest.mark.parametrize("notify", [True, False])
 def test_a_waiting_consumer_wakes_on_notify_not_on_a_poll(connect, name, notify):
     consumer_conn = connect(polling_interval=60, notify=notify)
@@ -296,7 +305,7 @@ def test_a_waiting_consumer_wakes_on_notify_not_on_a_poll(connect, name, notify)
 
     thread = threading.Thread(target=wait_for_one)
     thread.start()
-    while not consumer_conn.transport._waiting and thread.is_alive():
+    while not consumer_conn.transport._draining and thread.is_alive():
         threading.Event().wait(0.01)
     threading.Event().wait(0.3)  # the consumer has read once and now sleeps
     connect(notify=notify).SimpleQueue(name).put("wake up")

@@ -9,7 +9,9 @@ consumers that do not acknowledge).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections import deque
 from datetime import UTC, datetime, timedelta
 from queue import Empty
 from typing import TYPE_CHECKING, Any
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from amqp.protocol import queue_declare_ok_t
 from kombu.exceptions import ChannelError
+from kombu.exceptions import ConnectionError as KombuConnectionError
 from kombu.transport import virtual
 from kombu.transport.base import to_rabbitmq_queue_arguments
 from kombu.utils.uuid import uuid
@@ -74,6 +77,7 @@ class Channel(virtual.Channel):
         super().__init__(connection, **kwargs)
         self.options = connection.options
         self._no_ack_queues: set[str] = set()
+        self.pending_acks: deque[str] = deque()
 
     # -- names and SQL ------------------------------------------------------
 
@@ -284,12 +288,20 @@ class Channel(virtual.Channel):
     def _fetch(self, queue: str, qty: int, no_ack: bool) -> list[dict[str, Any]]:
         """Read (or pop) up to ``qty`` messages as kombu payloads; expired ones are dropped."""
         name = self.pgmq_name(queue)
-        if no_ack:
-            rows = self._run("pop", queue=name, qty=qty)
-        else:
-            rows = self._run(
-                "read", queue=name, vt=self.options.visibility_timeout, qty=qty, conditional="{}"
-            )
+        fast, vt = self.options.fast_acks, self.options.visibility_timeout
+        try:
+            if no_ack:
+                rows = self._run("celery_pop", queue=name, qty=qty, fast=fast)
+            else:
+                rows = self._run("celery_read", queue=name, vt=vt, qty=qty, fast=fast)
+        except psycopg.Error as exc:
+            if not _gone(exc):
+                raise
+            # Someone dropped the queue under its consumers. Reported as a connection error
+            # so that Celery reconnects, which declares the queue again.
+            raise KombuConnectionError(
+                f"queue {queue!r} (pgmq queue {name!r}) was dropped while consumed"
+            ) from exc
         payloads, expired = [], []
         for msg_id, read_ct, enqueued_at, read_at, _vt, payload, _headers in rows:
             tag = delivery_tag(name, msg_id, read_ct)
@@ -301,42 +313,49 @@ class Channel(virtual.Channel):
             properties.setdefault("delivery_info", {})["redelivered"] = read_ct > 1
             payloads.append(payload)
         if expired and not no_ack:
-            self._settle(expired, "delete")
+            self._ack(expired, archive=False)
         return payloads
 
     # -- settling (called by QoS, possibly from other threads) ---------------
 
     def settle(self, tags: list[str]) -> None:
-        """Acknowledge: archive or delete, per the ``on_ack`` option."""
-        self._settle(tags, self.options.on_ack)
+        """Acknowledge: archive or delete (``on_ack``), batched by the drain loop if one runs."""
+        if not self.connection.defer_acks(self, tags):
+            self._ack(tags)
+
+    def flush_acks(self) -> None:
+        """Send the acknowledgements the drain loop collected, one statement per queue."""
+        tags: list[str] = []
+        with contextlib.suppress(IndexError):
+            while True:
+                tags.append(self.pending_acks.popleft())
+        if tags:
+            self._ack(tags)
 
     def release(self, tags: list[str]) -> None:
         """Make these messages visible now (requeue, shutdown)."""
-        for queue, ids in by_queue(tags).items():
-            try:
-                self._run("celery_release", queue=queue, ids=ids, notify=self.options.notify)
-            except psycopg.Error as exc:
-                if not _gone(exc):
-                    raise
-                logger.debug("queue %s is gone; nothing to release", queue)
+        notify = self.options.notify
+        self._each_queue("celery_release", tags, notify=notify, fast=self.options.fast_acks)
 
     def renew(self) -> None:
         """Push the visibility timeout of every held message forward."""
-        for queue, ids in by_queue(self.qos.held()).items():
-            try:
-                self._run("celery_extend", queue=queue, ids=ids, vt=self.options.visibility_timeout)
-            except psycopg.Error as exc:
-                if not _gone(exc):
-                    raise
+        vt = self.options.visibility_timeout
+        self._each_queue("celery_extend", self.qos.held(), vt=vt, fast=self.options.fast_acks)
 
-    def _settle(self, tags: list[str], action: str) -> None:
+    def _ack(self, tags: list[str], archive: bool | None = None) -> None:
+        if archive is None:
+            archive = self.options.on_ack == "archive"
+        self._each_queue("celery_ack", tags, archive=archive, fast=self.options.fast_acks)
+
+    def _each_queue(self, statement: str, tags: list[str], **params: Any) -> None:
+        """Run a statement for the messages of each queue; a queue dropped meanwhile is skipped."""
         for queue, ids in by_queue(tags).items():
             try:
-                self._run(action, queue=queue, ids=ids)
+                self._run(statement, queue=queue, ids=ids, **params)
             except psycopg.Error as exc:
                 if not _gone(exc):
                     raise
-                logger.debug("queue %s is gone; nothing to %s", queue, action)
+                logger.debug("queue %s is gone; %s skipped", queue, statement)
 
 
 def _milliseconds(value: Any) -> int | None:

@@ -42,18 +42,17 @@ class QoS(virtual.QoS):
 
     def ack(self, delivery_tag: str) -> None:
         """Archive (or delete) the message; may be called from a pool thread."""
-        self.channel.settle([delivery_tag])
         super().ack(delivery_tag)
-        self.channel.connection.wakeup()
+        self.channel.settle([delivery_tag])
 
     def reject(self, delivery_tag: str, requeue: bool = False) -> None:
         """Requeue: visible again now, in place. Otherwise settled like an ack."""
+        self._quick_ack(delivery_tag)
         if requeue:
             self.channel.release([delivery_tag])
+            self.channel.connection.wakeup()
         else:
             self.channel.settle([delivery_tag])
-        self._quick_ack(delivery_tag)
-        self.channel.connection.wakeup()
 
     def held(self) -> list[str]:
         """Tags delivered and not yet settled (for renewing their visibility)."""
@@ -62,6 +61,7 @@ class QoS(virtual.QoS):
 
     def restore_unacked(self) -> list:
         """Make every unsettled message visible now instead of sending copies."""
+        self.channel.flush_acks()
         self._flush()
         tags = list(self._delivered)
         self._delivered.clear()

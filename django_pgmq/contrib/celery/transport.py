@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 from collections import Counter
 from queue import Empty
 from time import monotonic
@@ -91,7 +92,8 @@ class Transport(virtual.Transport):
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._waiting = False
+        self._draining = False
+        self._ack_lock = threading.Lock()
         self._consumed: Counter[str] = Counter()
         self._next_renewal = 0.0
         self._next_cleanup = 0.0
@@ -126,10 +128,28 @@ class Transport(virtual.Transport):
 
     def wakeup(self) -> None:
         """Wake a waiting ``drain_events`` (an ack opened the prefetch window)."""
-        if self._waiting and self._wake_w >= 0:
+        if self._draining and self._wake_w >= 0:
             # A full pipe means a wake-up is already pending.
             with contextlib.suppress(OSError):
                 os.write(self._wake_w, b"\0")
+
+    def defer_acks(self, channel: Channel, tags: list[str]) -> bool:
+        """Leave acks to the running drain loop, which sends them together; False if none runs.
+
+        Called from pool threads. The lock makes the choice exact: either the loop is
+        still running and will flush these tags before it returns, or the caller sends
+        them itself.
+        """
+        with self._ack_lock:
+            if not self._draining:
+                return False
+            channel.pending_acks.extend(tags)
+        self.wakeup()
+        return True
+
+    def _flush_acks(self) -> None:
+        for channel in list(self.channels):
+            channel.flush_acks()
 
     # -- consumers ----------------------------------------------------------
 
@@ -166,22 +186,30 @@ class Transport(virtual.Transport):
 
     def drain_events(self, connection: Any, timeout: float | None = None) -> None:
         """Deliver messages from some queue, waiting up to ``timeout`` seconds for one."""
+        with self._ack_lock:
+            self._draining = True  # from here on, acks are batched and wake this loop
+        try:
+            self._drain(timeout)
+        finally:
+            with self._ack_lock:
+                self._draining = False
+            self._flush_acks()
+
+    def _drain(self, timeout: float | None) -> None:
         deadline = None if timeout is None else monotonic() + timeout
         while True:
+            self._flush_acks()
             self._housekeeping()
-            self._waiting = True  # from here on, an ack writes to the wake-up pipe
             try:
                 self.cycle.get(self._deliver, timeout=timeout)
             except Empty:
                 pass
             else:
-                self._waiting = False
                 return
             now = monotonic()
             if deadline is None or now < deadline:
                 self.sessions.wait(self._idle_wait(now, deadline), self._wake_r)
             if deadline is not None and monotonic() >= deadline:
-                self._waiting = False
                 raise TimeoutError()
 
     def _idle_wait(self, now: float, deadline: float | None) -> float:
