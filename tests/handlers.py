@@ -80,9 +80,10 @@ def handle_batch(messages: list[Message]) -> None:
         handle(message)
 
 
-@django_pgmq.consumer(decode=lambda payload: int(payload["n"]))
+@django_pgmq.consumer(decode=lambda payload: {**payload, "n": int(payload["n"])})
 def handle_number(message: Message) -> None:
     """Needs ``{"n": <int>}``; anything else cannot be decoded and is dead-lettered."""
+    _act(message)
     run = _new_run(message)
     run.finished_at = run.started_at
     run.save()

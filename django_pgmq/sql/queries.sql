@@ -131,3 +131,7 @@ SELECT pg_notify(%(channel)s, '');
 
 -- name: dashboard_disable_notify
 SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
+
+-- name: worker_lock_messages
+-- The worker locks the messages of its atomic handlers (in msg_id order: no deadlocks).
+SELECT msg_id FROM pgmq.{queue} WHERE msg_id = ANY(%(ids)s::bigint[]) ORDER BY msg_id FOR UPDATE;

@@ -1,9 +1,17 @@
 """Run a handler over a batch and settle each message: acknowledge, retry or dead-letter.
 
-An atomic handler runs in a savepoint together with its message's archive (or
-delete), so its writes and the acknowledgement commit or roll back together;
-quick messages share one transaction (committed at least every
-`COMMIT_EVERY` seconds), so one failure undoes nothing but its own savepoint.
+Atomic handlers (the default) run in chunks of up to `MAX_CHUNK` messages
+sharing one transaction, committed at least every `COMMIT_EVERY` seconds. The
+chunk first locks its messages, so nobody else can take, archive or delete
+them until it commits (a message already gone is not run). Each handler runs
+in a savepoint: a failure undoes its own writes only, and the message is
+retried or dead-lettered; the successful ones are archived (or deleted) in
+one statement that commits with their handlers' writes. The first handler of
+a chunk needs no savepoint: when it fails, the whole (so far empty)
+transaction is rolled back instead, which saves two round trips per chunk.
+
+Non-atomic handlers run outside any transaction; each message is acknowledged
+right after its handler returns.
 """
 
 from __future__ import annotations
@@ -27,15 +35,8 @@ from .held import Holdings
 log = logging.getLogger("django_pgmq.worker")
 
 COMMIT_EVERY = 1.0
+MAX_CHUNK = 50  # savepoints per transaction, well under PostgreSQL's 64 cached subtransactions
 MAX_ERROR_TEXT = 2000
-
-
-class AckLost(Exception):
-    """Messages left the queue while their handler ran (vt ran out, another worker took them)."""
-
-    def __init__(self, msg_ids: list[int]) -> None:
-        self.msg_ids = msg_ids
-        super().__init__(f"messages {msg_ids} were no longer in the queue when acknowledged")
 
 
 @dataclass
@@ -54,14 +55,24 @@ class Outcome:
 
     @property
     def finished(self) -> int:
-        """Messages whose handler ran, whatever the result."""
+        """Messages settled one way or another (not handed back)."""
         return self.done + self.retried + self.dead + self.lost
 
     def summary(self) -> str:
         parts = [f"{self.done} done", f"{self.retried} retried", f"{self.dead} dead-lettered"]
-        parts += [f"{self.lost} lost to another worker"] if self.lost else []
+        parts += [f"{self.lost} gone before they ran"] if self.lost else []
         parts += [f"{self.released} released"] if self.released else []
         return ", ".join(parts)
+
+
+class _FirstFailed(Exception):
+    """The first handler of a chunk failed: its transaction rolls back, then it is settled."""
+
+    def __init__(self, message: Message, error: Exception, rest: list[Message]) -> None:
+        super().__init__(str(error))
+        self.message = message
+        self.error = error
+        self.rest = rest
 
 
 def error_text(exc: BaseException) -> str:
@@ -80,6 +91,7 @@ class Processor:
         stopping: threading.Event,
     ) -> None:
         self.settings = settings
+        self.consumer = settings.consumer
         self.queue = settings.queue
         self.manager = manager
         self.holdings = holdings
@@ -90,17 +102,17 @@ class Processor:
         outcome = Outcome()
         pending = list(messages)
         try:
-            if self.settings.consumer.batch_handler:
+            if self.consumer.batch_handler:
                 with self._transaction():
-                    self._handle_batch(pending, outcome)
+                    self._handle_batch(self._present(pending, outcome), outcome)
                 pending = []
             while pending and not self.stopping.is_set():
-                with self._transaction():
-                    opened = monotonic()
-                    while pending and not self.stopping.is_set():
-                        self._handle_one(pending.pop(0), outcome)
-                        if monotonic() - opened >= COMMIT_EVERY:
-                            break
+                try:
+                    with self._transaction():
+                        pending = self._run_chunk(pending, outcome)
+                except _FirstFailed as failed:
+                    self._fail([failed.message], failed.error, outcome)
+                    pending = failed.rest
             if pending:
                 ids = [m.msg_id for m in pending]
                 outcome.released = len(self.manager.set_vt_seconds(self.queue, ids, 0, unread=True))
@@ -108,25 +120,66 @@ class Processor:
             self.holdings.drop(self.queue, [m.msg_id for m in messages])
         return outcome
 
-    # -- one message ----------------------------------------------------------
+    def _run_chunk(self, pending: list[Message], outcome: Outcome) -> list[Message]:
+        """Handle messages until the chunk is full or old; the ones left for the next."""
+        todo = self._present(pending, outcome)
+        done: list[int] = []
+        opened = monotonic()
+        first = self.consumer.atomic
+        while todo and not self.stopping.is_set():
+            message = todo.pop(0)
+            if first:
+                self._handle_first(message, todo)
+                done.append(message.msg_id)
+                first = False
+            elif self._handle_one(message, outcome):
+                done.append(message.msg_id)
+            if len(done) >= MAX_CHUNK or monotonic() - opened >= COMMIT_EVERY:
+                break
+        if done:
+            self._acknowledge(done)
+            outcome.done += len(done)
+        return todo
 
-    def _handle_one(self, message: Message, outcome: Outcome) -> None:
+    def _present(self, messages: list[Message], outcome: Outcome) -> list[Message]:
+        """Atomic: lock the messages; those already gone (taken elsewhere) are not run."""
+        if not self.consumer.atomic:
+            return messages
+        locked = set(self.manager.lock_messages(self.queue, [m.msg_id for m in messages]))
+        gone = [m.msg_id for m in messages if m.msg_id not in locked]
+        if gone:
+            outcome.lost += len(gone)
+            self.holdings.drop(self.queue, gone)
+            log.warning(
+                "%s: messages %s left the queue before they ran (their vt ran out and "
+                "another consumer took them); skipped",
+                self.queue,
+                gone,
+            )
+        return [m for m in messages if m.msg_id in locked]
+
+    def _handle_first(self, message: Message, rest: list[Message]) -> None:
+        """Run the first handler of a chunk, without a savepoint (see the module's docstring)."""
+        self.holdings.start(self.queue, [message.msg_id])
+        try:
+            self.consumer.handler(self._decode(message))
+        except Exception as exc:
+            raise _FirstFailed(message, exc, rest) from exc
+
+    def _handle_one(self, message: Message, outcome: Outcome) -> bool:
+        """Run the handler on one message; True when it succeeded (to acknowledge)."""
         self.holdings.start(self.queue, [message.msg_id])
         try:
             with self._savepoint():
-                self.settings.consumer.handler(self._decode(message))
-                self._acknowledge([message.msg_id])
-        except AckLost as exc:
-            outcome.lost += 1
-            log.warning("%s: %s; its handler's writes were rolled back", self.queue, exc)
+                self.consumer.handler(self._decode(message))
         except Exception as exc:
             self._fail([message], exc, outcome)
-        else:
+            return False
+        if not self.consumer.atomic:
+            self._acknowledge([message.msg_id])
             outcome.done += 1
-        finally:
-            self.holdings.drop(self.queue, [message.msg_id])
-
-    # -- a batch handler ------------------------------------------------------
+            return False
+        return True
 
     def _handle_batch(self, messages: list[Message], outcome: Outcome) -> None:
         self.holdings.start(self.queue, [m.msg_id for m in messages])
@@ -138,32 +191,27 @@ class Processor:
                 self._fail([message], exc, outcome)
         if not decoded:
             return
-        ids = [m.msg_id for m in decoded]
         try:
             with self._savepoint():
-                self.settings.consumer.handler(decoded)
-                self._acknowledge(ids)
-        except AckLost as exc:
-            outcome.lost += len(exc.msg_ids)
-            present = [m for m in decoded if m.msg_id not in exc.msg_ids]
-            self._fail(present, exc, outcome)
+                self.consumer.handler(decoded)
         except Exception as exc:
             self._fail(decoded, exc, outcome)
-        else:
-            outcome.done += len(decoded)
+            return
+        self._acknowledge([m.msg_id for m in decoded])
+        outcome.done += len(decoded)
 
     # -- helpers --------------------------------------------------------------
 
     def _transaction(self) -> contextlib.AbstractContextManager:
-        """The transaction quick messages share (none for non-atomic handlers)."""
-        if self.settings.consumer.atomic:
+        """The transaction a chunk shares (none for non-atomic handlers)."""
+        if self.consumer.atomic:
             return transaction.atomic(using=self.manager.using)
         return contextlib.nullcontext()
 
-    _savepoint = _transaction  # nested in the shared transaction, atomic() is a savepoint
+    _savepoint = _transaction  # nested in the chunk's transaction, atomic() is a savepoint
 
     def _decode(self, message: Message) -> Message:
-        decode = self.settings.consumer.decode
+        decode = self.consumer.decode
         if decode is None:
             return message
         try:
@@ -172,18 +220,22 @@ class Processor:
             raise PoisonMessage(f"cannot decode the payload: {error_text(exc)}") from exc
 
     def _acknowledge(self, msg_ids: list[int]) -> None:
+        """Archive (or delete) handled messages; with atomic handlers, in their transaction."""
         if self.settings.on_success == "delete":
             done = self.manager.delete(self.queue, msg_ids)
         else:
             done = self.manager.archive(self.queue, msg_ids)
         missing = sorted(set(msg_ids) - set(done))
-        if missing:
-            raise AckLost(missing)
+        if missing and not self.consumer.atomic:
+            log.warning(
+                "%s: messages %s were gone when acknowledged: their vt ran out while the "
+                "handler ran and another consumer took them",
+                self.queue,
+                missing,
+            )
 
     def _fail(self, messages: list[Message], exc: Exception, outcome: Outcome) -> None:
         """Retry each message after a backoff, or dead-letter it (poison, or out of reads)."""
-        if not messages:
-            return
         self.holdings.drop(self.queue, [m.msg_id for m in messages])  # no vt extension now
         settings = self.settings
         notes = []

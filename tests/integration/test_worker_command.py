@@ -71,3 +71,29 @@ def test_max_messages_stops_after_that_many(queue):
     assert HandlerRun.objects.count() == 4
     assert pgmq.metrics(queue).queue_length == 6
     assert len(pgmq.read(queue, vt=30, qty=10)) == 6  # nothing held back
+
+
+def test_poison_and_undecodable_messages_are_dead_lettered_at_once(queue, manager):
+    ok = pgmq.send(queue, {"n": 7})
+    undecodable = pgmq.send(queue, {"text": "no number"})
+    poison = pgmq.send(queue, {"n": 8, "poison": True})
+    consume(queue, handler="tests.handlers.handle_number", until_empty=True, poll_interval=0.05)
+
+    letters = pgmq.read(f"{queue}_dlq", vt=30, qty=10)
+    origins = {m.headers["dead_letter"]["msg_id"]: m.headers["dead_letter"] for m in letters}
+    assert sorted(origins) == [undecodable, poison]
+    assert origins[undecodable]["read_ct"] == 1  # not retried
+    assert origins[undecodable]["error"].startswith(
+        "PoisonMessage: cannot decode the payload: KeyError"
+    )
+    assert origins[poison]["error"] == "PoisonMessage: this message can never succeed"
+    assert list(HandlerRun.objects.values_list("msg_id", flat=True)) == [ok]
+    manager.drop_queue(f"{queue}_dlq")
+
+
+def test_a_batch_handler_gets_whole_batches(queue):
+    ids = pgmq.send_batch(queue, [{"n": i} for i in range(12)])
+    consume(queue, handler="tests.handlers.handle_batch", until_empty=True, poll_interval=0.05)
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == ids
+    assert pgmq.metrics(queue).queue_length == 0
+    assert pgmq.QueueManager().archive_count(queue) == 12

@@ -46,15 +46,19 @@ def q(m, queue_name) -> str:
     return queue_name
 
 
-def test_one_failure_in_a_shared_transaction_undoes_only_its_own_savepoint(m, q):
-    ok1, bad, ok2 = m.send_batch(q, [{"n": 1}, {"fail_times": 1}, {"n": 3}])
+@pytest.mark.parametrize("failing", [0, 1, 2])
+def test_one_failure_in_a_shared_transaction_undoes_only_its_own_work(m, q, failing):
+    payloads = [{"n": i} for i in range(3)]
+    payloads[failing] = {"fail_times": 1}
+    ids = m.send_batch(q, payloads)
     messages = m.read(q, vt=30, qty=3)
     outcome = processor(q, handlers.handle_write_then_fail).run(messages)
 
     assert (outcome.done, outcome.retried, outcome.dead) == (2, 1, 0)
-    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == [ok1, ok2]
+    good = [i for n, i in enumerate(ids) if n != failing]
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == good
     assert m.archive_count(q) == 2
-    assert live_ids(q) == [bad]  # waiting for its retry
+    assert live_ids(q) == [ids[failing]]  # waiting for its retry
     assert m.read(q, vt=30, qty=3) == []
 
 
@@ -84,17 +88,34 @@ def test_a_delete_consumer_deletes_instead_of_archiving(m, q):
     assert (m.archive_count(q), live_ids(q)) == (0, [])
 
 
-def test_a_handler_whose_message_was_taken_meanwhile_has_its_writes_rolled_back(queue, pg_connect):
-    """The message's vt ran out and another worker archived it first: no double effect."""
+def test_a_message_taken_elsewhere_before_its_turn_is_not_run(queue, pg_connect):
+    """Its vt ran out and another consumer archived it first: running it would do it twice."""
+    manager = QueueManager()
+    taken, kept = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
+    messages = manager.read(queue, vt=30, qty=2)
+    pg_connect().execute("SELECT pgmq.archive(%s, %s::bigint)", [queue, taken])
+
+    outcome = processor(queue, handlers.handle).run(messages)
+    assert (outcome.done, outcome.lost) == (1, 1)
+    assert list(HandlerRun.objects.values_list("msg_id", flat=True)) == [kept]
+    assert manager.archive_count(queue) == 2
+
+
+def test_while_its_handler_runs_nobody_else_can_read_or_acknowledge_a_message(queue, pg_connect):
     manager = QueueManager()
     msg_id = manager.send(queue, {"n": 1})
     other = pg_connect()
+    other.execute("SET lock_timeout = '200ms'")
+    seen = {}
 
-    def slow_handler(message):
-        handlers.handle(message)  # writes its HandlerRun
-        other.execute("SELECT pgmq.archive(%s, %s::bigint)", [queue, message.msg_id])
+    def handler(message):
+        # vt 0: visible again at once, yet the lock keeps other readers away.
+        seen["read"] = other.execute("SELECT * FROM pgmq.read(%s, 30, 10)", [queue]).fetchall()
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            other.execute("SELECT pgmq.archive(%s, %s::bigint)", [queue, message.msg_id])
 
-    outcome = processor(queue, slow_handler).run(manager.read(queue, vt=30, qty=1))
-    assert (outcome.done, outcome.lost) == (0, 1)
-    assert not HandlerRun.objects.filter(msg_id=msg_id).exists()
-    assert manager.archive_count(queue) == 1  # archived once, by the other worker
+    outcome = processor(queue, handler).run(manager.read(queue, vt=0, qty=1))
+    assert seen["read"] == []
+    assert outcome.done == 1
+    assert manager.archive_count(queue) == 1
+    assert msg_id not in [m.msg_id for m in manager.read(queue, vt=0, qty=10)]
