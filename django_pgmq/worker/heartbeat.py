@@ -12,8 +12,9 @@ import threading
 from collections.abc import Callable
 from time import monotonic
 
-from django.db import connections
+from django.db import DatabaseError, connections
 
+from ..errors import PgmqError
 from ..manager import QueueManager
 from .held import Holdings
 
@@ -64,6 +65,8 @@ class Heartbeat(threading.Thread):
     def _guarded(self, action: Callable[[], None]) -> None:
         try:
             action()
-        except Exception as exc:
+        except (DatabaseError, PgmqError) as exc:
             log.warning("heartbeat: %s: %s", type(exc).__name__, exc)
             connections[self.manager.using].close()
+        except Exception as exc:
+            log.error("heartbeat: %s: %s", type(exc).__name__, exc, exc_info=exc)
