@@ -285,6 +285,26 @@ def test_a_queue_dropped_under_its_consumer_makes_celery_reconnect(connect, db, 
             conn.drain_events(timeout=5)
 
 
+def test_an_idle_consumer_sleeps_instead_of_polling(connect, name):
+    conn = connect(polling_interval=60)
+    queue = Queue(name)
+    queue(conn.default_channel).declare()
+    sessions = conn.transport.sessions
+    statements: list[str] = []
+    run = sessions.run
+
+    def spy(statement: str, params: dict) -> list[tuple]:
+        statements.append(statement)
+        return run(statement, params)
+
+    sessions.run = spy
+    with Consumer(conn, [queue], callbacks=[lambda b, m: None]):
+        for _ in range(3):  # as Celery's loop calls it, every couple of seconds
+            with pytest.raises(TimeoutError):
+                conn.drain_events(timeout=0.5)
+    assert statements.count("celery_read") == 1  # one look, then LISTEN until something changes
+
+
 @pytest.mark.parametrize("notify", [True, False])
 def test_a_waiting_consumer_wakes_on_notify_not_on_a_poll(connect, name, notify):
     consumer_conn = connect(polling_interval=60, notify=notify)

@@ -210,6 +210,7 @@ class Channel(virtual.Channel):
             delivered = int(sender.run("celery_send", params)[0][0] is not None)
         else:
             delivered = 0
+        self.connection.poke()
         if not delivered and not exchange:
             # As in AMQP, an unroutable message is dropped: typically a reply to a client
             # that has gone away. Exchanges without bindings (events) drop silently.
@@ -335,6 +336,7 @@ class Channel(virtual.Channel):
     def release(self, tags: list[str]) -> None:
         """Make these messages visible now (requeue, shutdown)."""
         notify = self.options.notify
+        self.connection.poke()
         self._each_queue("celery_release", tags, notify=notify, fast=self.options.fast_acks)
 
     def renew(self) -> None:

@@ -130,8 +130,11 @@ class Sessions:
             self._listener.execute(sql.SQL("UNLISTEN {}").format(channel))
         self._listening = wanted
 
-    def wait(self, timeout: float, wakeup_fd: int) -> None:
-        """Block until a notification, a byte on ``wakeup_fd``, or ``timeout`` seconds."""
+    def wait(self, timeout: float, wakeup_fd: int) -> bool:
+        """Block until a notification, a byte on ``wakeup_fd``, or ``timeout`` seconds.
+
+        Returns True when woken (something may have changed), False on timeout.
+        """
         fds = [wakeup_fd]
         listener = self._listener if self._listening else None
         if listener is not None and not listener.closed:
@@ -143,6 +146,7 @@ class Sessions:
         if wakeup_fd in readable:
             with contextlib.suppress(BlockingIOError):
                 os.read(wakeup_fd, 4096)
+        return bool(readable)
 
     def close(self) -> None:
         """Close both sessions (in a forked child, only forget the parent's)."""

@@ -97,6 +97,8 @@ class Transport(virtual.Transport):
         self._consumed: Counter[str] = Counter()
         self._next_renewal = 0.0
         self._next_cleanup = 0.0
+        # Until then an empty look found nothing due and no notification or ack came.
+        self._quiet_until = 0.0
 
     def driver_version(self) -> str:
         return psycopg.__version__
@@ -179,6 +181,7 @@ class Transport(virtual.Transport):
         self._listen()
 
     def _listen(self) -> None:
+        self.poke()  # the set of queues changed: look at them now
         if self.options.notify:
             self.sessions.listen(self._consumed)
 
@@ -200,29 +203,37 @@ class Transport(virtual.Transport):
         while True:
             self._flush_acks()
             self._housekeeping()
-            try:
-                self.cycle.get(self._deliver, timeout=timeout)
-            except Empty:
-                pass
-            else:
-                return
+            now = monotonic()
+            if now >= self._quiet_until:  # else nothing can have arrived since the last look
+                try:
+                    self.cycle.get(self._deliver, timeout=timeout)
+                except Empty:
+                    self._quiet_until = now + self._idle_wait()
+                else:
+                    return
             now = monotonic()
             if deadline is None or now < deadline:
-                self.sessions.wait(self._idle_wait(now, deadline), self._wake_r)
+                wait = min(self._quiet_until - now, self._next_renewal - now)
+                if deadline is not None:
+                    wait = min(wait, deadline - now)
+                if self.sessions.wait(max(wait, 0.0), self._wake_r):
+                    self.poke()  # a notification or an ack
             if deadline is not None and monotonic() >= deadline:
                 raise TimeoutError()
 
-    def _idle_wait(self, now: float, deadline: float | None) -> float:
-        """Seconds until something could be fetched, at most ``polling_interval``."""
-        waits = [self.polling_interval, self._next_renewal - now]
-        if deadline is not None:
-            waits.append(deadline - now)
+    def _idle_wait(self) -> float:
+        """Seconds until a message could be due, at most ``polling_interval``."""
+        waits = [self.polling_interval]
         queues = sorted({q for channel in self.channels for q in channel.active_pgmq_queues()})
         if queues:
             seconds = self.sessions.run("celery_next_visible", {"queues": queues})[0][0]
             if seconds is not None:
                 waits.append(max(float(seconds), MIN_WAIT))
-        return max(min(waits), 0.0)
+        return min(waits)
+
+    def poke(self) -> None:
+        """Something changed in a queue this process consumes: look at the queues again."""
+        self._quiet_until = 0.0
 
     def _housekeeping(self) -> None:
         """Renew held messages' visibility and clean up, each when due."""
