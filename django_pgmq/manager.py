@@ -361,15 +361,26 @@ class QueueManager:
         return [QueueStats.from_row(row) for row in rows]
 
     def dashboard_throughput(
-        self, queue: str, *, window: timedelta, bucket: timedelta, row_limit: int = 200_000
+        self,
+        queue: str,
+        *,
+        window: timedelta,
+        bucket: timedelta,
+        row_limit: int = 200_000,
+        latency_limit: int = 20_000,
     ) -> list[ThroughputBucket]:
-        """Archived messages per ``bucket`` over the last ``window``, with latency percentiles."""
+        """Archived messages per ``bucket`` over the last ``window``, with latency percentiles.
+
+        At most ``row_limit`` (counts) and ``latency_limit`` (percentiles) of the newest
+        archived rows are read; the buckets say when a limit cut the window short.
+        """
         validate_queue_name(queue)
         params = {
             "queue": queue,
             "window": window,
             "bucket": bucket,
             "row_limit": _check_int("row_limit", row_limit, 1, 2**62),
+            "latency_limit": _check_int("latency_limit", latency_limit, 1, 2**62),
         }
         rows = self._fetch("dashboard_throughput", params, queue)
         return [ThroughputBucket(*row) for row in rows]

@@ -37,6 +37,7 @@ class QueueCharts:
     latency: SafeString
     depth: SafeString
     truncated: bool
+    latency_truncated: bool
 
 
 def _slots(start: datetime, end: datetime, bucket: timedelta) -> list[float]:
@@ -55,20 +56,39 @@ def _series(label: str, slots: list[float], values: dict[float, float], *, bars:
 
 
 def depth_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) -> dict[str, dict]:
-    """Highest sampled depth, visible and in-flight counts per bucket, keyed by Unix time."""
+    """Highest sampled depth, visible, in-flight and total counts per bucket, by Unix time."""
     rows = (
         QueueSample.objects.using(using)
         .filter(queue=queue, sampled_at__gte=start)
         .annotate(slot=DateBin(Value(bucket), "sampled_at", Value(ORIGIN)))
         .values("slot")
-        .annotate(depth=Max("depth"), visible=Max("visible"), in_flight=Max("in_flight"))
+        .annotate(
+            depth=Max("depth"),
+            visible=Max("visible"),
+            in_flight=Max("in_flight"),
+            total=Max("total_messages"),
+        )
         .order_by("slot")
     )
-    figures: dict[str, dict] = {"depth": {}, "visible": {}, "in_flight": {}}
+    figures: dict[str, dict] = {"depth": {}, "visible": {}, "in_flight": {}, "total": {}}
     for row in rows:
         for name, by_slot in figures.items():
             by_slot[row["slot"].timestamp()] = float(row[name])
     return figures
+
+
+def sent_per_minute(totals: dict[float, float], bucket: timedelta) -> dict[float, float]:
+    """Messages sent per minute in each bucket, from the growth of the sampled total.
+
+    ``total_messages`` is the queue's id sequence, exact at any volume, so this rate
+    covers long ranges that the archive scan may cut short.
+    """
+    width, minutes = bucket.total_seconds(), bucket.total_seconds() / 60
+    return {
+        slot: max(total - totals[slot - width], 0) / minutes
+        for slot, total in totals.items()
+        if slot - width in totals
+    }
 
 
 def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts:
@@ -89,8 +109,11 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
     return QueueCharts(
         range=range_key,
         throughput=svg.chart(
-            [_series("archived / min", slots, per_minute, bars=True)],
-            title=f"{queue}: messages archived per minute",
+            [
+                _series("archived / min", slots, per_minute, bars=True),
+                _series("sent / min", slots, sent_per_minute(depth["total"], bucket)),
+            ],
+            title=f"{queue}: messages archived and sent per minute",
             unit="",
             bar_width=bucket.total_seconds(),
             **frame,
@@ -111,4 +134,5 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
             **frame,
         ),
         truncated=any(b.truncated for b in buckets),
+        latency_truncated=any(b.latency_truncated for b in buckets),
     )

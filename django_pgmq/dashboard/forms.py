@@ -87,6 +87,15 @@ class MessageFilterForm(forms.Form):
         widget=forms.TextInput(attrs={"size": 30, "placeholder": '{"kind": "order"}'}),
     )
     page_size = forms.TypedChoiceField(choices=PAGE_SIZES, coerce=int, required=False)
+
+    # What an empty query string means; bound to these, the form shows what is listed.
+    DEFAULTS = {"order": "newest", "page_size": "50"}
+
+    @classmethod
+    def from_query(cls, query: Any) -> MessageFilterForm:
+        """The filters of a query string (a QueryDict), defaults filled in."""
+        return cls({**cls.DEFAULTS, **query.dict()})
+
     after = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     range = forms.ChoiceField(choices=[("hour", "hour"), ("day", "day")], required=False)

@@ -152,6 +152,31 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
         row.flags = attention_flags(row)
 
 
+COUNTS = (
+    "depth",
+    "visible",
+    "in_flight",
+    "delayed",
+    "archive_size",
+    "archived_hour",
+    "archived_day",
+)
+
+
+def total_stats(rows: list[QueueRow]) -> QueueStats:
+    """The sums of every queue's counts; a sum is an estimate when one of its terms is."""
+    return QueueStats(
+        queue_name="",
+        **{name: sum(getattr(r.stats, name) for r in rows) for name in COUNTS},
+        oldest_age_sec=None,
+        newest_age_sec=None,
+        oldest_visible_age_sec=None,
+        poison=sum(r.stats.poison or 0 for r in rows),
+        total_messages=sum(r.stats.total_messages for r in rows),
+        estimated=frozenset().union(*(r.stats.estimated for r in rows)),
+    )
+
+
 def load_overview(using: str) -> list[QueueRow]:
     """Every queue of the database ``using``, with figures, dead letters, workers and flags."""
     manager = QueueManager(using)

@@ -49,11 +49,15 @@ class BrowsedMessage:
 
 @dataclass(frozen=True)
 class ThroughputBucket:
-    """Messages archived in one time bucket, with enqueue-to-archive latency percentiles."""
+    """Messages archived in one time bucket, with enqueue-to-archive latency percentiles.
+
+    Percentiles are None for a bucket older than the rows the latency limit let in.
+    """
 
     start: datetime
     archived: int
-    p50_sec: float
-    p95_sec: float
-    p99_sec: float
+    p50_sec: float | None
+    p95_sec: float | None
+    p99_sec: float | None
     truncated: bool
+    latency_truncated: bool

@@ -20,7 +20,7 @@ from .charts import queue_charts
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
 from .options import database_aliases, option
-from .overview import QueueRow, load_overview, load_queue
+from .overview import QueueRow, load_overview, load_queue, total_stats
 
 
 def render(
@@ -61,13 +61,8 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         row.url = url("change", db, row.name)  # type: ignore[attr-defined]
     totals = {
         "queues": len(rows),
-        "depth": sum(r.stats.depth for r in rows),
-        "visible": sum(r.stats.visible for r in rows),
-        "in_flight": sum(r.stats.in_flight for r in rows),
-        "archived_hour": sum(r.stats.archived_hour for r in rows),
         "attention": sum(1 for r in rows if r.flags),
         "workers": Worker.objects.using(db).alive().count(),
-        "estimated": any(r.stats.estimated for r in rows),
     }
     return render(
         request,
@@ -77,6 +72,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         db,
         rows=rows,
         totals=totals,
+        total=total_stats(rows),
         add_url=url("add", db),
         exact_limit=option("DASHBOARD_EXACT_LIMIT"),
         duration=duration,
@@ -129,7 +125,7 @@ def queue_page(
     require(request, "view")
     db = current_db(request)
     row = queue_or_404(db, queue)
-    filters = MessageFilterForm(request.GET)
+    filters = MessageFilterForm.from_query(request.GET)
     valid = filters.is_valid()
     data = filters.cleaned_data if valid else {}
     kwargs = (filters if valid else _empty_filters()).browse_kwargs()
@@ -147,6 +143,7 @@ def queue_page(
         db,
         row=row,
         filters=filters,
+        filtered=any(kwargs[k] is not None for k in ("min_read_ct", "header_key", "contains")),
         source=source,
         page=page,
         actions=actions,
@@ -167,7 +164,7 @@ def queue_page(
 
 def _empty_filters() -> MessageFilterForm:
     """The filters of a plain queue page, used when the query string does not validate."""
-    form = MessageFilterForm({})
+    form = MessageFilterForm(MessageFilterForm.DEFAULTS)
     form.is_valid()
     return form
 

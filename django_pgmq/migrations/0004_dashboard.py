@@ -8,7 +8,7 @@ DROP_FUNCTIONS = """
 DROP FUNCTION IF EXISTS pgmq._dashboard_requeue(text, text, bigint[], boolean);
 DROP FUNCTION IF EXISTS pgmq._dashboard_messages(
     text, boolean, boolean, integer, text, text, jsonb, bigint, bigint, integer);
-DROP FUNCTION IF EXISTS pgmq._dashboard_throughput(text, interval, interval, bigint);
+DROP FUNCTION IF EXISTS pgmq._dashboard_throughput(text, interval, interval, bigint, bigint);
 DROP FUNCTION IF EXISTS pgmq._dashboard_all_stats(bigint, jsonb);
 DROP FUNCTION IF EXISTS pgmq._dashboard_queue_stats(text, bigint, integer);
 DROP FUNCTION IF EXISTS pgmq._dashboard_count(regclass, bigint, timestamptz);

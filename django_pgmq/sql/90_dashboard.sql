@@ -201,15 +201,18 @@ END
 $fn$;
 
 -- Messages archived per bucket over the last `window_size`, with enqueue-to-archive
--- latency percentiles (seconds). At most `row_limit` archived rows, the newest, are
--- read; `truncated` is true on every row when that limit cut the window short.
+-- latency percentiles (seconds). Counts read at most `row_limit` archive rows, the
+-- newest, through the archived_at index; percentiles read at most `latency_limit`
+-- rows (whole rows, so far fewer). `truncated` / `latency_truncated` (the same on
+-- every row) say when a limit cut the window short: older buckets are then missing.
 CREATE FUNCTION pgmq._dashboard_throughput(
-    queue_name text, window_size interval, bucket_size interval, row_limit bigint DEFAULT 200000
+    queue_name text, window_size interval, bucket_size interval,
+    row_limit bigint DEFAULT 200000, latency_limit bigint DEFAULT 20000
 )
 RETURNS TABLE (
     bucket_start timestamptz, archived bigint,
     p50_sec double precision, p95_sec double precision, p99_sec double precision,
-    truncated boolean
+    truncated boolean, latency_truncated boolean
 )
 LANGUAGE plpgsql
 AS $fn$
@@ -223,28 +226,39 @@ BEGIN
             window_size, bucket_size
             USING ERRCODE = 'PQ004';
     END IF;
+    IF row_limit IS NULL OR row_limit < 1 OR latency_limit IS NULL OR latency_limit < 1 THEN
+        RAISE EXCEPTION 'row_limit and latency_limit must be positive, got % and %',
+            row_limit, latency_limit
+            USING ERRCODE = 'PQ004';
+    END IF;
     atable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))::regclass;
     RETURN QUERY EXECUTE format(
         $q$
-        WITH recent AS (
-            SELECT archived_at, extract(epoch FROM archived_at - enqueued_at)::float8 AS latency
-            FROM %s
-            WHERE archived_at > clock_timestamp() - $1
-            ORDER BY archived_at DESC
-            LIMIT $3
-        ), cut AS (
-            SELECT count(*) >= $3 AS truncated FROM recent
+        WITH counted AS (
+            SELECT date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b
+            FROM (SELECT archived_at FROM %1$s WHERE archived_at > $4 - $1
+                  ORDER BY archived_at DESC LIMIT $3) newest
+        ), counts AS (
+            SELECT b, count(*) AS n FROM counted GROUP BY b
+        ), timed AS (
+            SELECT date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b,
+                   extract(epoch FROM archived_at - enqueued_at)::float8 AS latency
+            FROM %1$s WHERE archived_at > $4 - $1
+            ORDER BY archived_at DESC LIMIT $5
+        ), latencies AS (
+            SELECT b,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY latency) AS p50,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY latency) AS p95,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY latency) AS p99
+            FROM timed GROUP BY b
         )
-        SELECT date_bin($2, archived_at, timestamptz '2000-01-01'), count(*),
-               percentile_cont(0.5) WITHIN GROUP (ORDER BY latency),
-               percentile_cont(0.95) WITHIN GROUP (ORDER BY latency),
-               percentile_cont(0.99) WITHIN GROUP (ORDER BY latency),
-               (SELECT truncated FROM cut)
-        FROM recent
-        GROUP BY 1
+        SELECT counts.b, counts.n, latencies.p50, latencies.p95, latencies.p99,
+               (SELECT count(*) FROM counted) >= $3,
+               (SELECT count(*) FROM timed) >= $5
+        FROM counts LEFT JOIN latencies USING (b)
         ORDER BY 1
         $q$, atable
-    ) USING window_size, bucket_size, row_limit;
+    ) USING window_size, bucket_size, row_limit, clock_timestamp(), latency_limit;
 END
 $fn$;
 

@@ -88,10 +88,11 @@ SELECT * FROM pgmq._dashboard_queue_stats(
     max_reads => %(max_reads)s::integer);
 
 -- name: dashboard_throughput
-SELECT bucket_start, archived, p50_sec, p95_sec, p99_sec, truncated
+SELECT bucket_start, archived, p50_sec, p95_sec, p99_sec, truncated, latency_truncated
 FROM pgmq._dashboard_throughput(
     queue_name => %(queue)s, window_size => %(window)s::interval,
-    bucket_size => %(bucket)s::interval, row_limit => %(row_limit)s::bigint);
+    bucket_size => %(bucket)s::interval, row_limit => %(row_limit)s::bigint,
+    latency_limit => %(latency_limit)s::bigint);
 
 -- name: dashboard_messages
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, archived_at, message, headers
@@ -135,3 +136,83 @@ SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
 -- name: worker_lock_messages
 -- The worker locks the messages of its atomic handlers (in msg_id order: no deadlocks).
 SELECT msg_id FROM pgmq.{queue} WHERE msg_id = ANY(%(ids)s::bigint[]) ORDER BY msg_id FOR UPDATE;
+
+-- name: notify_throttles
+-- Notifications, FIFO groups, topics and partitions (issue 3).
+SELECT queue_name, throttle_interval_ms, last_notified_at FROM pgmq.list_notify_insert_throttles();
+
+-- name: update_notify
+SELECT pgmq.update_notify_insert(
+    queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
+
+-- name: stored_queue_name
+-- The queue's name as pgmq.meta keeps it (its notify channel uses that spelling).
+SELECT pgmq._require_queue(queue_name => %(queue)s);
+
+-- name: read_grouped
+-- {function} is read_grouped, read_grouped_rr or read_grouped_head.
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq.{function}(queue_name => %(queue)s, vt => %(vt)s, qty => %(qty)s);
+
+-- name: read_grouped_with_poll
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq.{function}(queue_name => %(queue)s, vt => %(vt)s, qty => %(qty)s,
+                     max_poll_seconds => %(max_poll_seconds)s,
+                     poll_interval_ms => %(poll_interval_ms)s);
+
+-- name: bind_topic
+SELECT pgmq.bind_topic(pattern => %(pattern)s, queue_name => %(queue)s);
+
+-- name: unbind_topic
+SELECT pgmq.unbind_topic(pattern => %(pattern)s, queue_name => %(queue)s);
+
+-- name: send_topic
+SELECT pgmq.send_topic(
+    routing_key => %(key)s, msg => %(msg)s::jsonb, headers => %(headers)s::jsonb,
+    delay => %(delay)s::integer);
+
+-- name: send_batch_topic
+SELECT queue_name, msg_id FROM pgmq.send_batch_topic(
+    routing_key => %(key)s, msgs => %(msgs)s::jsonb[], headers => %(headers)s::jsonb[],
+    delay => %(delay)s::integer);
+
+-- name: send_batch_topic_at
+SELECT queue_name, msg_id FROM pgmq.send_batch_topic(
+    routing_key => %(key)s, msgs => %(msgs)s::jsonb[], headers => %(headers)s::jsonb[],
+    delay => %(delay)s::timestamptz);
+
+-- name: list_topic_bindings
+SELECT pattern, queue_name, bound_at, compiled_regex FROM pgmq.list_topic_bindings();
+
+-- name: list_queue_topic_bindings
+SELECT pattern, queue_name, bound_at, compiled_regex
+FROM pgmq.list_topic_bindings(queue_name => %(queue)s);
+
+-- name: test_routing
+SELECT pattern, queue_name, compiled_regex FROM pgmq.test_routing(routing_key => %(key)s);
+
+-- name: create_partitioned
+SELECT pgmq.create_partitioned(
+    queue_name => %(queue)s, partition_interval => %(partition_interval)s::text,
+    retention_interval => %(retention_interval)s::text, premake => %(premake)s::integer);
+
+-- name: convert_archive_partitioned
+SELECT pgmq.convert_archive_partitioned(
+    table_name => %(queue)s, partition_interval => %(partition_interval)s::text,
+    retention_interval => %(retention_interval)s::text,
+    leading_partition => %(premake)s::integer);
+
+-- name: partitioned_queues
+SELECT DISTINCT queue_name FROM pgmq.partition_config ORDER BY 1;
+
+-- name: maintain_partitions
+SELECT queue, partitioned_table, action, partition_name, range_start, range_end, rows_moved
+FROM pgmq.maintain_partitions(queue_name => %(queue)s);
+
+-- name: set_local_lock_timeout
+-- For the rest of the transaction: give up on a lock after this long (e.g. '5s').
+SELECT set_config('lock_timeout', %(timeout)s, true);
+
+-- name: list_partitions
+SELECT partitioned_table, partition_name, range_start, range_end, is_default
+FROM pgmq.list_partitions(queue_name => %(queue)s);

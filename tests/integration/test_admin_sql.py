@@ -62,17 +62,38 @@ def test_throughput_buckets_and_latency(manager, queue):
     )
     assert sum(b.archived for b in buckets) == 5
     assert all(b.p50_sec <= b.p95_sec <= b.p99_sec for b in buckets)
-    assert not any(b.truncated for b in buckets)
+    assert not any(b.truncated or b.latency_truncated for b in buckets)
     cut = manager.dashboard_throughput(
         queue, window=timedelta(hours=1), bucket=timedelta(minutes=1), row_limit=2
     )
     assert sum(b.archived for b in cut) == 2
-    assert all(b.truncated for b in cut)
+    assert all(b.truncated and not b.latency_truncated for b in cut)
+
+
+def test_throughput_counts_past_the_latency_limit(manager, queue, pg_connect):
+    ids = manager.send_batch(queue, [{"n": i} for i in range(6)])
+    manager.archive(queue, ids)
+    # Spread the archive over three minutes, two messages each.
+    pg_connect().execute(
+        f"UPDATE pgmq.a_{queue} SET archived_at = archived_at - (msg_id % 3) * interval '1 minute'"
+    )
+    buckets = manager.dashboard_throughput(
+        queue, window=timedelta(hours=1), bucket=timedelta(minutes=1), latency_limit=2
+    )
+    assert sum(b.archived for b in buckets) == 6
+    assert all(b.latency_truncated and not b.truncated for b in buckets)
+    with_latency = [b for b in buckets if b.p50_sec is not None]
+    assert 1 <= len(with_latency) < len(buckets)
+    assert with_latency[-1] == buckets[-1]  # the newest bucket keeps its percentiles
 
 
 def test_throughput_rejects_a_bucket_wider_than_the_window(manager, queue):
     with pytest.raises(InvalidArgument, match="bucket_size"):
         manager.dashboard_throughput(queue, window=timedelta(minutes=1), bucket=timedelta(hours=1))
+    with pytest.raises(InvalidArgument, match="latency_limit"):
+        manager.dashboard_throughput(
+            queue, window=timedelta(hours=1), bucket=timedelta(minutes=1), latency_limit=0
+        )
 
 
 def test_browse_orders_filters_and_pages(manager, queue):

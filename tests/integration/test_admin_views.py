@@ -247,7 +247,7 @@ def test_charts_read_archive_and_samples(viewer, queue, manager):
             in_flight=1,
             delayed=0,
             archive_size=0,
-            total_messages=0,
+            total_messages=1000 - 30 * m,
         )
         for m in range(5)
     )
@@ -257,6 +257,8 @@ def test_charts_read_archive_and_samples(viewer, queue, manager):
         assert len(svgs) == 3
         throughput, _latency, depth = svgs
         assert "<rect" in throughput.split("</title>", 1)[1]  # a bar for the archived messages
+        if range_key == "hour":  # sent per minute, from the samples' totals
+            assert "<polyline" in throughput
         assert "<polyline" in depth or "<circle" in depth
         assert "no data yet" not in depth
 

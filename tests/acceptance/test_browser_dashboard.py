@@ -1,0 +1,323 @@
+"""The dashboard in a real browser: Debian's Chromium driven by Playwright, on live_server.
+
+Chromium comes from Debian's package (installed here with apt-get when missing and we
+are root); Playwright only drives it (``executable_path``), it never downloads a
+browser. Screenshots go to ``screenshots/`` (git-ignored). With
+``PGMQ_README_SCREENSHOT=1`` the populated overview is also saved as
+``docs/overview.png`` for the README.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.db import connection
+from django.utils import timezone
+
+from django_pgmq.manager import QueueManager
+from django_pgmq.models import QueueConfig, QueueSample, Worker
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PASSWORD = "a-browser-test-password"
+DEMO_QUEUES = ["orders", "orders_dlq", "emails", "reports", "webhooks", "thumbnails", "events"]
+
+pytestmark = pytest.mark.slow
+
+
+def _run(command: list[str]) -> str:
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
+    return "" if done.returncode == 0 else f"{' '.join(command)} failed: {done.stderr[-500:]}"
+
+
+def install_chromium() -> str:
+    """Install Debian's chromium with apt-get; returns why it could not, or ''."""
+    if os.geteuid() != 0:
+        return "not root, so apt-get cannot install it"
+    if shutil.which("apt-get") is None:
+        return "apt-get is not available (not a Debian-like system)"
+    return _run(["apt-get", "update"]) or _run(["apt-get", "install", "-y", "chromium"])
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """Debian's Chromium, installed on first use; skips (saying why) only if it cannot be."""
+    if not CHROMIUM.exists():
+        why = install_chromium()
+        if not CHROMIUM.exists():
+            pytest.skip(f"Chromium is missing at {CHROMIUM} and could not be installed: {why}")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def sync_playwright():
+    """Playwright's sync API, pip-installed into this interpreter when missing."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        why = _run([sys.executable, "-m", "pip", "install", "playwright>=1.45"])
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            pytest.skip(f"the playwright package could not be installed: {why}")
+    return sync_playwright
+
+
+@pytest.fixture
+def browser_page(chromium, sync_playwright, live_server, monkeypatch) -> Iterator:
+    """A fresh page of headless Chromium whose relative URLs go to the live server."""
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM
+    # calls are still synchronous, so Django's async guard must let them through.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=LAUNCH_ARGS
+        )
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": 1500, "height": 900}
+        )
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        yield page
+        browser.close()
+
+
+@pytest.fixture
+def operator(transactional_db) -> User:
+    """A staff user with every dashboard permission, who logs in with a password."""
+    user = User.objects.create_user("operator", password=PASSWORD, is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label="django_pgmq"))
+    return user
+
+
+def log_in(page, user: User, next_url: str) -> None:
+    page.goto(f"/admin/login/?next={next_url}")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"**{next_url}")
+
+
+def shot(page, name: str) -> Path:
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def test_operator_sends_and_purges_through_the_browser(browser_page, operator, queue):
+    page, manager = browser_page, QueueManager()
+    manager.send_batch(queue, [{"order": i} for i in range(3)])
+    overview = "/admin/django_pgmq/queue/"
+    log_in(page, operator, overview)
+
+    row = page.locator(f'tr[data-queue="{queue}"]')
+    assert row.locator("td").first.inner_text().strip() == "3"
+    shot(page, "overview")
+
+    row.locator("a", has_text=queue).click()
+    page.wait_for_selector("#pgmq-messages")
+    assert page.locator(".pgmq-chart").count() == 3
+    assert page.locator("#pgmq-messages tbody tr").count() == 3
+    shot(page, "queue")
+
+    # Invalid JSON is refused with the reason, and nothing is sent.
+    page.click("#pgmq-send summary")
+    page.fill("#id_message", "{oops")
+    page.click("#pgmq-send input[type=submit]")
+    assert "Not valid JSON" in page.locator("#pgmq-send").inner_text()
+    assert len(manager.browse_messages(queue)) == 3
+
+    page.fill("#id_message", '{"hello": "browser", "n": 1}')
+    page.fill("#id_headers", '{"source": "playwright"}')
+    page.click("#pgmq-send input[type=submit]")
+    page.wait_for_selector(".messagelist .success")
+    assert "Sent message" in page.locator(".messagelist").inner_text()
+    sent = manager.browse_messages(queue)[0]
+    assert (sent.message, sent.headers) == ({"hello": "browser", "n": 1}, {"source": "playwright"})
+    newest = page.locator("#pgmq-messages tbody tr").first
+    assert newest.locator("td").nth(1).inner_text().strip() == str(sent.msg_id)
+    newest.locator("summary").click()
+    assert '"hello": "browser"' in newest.locator("pre").first.inner_text()
+    shot(page, "queue_after_send")
+
+    page.click("#pgmq-purge")
+    page.wait_for_selector("#pgmq-confirm")
+    assert page.locator("#pgmq-count").inner_text().strip() == "4"
+    shot(page, "purge_confirm")
+    assert len(manager.browse_messages(queue)) == 4  # the confirmation page changed nothing
+    page.click("#pgmq-confirm")
+    page.wait_for_selector(".messagelist .success")
+    assert f"Purged 4 messages from {queue}" in page.locator(".messagelist").inner_text()
+    assert manager.browse_messages(queue) == []
+    shot(page, "queue_after_purge")
+
+
+def test_populated_overview_screenshot(browser_page, operator, demo_queues):
+    """The overview with several queues in different states; also the README's picture."""
+    page = browser_page
+    log_in(page, operator, "/admin/django_pgmq/queue/")
+    for name in DEMO_QUEUES:
+        assert page.locator(f'#pgmq-overview tr[data-queue="{name}"]').count() == 1
+    attention = page.locator("#pgmq-overview tr.pgmq-attention")
+    flagged = {attention.nth(i).get_attribute("data-queue") for i in range(attention.count())}
+    assert {"reports", "webhooks", "orders"} <= flagged
+    assert "thumbnails" not in flagged
+    assert page.locator('tr[data-queue="events"] .pgmq-est').count() >= 2  # marked estimates
+    assert page.locator("svg.pgmq-sparkline").count() >= 4
+    path = shot(page, "overview_populated")
+    if os.environ.get("PGMQ_README_SCREENSHOT") == "1":
+        (ROOT / "docs").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "docs" / "overview.png"), full_page=True)
+    assert path.stat().st_size > 10_000
+
+    page.locator('tr[data-queue="orders"] a', has_text="orders").first.click()
+    page.wait_for_selector(".pgmq-chart")
+    assert page.locator(".pgmq-chart rect title").count() > 10  # throughput bars
+    shot(page, "queue_populated")
+    page.locator(".pgmq-tabs a", has_text="Dead letters (orders_dlq)").click()
+    page.wait_for_selector("#pgmq-messages")
+    assert page.locator("#pgmq-messages tbody tr").count() == 4
+    shot(page, "dead_letters")
+    page.goto("/admin/django_pgmq/queue/workers/")
+    assert page.locator("#pgmq-workers tr.pgmq-stale").count() == 1
+    shot(page, "workers")
+
+
+# -- demo data -------------------------------------------------------------------
+
+
+def _execute(sql: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+
+
+@pytest.fixture
+def demo_queues(transactional_db, settings) -> Iterator[None]:
+    """Queues in typical states: busy with dead letters, delayed, stuck, poisoned, idle, large.
+
+    The exact-count limit is lowered so that the large queue shows estimates (≈).
+    """
+    settings.PGMQ = {**settings.PGMQ, "DASHBOARD_EXACT_LIMIT": 2000}
+    manager = QueueManager()
+    for name in DEMO_QUEUES:
+        manager.create_queue(name)
+    try:
+        _fill_demo_queues(manager)
+        yield
+    finally:
+        for name in DEMO_QUEUES:
+            manager.drop_queue(name)
+
+
+def _fill_demo_queues(manager: QueueManager) -> None:
+    now = timezone.now()
+    QueueConfig.objects.create(queue="orders", max_reads=5, dead_letter_queue="orders_dlq")
+    QueueConfig.objects.create(queue="webhooks", max_reads=3)
+    # orders: a busy queue, 300 archived over the last hour, some in flight, growing.
+    ids = manager.send_batch("orders", [{"order_id": 1000 + i, "total": i * 3} for i in range(300)])
+    manager.archive("orders", ids)
+    _execute(
+        """UPDATE pgmq.a_orders SET
+               archived_at = now() - make_interval(secs => (msg_id * 7919) % 3500),
+               enqueued_at = now() - make_interval(secs => (msg_id * 7919) % 3500)
+                             - make_interval(secs => 0.2 + ((msg_id * 31) % 40) / 10.0)"""
+    )
+    manager.send_batch("orders", [{"order_id": 2000 + i} for i in range(42)])
+    manager.read("orders", vt=300, qty=6)
+    manager.send_batch("orders_dlq", [{"order_id": 900 + i} for i in range(4)])
+    # emails: scheduled for later.
+    manager.send_batch("emails", [{"to": f"user{i}@example.com"} for i in range(25)], delay=3600)
+    manager.send_batch("emails", [{"to": "now@example.com"}] * 3)
+    # reports: nobody reads them, the oldest waits for two hours.
+    manager.send_batch("reports", [{"report": i} for i in range(120)])
+    _execute(
+        "UPDATE pgmq.q_reports SET vt = vt - interval '2 hours', "
+        "enqueued_at = enqueued_at - interval '2 hours'"
+    )
+    # webhooks: messages that keep failing.
+    manager.send_batch("webhooks", [{"url": f"https://hooks.example/{i}"} for i in range(8)])
+    for _ in range(3):
+        manager.read("webhooks", vt=0, qty=2)
+    # thumbnails: idle, with notifications on.
+    manager.enable_notify_insert("thumbnails", 250)
+    ids = manager.send_batch("thumbnails", [{"image": i} for i in range(20)])
+    manager.archive("thumbnails", ids)
+    # events: larger than the exact-count limit, so its figures are estimates.
+    manager.send_batch("events", [{"event": "click", "n": i} for i in range(6000)])
+    _execute("ANALYZE pgmq.q_events")
+    _samples(now)
+    expires = now + timedelta(seconds=30)
+    Worker.objects.create(
+        host="web-1",
+        pid=4242,
+        queues=["orders", "thumbnails"],
+        concurrency=4,
+        expires_at=expires,
+        processed=1320,
+        failed=7,
+    )
+    Worker.objects.create(
+        host="web-2",
+        pid=5151,
+        queues=["emails", "webhooks", "events"],
+        concurrency=2,
+        expires_at=expires,
+        processed=210,
+        failed=31,
+    )
+    Worker.objects.create(
+        host="batch-1",
+        pid=999,
+        queues=["reports"],
+        expires_at=now - timedelta(minutes=20),
+        heartbeat_at=now - timedelta(minutes=21),
+        processed=5,
+        failed=0,
+    )
+
+
+def _samples(now) -> None:
+    """One sample a minute for the last hour: orders growing, reports stuck, emails steady."""
+    curves = {
+        "orders": lambda m: 42 - m * 0.5 if m < 60 else 12,
+        "orders_dlq": lambda m: 4 if m < 30 else 2,
+        "emails": lambda m: 28 + (m % 7),
+        "reports": lambda m: 120,
+        "webhooks": lambda m: 8 - (m % 3),
+        "thumbnails": lambda m: max(0, 9 - abs(m % 20 - 10)),
+        "events": lambda m: 6000 - m * 40,
+    }
+    QueueSample.objects.bulk_create(
+        QueueSample(
+            queue=queue,
+            sampled_at=now - timedelta(minutes=m),
+            depth=round(curve(m)),
+            visible=round(curve(m)),
+            in_flight=0,
+            delayed=0,
+            archive_size=0,
+            total_messages=10_000 - m * 5 - (m * m) % 7,
+        )
+        for queue, curve in curves.items()
+        for m in range(60)
+    )
