@@ -1,15 +1,16 @@
-"""Shared by the Spark tests: skip without PySpark, one local session, helpers on the data source.
+"""Shared by the Spark tests: one local Spark session per test run, helpers on the source.
 
-Tests import what they need from here; ``spark`` is session-scoped and the
-session itself is made once per test run (``local[2]``, UI off, 127.0.0.1).
+Test modules skip themselves without PySpark (``pytest.importorskip``) before
+importing this; the session (``local[2]``, UI off, bound to 127.0.0.1) is made
+on first use and stopped when the test process exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -39,15 +40,8 @@ def spark_session() -> SparkSession:
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
+    atexit.register(session.stop)
     return session
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
-    session = spark_session()
-    yield session
-    session.stop()
-    spark_session.cache_clear()
 
 
 def source(dsn: str, queue: str, **options: object) -> PgmqDataSource:

@@ -28,7 +28,7 @@ def minute_stats(archive: DataFrame) -> DataFrame:
         archive.groupBy(F.date_trunc("minute", "archived_at").alias("minute"))
         .agg(
             F.count(F.lit(1)).alias("archived"),
-            F.percentile(wait, [F.lit(p) for p in PERCENTILES]).alias("waits"),
+            F.percentile(wait, list(PERCENTILES)).alias("waits"),
             F.sum((F.col("read_ct") > 1).cast("long")).alias("retries"),
         )
         .select(F.unix_micros("minute").alias("minute_us"), "archived", "waits", "retries")
