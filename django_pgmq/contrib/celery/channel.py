@@ -71,7 +71,7 @@ class Channel(virtual.Channel):
     connection: Transport
     supports_fanout = True
     body_encoding = None  # see encode_body: text stays text
-    from_transport_options = ("deadletter_queue",)
+    from_transport_options = ()  # options come from Options, once per transport
 
     def __init__(self, connection: Transport, **kwargs: Any) -> None:
         super().__init__(connection, **kwargs)
@@ -321,6 +321,8 @@ class Channel(virtual.Channel):
 
     def settle(self, tags: list[str]) -> None:
         """Acknowledge: archive or delete (``on_ack``), batched by the drain loop if one runs."""
+        if self._closed_for(tags, "acknowledged"):
+            return
         if not self.connection.defer_acks(self, tags):
             self._ack(tags)
 
@@ -335,14 +337,27 @@ class Channel(virtual.Channel):
 
     def release(self, tags: list[str]) -> None:
         """Make these messages visible now (requeue, shutdown)."""
+        if self._closed_for(tags, "released"):
+            return
         notify = self.options.notify
-        self.connection.poke()
         self._each_queue("celery_release", tags, notify=notify, fast=self.options.fast_acks)
+        self.connection.poke()
+        self.connection.wakeup()
 
     def renew(self) -> None:
         """Push the visibility timeout of every held message forward."""
         vt = self.options.visibility_timeout
         self._each_queue("celery_extend", self.qos.held(), vt=vt, fast=self.options.fast_acks)
+
+    def _closed_for(self, tags: list[str], what: str) -> bool:
+        """True (with a warning) when this channel is closed, as after a lost connection.
+
+        Closing released every message still held, so these come back to a worker.
+        """
+        if self.connection is not None:
+            return False
+        logger.warning("%d message(s) not %s: their channel is closed", len(tags), what)
+        return True
 
     def _ack(self, tags: list[str], archive: bool | None = None) -> None:
         if archive is None:

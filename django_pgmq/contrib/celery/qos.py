@@ -50,7 +50,6 @@ class QoS(virtual.QoS):
         self._quick_ack(delivery_tag)
         if requeue:
             self.channel.release([delivery_tag])
-            self.channel.connection.wakeup()
         else:
             self.channel.settle([delivery_tag])
 
@@ -61,20 +60,20 @@ class QoS(virtual.QoS):
 
     def restore_unacked(self) -> list:
         """Make every unsettled message visible now instead of sending copies."""
-        self.channel.flush_acks()
         self._flush()
         tags = list(self._delivered)
         self._delivered.clear()
-        if tags:
-            try:
+        try:
+            self.channel.flush_acks()
+            if tags:
                 self.channel.release(tags)
-            except Exception as exc:
-                # Nothing is lost: the rows are still in their queues and come back
-                # when their visibility timeout passes.
-                logger.warning(
-                    "could not release %d held message(s) (%s); they return after the "
-                    "visibility timeout",
-                    len(tags),
-                    exc,
-                )
+        except Exception as exc:
+            # Nothing is lost: the rows are still in their queues and come back
+            # when their visibility timeout passes.
+            logger.warning(
+                "could not settle or release %d held message(s) (%s); they return after "
+                "the visibility timeout",
+                len(tags),
+                exc,
+            )
         return []
