@@ -49,9 +49,11 @@ def test_write_then_read_round_trip_with_and_without_pushdown(spark, pg_dsn, pg_
     frame.write.format("pgmq").option("dsn", pg_dsn).option("queue", queue).mode("append").save()
     pgmq.read(queue, vt=0, qty=5)
 
-    messages = pgmq_reader(spark, pg_dsn, queue, numPartitions=3).load()
+    secret = "not-a-real-password-4f1c"  # trust auth ignores it; it must not show anywhere
+    messages = pgmq_reader(spark, pg_dsn, queue, numPartitions=3, password=secret).load()
     got = sorted(json.loads(r.message)["n"] for r in messages.select("message").collect())
     assert got == sorted(list(range(60)) * 2)
+    assert secret not in messages._jdf.queryExecution().toString()
 
     ids = ids_in(pg_connect(), f"q_{queue}")
     wanted = (F.col("msg_id") > ids[2]) & (F.col("enqueued_at") < F.lit(split))
