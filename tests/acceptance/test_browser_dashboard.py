@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Permission, User
-from django.db import connection
+from django.db import connection, connections
 from django.utils import timezone
 
 from django_pgmq.manager import QueueManager
@@ -83,8 +83,12 @@ def sync_playwright():
 
 
 @pytest.fixture
-def browser_page(chromium, sync_playwright, live_server, monkeypatch) -> Iterator:
-    """A fresh page of headless Chromium whose relative URLs go to the live server."""
+def browser_page(transactional_db, chromium, sync_playwright, live_server, monkeypatch) -> Iterator:
+    """A fresh page of headless Chromium whose relative URLs go to the live server.
+
+    The test database is set up before the (session-wide) live server, so it is
+    also torn down after the server has closed its connections.
+    """
     # Playwright's sync API runs an event loop in this thread; the test's own ORM
     # calls are still synchronous, so Django's async guard must let them through.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -100,6 +104,9 @@ def browser_page(chromium, sync_playwright, live_server, monkeypatch) -> Iterato
         page.set_default_timeout(20_000)
         yield page
         browser.close()
+        # Connections the test opened while Playwright's loop ran belong to that
+        # context; close them here, or the test database cannot be dropped later.
+        connections.close_all()
 
 
 @pytest.fixture
@@ -187,6 +194,7 @@ def test_populated_overview_screenshot(browser_page, operator, demo_queues):
     path = shot(page, "overview_populated")
     if os.environ.get("PGMQ_README_SCREENSHOT") == "1":
         (ROOT / "docs").mkdir(exist_ok=True)
+        page.set_viewport_size({"width": 1500, "height": 700})
         page.screenshot(path=str(ROOT / "docs" / "overview.png"), full_page=True)
     assert path.stat().st_size > 10_000
 
