@@ -219,44 +219,27 @@ AS $fn$
     DELETE FROM pgmq.celery_binding b WHERE b.exchange = $1;
 $fn$;
 
--- Consumer-side steps (read, ack, requeue, renewal) may commit without waiting for the
--- WAL flush (synchronous_commit off for their own transaction only). If the server
--- crashes just after, the step is forgotten and the message is delivered again; no
--- message is lost. Publishes and declarations always wait.
-CREATE FUNCTION pgmq._celery_fast(fast boolean)
-RETURNS void
-LANGUAGE plpgsql
-AS $fn$
-BEGIN
-    IF fast THEN
-        PERFORM set_config('synchronous_commit', 'off', true);
-    END IF;
-END
-$fn$;
-
-CREATE FUNCTION pgmq.celery_read(queue text, vt integer, qty integer, fast boolean DEFAULT false)
+CREATE FUNCTION pgmq.celery_read(queue text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    PERFORM pgmq._celery_fast(fast);
     RETURN QUERY SELECT * FROM pgmq.read(queue, vt, qty);
 END
 $fn$;
 
-CREATE FUNCTION pgmq.celery_pop(queue text, qty integer, fast boolean DEFAULT false)
+CREATE FUNCTION pgmq.celery_pop(queue text, qty integer)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    PERFORM pgmq._celery_fast(fast);
     RETURN QUERY SELECT * FROM pgmq.pop(queue, qty);
 END
 $fn$;
 
 -- Acknowledge: archive (or delete) in one statement; returns how many were settled.
 CREATE FUNCTION pgmq.celery_ack(
-    queue text, msg_ids bigint[], archive boolean DEFAULT true, fast boolean DEFAULT false
+    queue text, msg_ids bigint[], archive boolean DEFAULT true
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -264,7 +247,6 @@ AS $fn$
 DECLARE
     settled integer;
 BEGIN
-    PERFORM pgmq._celery_fast(fast);
     IF archive THEN
         SELECT count(*) INTO settled FROM pgmq.archive(queue, msg_ids);
     ELSE
@@ -276,7 +258,7 @@ $fn$;
 
 -- Push the visibility of held messages forward (the holder is alive).
 CREATE FUNCTION pgmq.celery_extend(
-    queue text, msg_ids bigint[], vt integer, fast boolean DEFAULT false
+    queue text, msg_ids bigint[], vt integer
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -284,7 +266,6 @@ AS $fn$
 DECLARE
     extended integer;
 BEGIN
-    PERFORM pgmq._celery_fast(fast);
     SELECT count(*) INTO extended FROM pgmq.set_vt(queue, msg_ids, vt);
     RETURN extended;
 END
@@ -292,7 +273,7 @@ $fn$;
 
 -- Make held messages visible now (reject with requeue, warm shutdown), in place.
 CREATE FUNCTION pgmq.celery_release(
-    queue text, msg_ids bigint[], notify boolean DEFAULT true, fast boolean DEFAULT false
+    queue text, msg_ids bigint[], notify boolean DEFAULT true
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -300,7 +281,6 @@ AS $fn$
 DECLARE
     released integer;
 BEGIN
-    PERFORM pgmq._celery_fast(fast);
     SELECT count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
     IF released > 0 AND notify THEN
         PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');

@@ -45,23 +45,23 @@ SELECT pgmq.celery_delete_exchange(exchange => %(exchange)s);
 
 -- name: celery_read
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-FROM pgmq.celery_read(queue => %(queue)s, vt => %(vt)s, qty => %(qty)s, fast => %(fast)s);
+FROM pgmq.celery_read(queue => %(queue)s, vt => %(vt)s, qty => %(qty)s);
 
 -- name: celery_pop
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-FROM pgmq.celery_pop(queue => %(queue)s, qty => %(qty)s, fast => %(fast)s);
+FROM pgmq.celery_pop(queue => %(queue)s, qty => %(qty)s);
 
 -- name: celery_ack
 SELECT pgmq.celery_ack(
-    queue => %(queue)s, msg_ids => %(ids)s::bigint[], archive => %(archive)s, fast => %(fast)s);
+    queue => %(queue)s, msg_ids => %(ids)s::bigint[], archive => %(archive)s);
 
 -- name: celery_release
 SELECT pgmq.celery_release(
-    queue => %(queue)s, msg_ids => %(ids)s::bigint[], notify => %(notify)s, fast => %(fast)s);
+    queue => %(queue)s, msg_ids => %(ids)s::bigint[], notify => %(notify)s);
 
 -- name: celery_extend
 SELECT pgmq.celery_extend(
-    queue => %(queue)s, msg_ids => %(ids)s::bigint[], vt => %(vt)s, fast => %(fast)s);
+    queue => %(queue)s, msg_ids => %(ids)s::bigint[], vt => %(vt)s);
 
 -- name: celery_next_visible
 SELECT extract(epoch FROM pgmq.celery_next_visible(queues => %(queues)s::text[]) - clock_timestamp());

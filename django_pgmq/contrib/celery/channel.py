@@ -289,12 +289,12 @@ class Channel(virtual.Channel):
     def _fetch(self, queue: str, qty: int, no_ack: bool) -> list[dict[str, Any]]:
         """Read (or pop) up to ``qty`` messages as kombu payloads; expired ones are dropped."""
         name = self.pgmq_name(queue)
-        fast, vt = self.options.fast_acks, self.options.visibility_timeout
+        vt = self.options.visibility_timeout
         try:
             if no_ack:
-                rows = self._run("celery_pop", queue=name, qty=qty, fast=fast)
+                rows = self._run("celery_pop", queue=name, qty=qty)
             else:
-                rows = self._run("celery_read", queue=name, vt=vt, qty=qty, fast=fast)
+                rows = self._run("celery_read", queue=name, vt=vt, qty=qty)
         except psycopg.Error as exc:
             if not _gone(exc):
                 raise
@@ -340,14 +340,14 @@ class Channel(virtual.Channel):
         if self._closed_for(tags, "released"):
             return
         notify = self.options.notify
-        self._each_queue("celery_release", tags, notify=notify, fast=self.options.fast_acks)
+        self._each_queue("celery_release", tags, notify=notify)
         self.connection.poke()
         self.connection.wakeup()
 
     def renew(self) -> None:
         """Push the visibility timeout of every held message forward."""
         vt = self.options.visibility_timeout
-        self._each_queue("celery_extend", self.qos.held(), vt=vt, fast=self.options.fast_acks)
+        self._each_queue("celery_extend", self.qos.held(), vt=vt)
 
     def _closed_for(self, tags: list[str], what: str) -> bool:
         """True (with a warning) when this channel is closed, as after a lost connection.
@@ -362,7 +362,7 @@ class Channel(virtual.Channel):
     def _ack(self, tags: list[str], archive: bool | None = None) -> None:
         if archive is None:
             archive = self.options.on_ack == "archive"
-        self._each_queue("celery_ack", tags, archive=archive, fast=self.options.fast_acks)
+        self._each_queue("celery_ack", tags, archive=archive)
 
     def _each_queue(self, statement: str, tags: list[str], **params: Any) -> None:
         """Run a statement for the messages of each queue; a queue dropped meanwhile is skipped."""

@@ -20,9 +20,6 @@ class Options:
     messages wait. ``on_ack``: ``"archive"`` (keep in ``pgmq.a_<queue>``) or ``"delete"``.
     ``database``: Django alias for ``pgmq://`` (default ``PGMQ["DATABASE"]``).
     ``polling_interval``: longest idle wait between reads when no notification came.
-    ``fast_acks``: reads, acks, requeues and renewals commit without waiting for the WAL
-    flush; after a database crash the last of them may be redone (a message delivered
-    again), never lost. Publishes always wait.
     """
 
     visibility_timeout: int = 1800
@@ -30,7 +27,6 @@ class Options:
     database: str | None = None
     queue_name_prefix: str = ""
     notify: bool = True
-    fast_acks: bool = True
     polling_interval: float = 10.0
     max_batch: int = 100
     cleanup_interval: float = 60.0
@@ -61,9 +57,7 @@ class Options:
             "queue_name_prefix must be a string",
             self.queue_name_prefix,
         )
-        for name in ("notify", "fast_acks"):
-            value = getattr(self, name)
-            _require(isinstance(value, bool), f"{name} must be True or False", value)
+        _require(isinstance(self.notify, bool), "notify must be True or False", self.notify)
         for name in ("polling_interval", "cleanup_interval"):
             value = getattr(self, name)
             ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
