@@ -34,6 +34,7 @@ class QueueRow:
     workers: int = 0
     depth_trend: list[float | None] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    url: str = ""  # its queue page, set by the view
 
     @property
     def name(self) -> str:

@@ -58,7 +58,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         return render(request, admin, "unavailable.html", "Queues", db, error=exc)
     rows.sort(key=lambda r: (not r.flags, r.name))
     for row in rows:
-        row.url = url("change", db, row.name)  # type: ignore[attr-defined]
+        row.url = url("change", db, row.name)
     totals = {
         "queues": len(rows),
         "attention": sum(1 for r in rows if r.flags),
