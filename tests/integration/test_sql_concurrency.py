@@ -19,7 +19,9 @@ POP = "SELECT msg_id FROM pgmq.pop(queue_name => %s, qty => %s)"
 
 @pytest.fixture
 def db(pg_connect) -> psycopg.Connection:
-    return pg_connect()
+    conn = pg_connect()
+    conn.execute("SET lock_timeout = '20s'")  # a broken test fails instead of hanging
+    return conn
 
 
 @pytest.fixture
@@ -37,9 +39,18 @@ def fill(db: psycopg.Connection, queue: str, count: int) -> list[int]:
 
 
 def run_consumers(
-    pg_connect: Callable[..., psycopg.Connection], query: str, queue: str, workers: int, qty: int
+    pg_connect: Callable[..., psycopg.Connection],
+    query: str,
+    queue: str,
+    workers: int,
+    qty: int,
+    sent: int,
 ) -> list[list[list[int]]]:
-    """Run `workers` threads that repeat `query` until it returns nothing; each one's batches."""
+    """Run `workers` threads that repeat `query` until it returns nothing; each one's batches.
+
+    A worker also stops once it got more rows than were sent (so duplicates), so a
+    broken claim fails the test instead of looping forever.
+    """
     conns = [pg_connect() for _ in range(workers)]
     batches: list[list[list[int]]] = [[] for _ in range(workers)]
     errors: list[BaseException] = []
@@ -48,8 +59,12 @@ def run_consumers(
     def consume(i: int) -> None:
         try:
             start.wait()
-            while got := [r[0] for r in conns[i].execute(query, [queue, qty]).fetchall()]:
+            received = 0
+            while received <= sent and (
+                got := [r[0] for r in conns[i].execute(query, [queue, qty]).fetchall()]
+            ):
                 batches[i].append(got)
+                received += len(got)
         except BaseException as exc:  # surfaced in the test thread below
             errors.append(exc)
 
@@ -70,7 +85,9 @@ def flat(batches: list[list[int]]) -> list[int]:
 @pytest.mark.parametrize("query", [READ, POP], ids=["read", "pop"])
 def test_concurrent_consumers_never_get_the_same_message(db, pg_connect, q, query):
     ids = fill(db, q, 2000)
-    per_worker = [flat(b) for b in run_consumers(pg_connect, query, q, workers=4, qty=25)]
+    per_worker = [
+        flat(b) for b in run_consumers(pg_connect, query, q, workers=4, qty=25, sent=len(ids))
+    ]
     everything = [i for got in per_worker for i in got]
     assert len(everything) == len(set(everything))  # no message twice, within or across workers
     assert sorted(everything) == ids  # and none lost
@@ -81,7 +98,7 @@ def test_concurrent_consumers_never_get_the_same_message(db, pg_connect, q, quer
 
 def test_two_concurrent_readers_each_see_fifo_order(db, pg_connect, q):
     ids = fill(db, q, 1000)
-    readers = run_consumers(pg_connect, READ, q, workers=2, qty=10)
+    readers = run_consumers(pg_connect, READ, q, workers=2, qty=10, sent=len(ids))
     for batches in readers:
         for batch in batches:
             assert batch == sorted(batch)
@@ -93,12 +110,14 @@ def test_two_concurrent_readers_each_see_fifo_order(db, pg_connect, q):
 def test_a_reader_skips_rows_another_transaction_holds(db, pg_connect, q):
     ids = fill(db, q, 30)
     holder = pg_connect(autocommit=False)
-    held = [r[0] for r in holder.execute(READ, [q, 10]).fetchall()]  # locked, not committed
-    assert held == ids[:10]
-    other = pg_connect()
-    other.execute("SET lock_timeout = '5s'")  # a blocked read would fail, not hang
-    assert [r[0] for r in other.execute(READ, [q, 10]).fetchall()] == ids[10:20]
-    holder.rollback()  # the claim is undone: those messages are visible again
+    try:
+        held = [r[0] for r in holder.execute(READ, [q, 10]).fetchall()]  # locked, uncommitted
+        assert held == ids[:10]
+        other = pg_connect()
+        other.execute("SET lock_timeout = '5s'")  # a blocked read would fail, not hang
+        assert [r[0] for r in other.execute(READ, [q, 10]).fetchall()] == ids[10:20]
+    finally:
+        holder.rollback()  # the claim is undone: those messages are visible again
     again = other.execute(
         "SELECT msg_id, read_ct FROM pgmq.read(queue_name => %s, vt => 300, qty => 30)", [q]
     ).fetchall()

@@ -161,24 +161,6 @@ def test_longest_name_makes_every_identifier_without_truncation(db, notices):
         db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [name])
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        "SELECT pgmq.create_partitioned(queue_name => %s)",
-        "SELECT pgmq.create_partitioned(queue_name => %s, partition_interval => '1 day', "
-        "retention_interval => '7 days', premake => 2)",
-        "SELECT pgmq.convert_archive_partitioned(table_name => %s)",
-    ],
-    ids=["create_partitioned", "create_partitioned_all_args", "convert_archive_partitioned"],
-)
-def test_partitioning_needs_pg_partman(db, queue_name, query):
-    before = pgmq_relations(db)
-    error = sql_error(db, query, [queue_name])
-    assert str(error).startswith("pg_partman is required for partitioned queues")
-    assert queue_name in str(error)
-    assert pgmq_relations(db) == before
-
-
 def test_drop_queue_removes_tables_and_row_then_reports_false(db, queue_name, notices):
     db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
     assert one(db, "SELECT pgmq.drop_queue(queue_name => %s)", [queue_name]) == (True,)
