@@ -12,8 +12,43 @@ from django.conf import settings
 from django.core import checks
 
 DEFAULTS: dict[str, Any] = {
+    # Database alias of the module-level functions, commands and worker.
     "DATABASE": "default",
+    # Worker: seconds between heartbeats (worker record, vt extension, samples).
+    "WORKER_HEARTBEAT": 10.0,
+    # Seconds between two depth samples of one queue (QueueSample), whichever worker takes them.
+    "SAMPLE_INTERVAL": 60.0,
+    # Days a depth sample is kept.
+    "SAMPLE_RETENTION_DAYS": 7,
+    # Dashboard: tables up to this many rows are counted exactly, larger ones estimated.
+    "DASHBOARD_EXACT_LIMIT": 50_000,
+    # Dashboard: seconds a visible message may wait before its queue is flagged.
+    "DASHBOARD_BACKLOG_AGE": 300,
+    # Bearer token that opens the Prometheus endpoint without a staff session (None: staff only).
+    "METRICS_TOKEN": None,
 }
+
+# key -> (test, what a valid value is)
+_VALID: dict[str, tuple[Any, str]] = {
+    "DATABASE": (lambda v: isinstance(v, str) and v != "", "a database alias"),
+    "WORKER_HEARTBEAT": (lambda v: _number(v) and v > 0, "a positive number of seconds"),
+    "SAMPLE_INTERVAL": (lambda v: _number(v) and v > 0, "a positive number of seconds"),
+    "SAMPLE_RETENTION_DAYS": (lambda v: _whole(v) and v >= 1, "a whole number of days, 1 or more"),
+    "DASHBOARD_EXACT_LIMIT": (lambda v: _whole(v) and v >= 0, "a whole number of rows, 0 or more"),
+    "DASHBOARD_BACKLOG_AGE": (lambda v: _number(v) and v > 0, "a positive number of seconds"),
+    "METRICS_TOKEN": (
+        lambda v: v is None or (isinstance(v, str) and len(v) >= 16),
+        "None or a string of 16 characters or more",
+    ),
+}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def get(key: str) -> Any:
@@ -43,8 +78,18 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
                 id="django_pgmq.E002",
             )
         )
+    for key, value in sorted(raw.items()):
+        if key in _VALID and not _VALID[key][0](value):
+            errors.append(
+                checks.Error(
+                    f"PGMQ[{key!r}] is {value!r}; it must be {_VALID[key][1]}",
+                    id="django_pgmq.E005",
+                )
+            )
     alias = raw.get("DATABASE", DEFAULTS["DATABASE"])
-    if alias not in connections.databases:
+    if not isinstance(alias, str):
+        pass  # reported above
+    elif alias not in connections.databases:
         errors.append(
             checks.Error(
                 f"PGMQ['DATABASE'] is {alias!r}, which is not in DATABASES",
