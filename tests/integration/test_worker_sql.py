@@ -146,3 +146,16 @@ def test_the_payload_json_round_trips_through_a_dead_letter(m, q):
     m.dead_letter(q, msg_id, f"{q}_dlq")
     [letter] = m.read(f"{q}_dlq", vt=30, qty=1)
     assert json.dumps(letter.message, sort_keys=True) == json.dumps(payload, sort_keys=True)
+
+
+def test_worker_read_claims_like_read_and_commits_without_waiting_for_the_flush(m, q):
+    ids = m.send_batch(q, [{"n": 1}, {"n": 2}, {"n": 3}])
+    claimed = m.worker_read(q, vt=30, qty=2)
+    assert [(x.msg_id, x.read_ct, x.message) for x in claimed] == [
+        (ids[0], 1, {"n": 1}),
+        (ids[1], 1, {"n": 2}),
+    ]
+    assert [x.msg_id for x in m.read(q, vt=30, qty=10)] == [ids[2]]
+    with connection.cursor() as cursor:  # still in the transaction the read ran in
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone() == ("off",)
