@@ -6,7 +6,7 @@ worker and its threads: ``loop``, ``listener``, ``heartbeat``), ``process``
 tables the admin shows).
 """
 
-from .errors import PoisonMessage
+from .errors import PoisonMessage, Unsettled
 from .registry import Consumer, consumer
 
-__all__ = ["Consumer", "PoisonMessage", "consumer"]
+__all__ = ["Consumer", "PoisonMessage", "Unsettled", "consumer"]

@@ -9,3 +9,11 @@ class PoisonMessage(Exception):
     For a message that can never succeed, such as a payload the handler cannot
     decode: retrying it would only fail again.
     """
+
+
+class Unsettled(PoisonMessage):
+    """Read more than ``max_reads`` times and never settled: whoever ran it died or overran.
+
+    Such a message (say, one whose handler crashes the process) is dead-lettered
+    without running its handler again.
+    """

@@ -29,7 +29,7 @@ from ..manager import QueueManager
 from ..messages import Message
 from . import retry
 from .config import QueueSettings
-from .errors import PoisonMessage
+from .errors import PoisonMessage, Unsettled
 from .held import Holdings
 
 log = logging.getLogger("django_pgmq.worker")
@@ -100,7 +100,7 @@ class Processor:
     def run(self, messages: list[Message]) -> Outcome:
         """Handle ``messages``; once stopping, hand back the ones not started yet."""
         outcome = Outcome()
-        pending = list(messages)
+        pending = self._without_unsettled(messages, outcome)
         try:
             if self.consumer.batch_handler:
                 with self._transaction():
@@ -119,6 +119,20 @@ class Processor:
         finally:
             self.holdings.drop(self.queue, [m.msg_id for m in messages])
         return outcome
+
+    def _without_unsettled(self, messages: list[Message], outcome: Outcome) -> list[Message]:
+        """Dead-letter messages read too often without a verdict; the others."""
+        pending = []
+        for message in messages:
+            if retry.unsettled_too_often(message.read_ct, self.settings.max_reads):
+                error = Unsettled(
+                    f"read {message.read_ct} times (max_reads {self.settings.max_reads}) "
+                    "without being settled: the consumers running it died or overran its vt"
+                )
+                self._fail([message], error, outcome)
+            else:
+                pending.append(message)
+        return pending
 
     def _run_chunk(self, pending: list[Message], outcome: Outcome) -> list[Message]:
         """Handle messages until the chunk is full or old; the ones left for the next."""

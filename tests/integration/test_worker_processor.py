@@ -72,6 +72,21 @@ def test_a_message_out_of_reads_goes_to_the_dead_letter_queue(m, q):
     assert letter.headers["dead_letter"]["msg_id"] == msg_id
 
 
+def test_a_message_read_past_max_reads_without_a_verdict_is_dead_lettered_unrun(m, q):
+    """As when its handler crashed the worker each time: it is not run once more."""
+    msg_id = m.send(q, {"n": 1})
+    for _ in range(3):  # three reads that ended without a verdict (vt 0: visible again)
+        m.read(q, vt=0, qty=1)
+    outcome = processor(q, handlers.handle, max_reads=3, dead_letter="dead").run(
+        m.read(q, vt=30, qty=1)
+    )
+    assert (outcome.done, outcome.dead) == (0, 1)
+    assert not HandlerRun.objects.exists()
+    [letter] = m.read("dead", vt=30, qty=1)
+    assert letter.headers["dead_letter"]["msg_id"] == msg_id
+    assert letter.headers["dead_letter"]["error"].startswith("Unsettled: read 4 times")
+
+
 def test_when_stopping_nothing_starts_and_every_message_is_handed_back_unread(m, q):
     ids = m.send_batch(q, [{"n": 1}, {"n": 2}])
     outcome = processor(q, handlers.handle, stopping=True).run(m.read(q, vt=60, qty=2))

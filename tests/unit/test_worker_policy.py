@@ -39,6 +39,12 @@ def test_a_message_is_exhausted_when_read_max_reads_times_and_never_with_zero():
     assert not retry.exhausted(1_000, 0)
 
 
+def test_a_message_read_past_max_reads_was_never_settled():
+    assert not retry.unsettled_too_often(3, 3)
+    assert retry.unsettled_too_often(4, 3)
+    assert not retry.unsettled_too_often(1_000, 0)
+
+
 # -- schedule ------------------------------------------------------------------------
 
 
