@@ -24,25 +24,33 @@ _BLOCK_SIZE = 4 << 20
 
 
 class _CopyStream(io.RawIOBase):
-    """A read-only file over the chunks of a psycopg ``COPY ... TO STDOUT``."""
+    """A read-only file over a psycopg ``COPY ... TO STDOUT``.
+
+    libpq hands COPY data over one row at a time; each read fills the caller's
+    buffer with as many rows as fit, so pyarrow parses big blocks, not rows.
+    """
 
     def __init__(self, first: bytes, rest: Iterator[memoryview]) -> None:
-        self._buffer = first
+        self._chunk = memoryview(first)
         self._rest = rest
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._buffer:
-            chunk = next(self._rest, None)
-            if chunk is None:
-                return 0
-            self._buffer = bytes(chunk)
-        size = min(len(target), len(self._buffer))
-        target[:size] = self._buffer[:size]
-        self._buffer = self._buffer[size:]
-        return size
+        view = memoryview(target).cast("B")
+        filled = 0
+        while filled < len(view):
+            if not self._chunk:
+                chunk = next(self._rest, None)
+                if chunk is None:
+                    break
+                self._chunk = memoryview(chunk)
+            size = min(len(view) - filled, len(self._chunk))
+            view[filled : filled + size] = self._chunk[:size]
+            self._chunk = self._chunk[size:]
+            filled += size
+        return filled
 
 
 def _wire_type(dtype: object) -> pa.DataType:
