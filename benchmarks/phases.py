@@ -239,7 +239,15 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else seconds * 1000
 
 
+def _per_message(cores: float | None, cpu: dict, count: int) -> float | None:
+    """CPU microseconds per message: less sensitive to other load than msg/s."""
+    if cores is None or not count:
+        return None
+    return cores * cpu["seconds"] / count * 1e6
+
+
 def _row(count: int, seconds: float, latencies: list[float], measured: dict, lat_kind: str) -> dict:
+    cpu = measured["cpu"]
     return {
         "messages": count,
         "seconds": seconds,
@@ -247,8 +255,10 @@ def _row(count: int, seconds: float, latencies: list[float], measured: dict, lat
         "latency": lat_kind,
         "p50_ms": _ms(percentile(latencies, 0.5)),
         "p99_ms": _ms(percentile(latencies, 0.99)),
-        "cpu": measured["cpu"],
-        "disturbed": measured["cpu"]["disturbed"],
+        "cpu": cpu,
+        "server_us_per_msg": _per_message(cpu["server_cores"], cpu, count),
+        "client_us_per_msg": _per_message(cpu["client_cores"], cpu, count),
+        "disturbed": cpu["disturbed"],
         "wal_bytes": measured["wal_bytes"],
         "wal_per_msg": measured["wal_bytes"] / count if count else None,
     }

@@ -15,6 +15,21 @@ GOALS = [
     ("e2e 22B", "ours-worker", "pgmq-sql", 1.2),
 ]
 
+LEGEND = [
+    "msg/s: messages per second (send: sent; read: read and acknowledged; e2e: archived"
+    " in the window).",
+    "p50/p99 ms: per call (send), per read+ack (read), enqueue->archive (e2e),"
+    " commit->archive of a NOTIFY-woken consumer (notify).",
+    "/pgmq, /raw: ours divided by the peer (latency phases: peer p50 / ours p50);"
+    " above 1 ours is better.",
+    "srv, cli, other: CPU cores used by the server, by the benchmark's processes, by"
+    " everything else.",
+    "srv us, cli us: CPU microseconds per message in the server and in the benchmark's"
+    " processes (less sensitive to other load than msg/s).",
+    "WAL/msg: bytes of WAL per message (server-wide). HOT: share of the queue table's"
+    " updates that were HOT.",
+]
+
 COLUMNS = [
     ("phase", 16, "<"),
     ("target", 17, "<"),
@@ -26,6 +41,8 @@ COLUMNS = [
     ("srv", 5, ">"),
     ("cli", 5, ">"),
     ("other", 5, ">"),
+    ("srv us", 6, ">"),
+    ("cli us", 6, ">"),
     ("WAL/msg", 7, ">"),
     ("HOT", 4, ">"),
     ("", 9, "<"),
@@ -82,7 +99,13 @@ def _num(value: float | None, digits: int = 0) -> str:
 def cells(row: dict) -> list[str]:
     """One table line's cells."""
     if row.get("error"):
-        return [row["phase"], row["target"], "ERROR", *[""] * 9, row["error"].splitlines()[-1][:60]]
+        return [
+            row["phase"],
+            row["target"],
+            "ERROR",
+            *[""] * 11,
+            row["error"].splitlines()[-1][:60],
+        ]
     cpu = row["cpu"]
     hot = row.get("hot_ratio")
     return [
@@ -96,6 +119,8 @@ def cells(row: dict) -> list[str]:
         _num(cpu.get("server_cores"), 2),
         _num(cpu["client_cores"], 2),
         _num(cpu["other_cores"], 2),
+        _num(row.get("server_us_per_msg")),
+        _num(row.get("client_us_per_msg")),
         _num(row.get("wal_per_msg")),
         "-" if hot is None else f"{hot:.0%}",
         "disturbed" if row.get("disturbed") else "",
@@ -128,16 +153,7 @@ def print_summary(result: dict, out: TextIO) -> None:
     """Legend, setup and issue 8's goals under the table."""
     meta = result["meta"]
     server = meta["server"]
-    print(
-        "\nmsg/s: messages per second (send: sent; read: read and acknowledged; e2e: archived in"
-        " the window).\np50/p99: per call (send), per read+ack (read), enqueue->archive (e2e),"
-        " commit->archive of a NOTIFY-woken consumer (notify).\n/pgmq, /raw: ours divided by the"
-        " peer (latency phases: peer p50 / ours p50); above 1 ours is better.\nsrv, cli, other:"
-        " CPU cores used by the server, the benchmark's processes, everything else."
-        "\nWAL/msg: bytes of WAL per message (server-wide). HOT: share of updates of the queue"
-        " table that were HOT.",
-        file=out,
-    )
+    print("\n" + "\n".join(LEGEND), file=out)
     print(
         f"\nPostgreSQL {server['version']} ({server['source']}); {meta['cpus']} CPUs; profile"
         f" {meta['profile']}; {meta['producers']} producers, {meta['consumers']} consumers,"
