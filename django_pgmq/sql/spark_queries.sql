@@ -9,6 +9,9 @@ SELECT pgmq._require_queue(%(queue)s);
 -- name: db_now
 SELECT now();
 
+-- name: utc_session
+SET LOCAL TIME ZONE 'UTC';
+
 -- name: msg_id_bounds
 SELECT min(msg_id), max(msg_id) FROM {table} WHERE {where};
 

@@ -14,7 +14,7 @@ import base64
 import io
 import json
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -26,6 +26,7 @@ from pyspark.sql.types import NumericType, StringType, StructType, TimestampType
 from ...errors import InvalidArgument, InvalidPayload
 
 _TIMESTAMP = pa.timestamp("us", tz="UTC")
+_UTC_NAIVE = pa.timestamp("us")  # wall-clock UTC
 _SPECIAL = ("message", "headers", "delay")
 
 
@@ -104,18 +105,24 @@ class RowLayout:
         return _json_array(values, queue, "headers", keep_null=True)
 
     def visible_at(self, batch: pa.RecordBatch, now: datetime, queue: str) -> pa.Array:
-        """Each row's vt: ``now`` plus its delay, or the time given in a timestamp ``delay``."""
-        base = pa.scalar(now, _TIMESTAMP)
+        """Each row's vt as UTC text: ``now`` plus its delay, or a timestamp ``delay`` column.
+
+        Text of naive UTC times, because Arrow writes zoned timestamps to CSV about
+        forty times slower; the COPY runs with the session time zone set to UTC.
+        """
+        base = now.astimezone(UTC).replace(tzinfo=None)
         if self.delay is None:
-            return pa.repeat(base, batch.num_rows)
+            return pa.repeat(pa.scalar(base.isoformat(sep=" ")), batch.num_rows)
         column = batch.column(self.delay)
         if self.delay_is_time:
-            return pc.fill_null(pc.cast(column, _TIMESTAMP), base)
-        seconds = pc.fill_null(pc.cast(column, pa.float64()), 0.0)
-        if len(seconds) and pc.min(seconds).as_py() < 0:
-            raise InvalidArgument(f'queue "{queue}": column "delay" holds a negative number')
-        micros = pc.cast(pc.round(pc.multiply(seconds, 1_000_000)), pa.int64())
-        return pc.add(base, pc.cast(micros, pa.duration("us")))
+            times = pc.fill_null(pc.cast(column, _TIMESTAMP), pa.scalar(base, _UTC_NAIVE))
+        else:
+            seconds = pc.fill_null(pc.cast(column, pa.float64()), 0.0)
+            if len(seconds) and pc.min(seconds).as_py() < 0:
+                raise InvalidArgument(f'queue "{queue}": column "delay" holds a negative number')
+            micros = pc.cast(pc.round(pc.multiply(seconds, 1_000_000)), pa.int64())
+            times = pc.add(pa.scalar(base, _UTC_NAIVE), pc.cast(micros, pa.duration("us")))
+        return pc.cast(pc.cast(times, _UTC_NAIVE), pa.string())
 
 
 def _json_array(values: list[Any], queue: str, what: str, keep_null: bool = False) -> pa.Array:

@@ -92,6 +92,7 @@ class _Copier:
         try:
             with connection(opts.conn, opts.queue) as conn, conn.transaction():
                 now = conn.execute(statements.text("db_now")).fetchone()[0]
+                conn.execute(statements.text("utc_session"))  # vt is sent as UTC text
                 with conn.cursor() as cur, cur.copy(copy_in) as copy:
                     for batch in iterator:
                         if batch.num_rows:
