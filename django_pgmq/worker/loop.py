@@ -80,7 +80,7 @@ class ConsumerThread(threading.Thread):
             return
         claimed_at = monotonic()
         try:
-            messages = worker.manager.worker_read(queue, vt=settings.vt, qty=wanted)
+            messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
         except BaseException:
             worker.budget.give_back(wanted)
             raise
