@@ -10,6 +10,7 @@ INSTALL_FILES = [
     "20_messages.sql",
     "30_metrics.sql",
     "40_notify.sql",
+    "45_partitions.sql",
     "50_fifo.sql",
     "60_topics.sql",
 ]

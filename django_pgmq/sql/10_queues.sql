@@ -1,61 +1,91 @@
 -- Queue management: create, drop, purge, list.
 
--- Create the live and archive tables of a queue and record it; idempotent.
-CREATE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
+-- The catalogue row of queue_name (all NULL when it is new); PQ003 when a name
+-- differing only in case already holds its tables.
+CREATE FUNCTION pgmq._same_name_queue(queue_name text)
+RETURNS pgmq.meta
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    existing pgmq.meta;
+BEGIN
+    SELECT m.* INTO existing FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    IF existing.queue_name IS NOT NULL AND existing.queue_name <> queue_name THEN
+        RAISE EXCEPTION 'queue name "%" maps to table pgmq.%, which queue "%" already uses',
+            queue_name, pgmq.format_table_name(queue_name, 'q'), existing.queue_name
+            USING ERRCODE = 'PQ003',
+                  HINT = 'Table names are lower-cased; use the existing name or another one.';
+    END IF;
+    RETURN existing;
+END
+$fn$;
+
+-- The live and archive tables of a queue with their indexes (each IF NOT EXISTS).
+-- q_key / a_key: the range partition key of a partitioned table, NULL for a plain one.
+-- A partitioned table's primary key must hold its partition key, hence (msg_id, key).
+CREATE FUNCTION pgmq._create_queue_tables(queue_name text, unlogged boolean, q_key text, a_key text)
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
     atable text := pgmq.format_table_name(queue_name, 'a');
-    existing text;
 BEGIN
-    PERFORM pgmq.acquire_queue_lock(queue_name);
-    SELECT m.queue_name INTO existing FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
-    IF existing IS NOT NULL AND existing <> queue_name THEN
-        RAISE EXCEPTION 'queue name "%" maps to table pgmq.%, which queue "%" already uses',
-            queue_name, qtable, existing
-            USING ERRCODE = 'PQ003',
-                  HINT = 'Table names are lower-cased; use the existing name or another one.';
-    END IF;
-
     EXECUTE format(
         $ddl$
         CREATE %s TABLE IF NOT EXISTS pgmq.%I (
-            msg_id bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY,
+            msg_id bigint GENERATED ALWAYS AS IDENTITY,
             read_ct integer NOT NULL DEFAULT 0,
             enqueued_at timestamptz NOT NULL DEFAULT now(),
             last_read_at timestamptz,
             vt timestamptz NOT NULL,
             message jsonb,
-            headers jsonb
-        )
+            headers jsonb,
+            PRIMARY KEY (%s)
+        ) %s
         $ddl$,
-        CASE WHEN unlogged THEN 'UNLOGGED' ELSE '' END, qtable
+        CASE WHEN unlogged THEN 'UNLOGGED' ELSE '' END, qtable,
+        CASE WHEN coalesce(q_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE format('msg_id, %I', q_key) END,
+        CASE WHEN q_key IS NULL THEN '' ELSE format('PARTITION BY RANGE (%I)', q_key) END
     );
     EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (vt)', qtable || '_vt_idx', qtable);
 
     EXECUTE format(
         $ddl$
         CREATE TABLE IF NOT EXISTS pgmq.%I (
-            msg_id bigint PRIMARY KEY,
+            msg_id bigint NOT NULL,
             read_ct integer NOT NULL DEFAULT 0,
             enqueued_at timestamptz NOT NULL DEFAULT now(),
             last_read_at timestamptz,
             archived_at timestamptz NOT NULL DEFAULT now(),
             vt timestamptz NOT NULL,
             message jsonb,
-            headers jsonb
-        )
+            headers jsonb,
+            PRIMARY KEY (%s)
+        ) %s
         $ddl$,
-        atable
+        atable,
+        CASE WHEN coalesce(a_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE format('msg_id, %I', a_key) END,
+        CASE WHEN a_key IS NULL THEN '' ELSE format('PARTITION BY RANGE (%I)', a_key) END
     );
     -- pgmq's index name; '<atable>_archived_at_idx' would pass 63 bytes for a 47-char name.
     EXECUTE format(
         'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
         'archived_at_idx_' || lower(queue_name), atable
     );
+END
+$fn$;
 
+-- Create the live and archive tables of a queue and record it; idempotent.
+CREATE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    PERFORM pgmq._same_name_queue(queue_name);
+    PERFORM pgmq._create_queue_tables(queue_name, unlogged, NULL, NULL);
     INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged)
     VALUES (queue_name, false, unlogged)
     ON CONFLICT DO NOTHING;
@@ -83,38 +113,7 @@ AS $fn$
     SELECT pgmq._create_queue(queue_name, false);
 $fn$;
 
-CREATE FUNCTION pgmq.create_partitioned(
-    queue_name text,
-    partition_interval text DEFAULT '10000',
-    retention_interval text DEFAULT '100000',
-    premake integer DEFAULT 4
-)
-RETURNS void
-LANGUAGE plpgsql
-AS $fn$
-BEGIN
-    PERFORM pgmq.validate_queue_name(queue_name);
-    RAISE EXCEPTION 'pg_partman is required for partitioned queues: django-pgmq does not yet '
-        'partition queue "%" natively', queue_name
-        USING ERRCODE = '0A000', HINT = 'Use pgmq.create() for a plain queue.';
-END
-$fn$;
-
-CREATE FUNCTION pgmq.convert_archive_partitioned(
-    table_name text,
-    partition_interval text DEFAULT '10000',
-    retention_interval text DEFAULT '100000',
-    leading_partition integer DEFAULT 10
-)
-RETURNS void
-LANGUAGE plpgsql
-AS $fn$
-BEGIN
-    RAISE EXCEPTION 'pg_partman is required for partitioned queues: django-pgmq does not yet '
-        'partition archive "%" natively', table_name
-        USING ERRCODE = '0A000';
-END
-$fn$;
+-- create_partitioned and convert_archive_partitioned: sql/45_partitions.sql.
 
 -- Drop a queue's tables and catalogue row; false (with a notice) when it does not exist.
 CREATE FUNCTION pgmq.drop_queue(queue_name text)

@@ -19,11 +19,12 @@ BEGIN
             coalesce(pg_sequence_last_value(pg_get_serial_sequence($2, 'msg_id')::regclass), 0),
             now(),
             count(*) FILTER (WHERE vt <= now()),
-            NULL::bigint
+            $3
         FROM pgmq.%I
         $q$,
         qtable
-    ) INTO result USING stored, format('pgmq.%I', qtable);
+    ) INTO result USING stored, format('pgmq.%I', qtable),
+        pgmq._default_partition_length(stored);  -- NULL unless partitioned (45_partitions.sql)
     RETURN result;
 END
 $fn$;

@@ -4,6 +4,10 @@
 -- live table. At commit it sends pg_notify('pgmq.q_<name as stored>.INSERT', '')
 -- at most once per transaction, and at most once per throttle window per queue,
 -- so a rolled-back send never wakes anybody.
+--
+-- The trigger is the one django_pgmq/notify.py defines as a django-pgtrigger
+-- Trigger: same name, function, definition and comment, so `manage.py pgtrigger
+-- ls` shows it INSTALLED whichever path installed it (tests compare the two).
 
 -- One row per queue with notifications on. Kept in a logged table so the
 -- setting survives a crash and reaches replicas; the row goes with the queue.
@@ -91,7 +95,28 @@ BEGIN
 END
 $fn$;
 
--- The one place that creates a queue's notify trigger (re-created if present).
+-- The trigger's name on the queue's table (django-pgtrigger's "pgid", unique per
+-- queue as pgtrigger's registry requires): q_<name>_notify_insert, or, for a name
+-- that is not a plain identifier (it has a '-'), pgmq_notify_<hash>. Never starting
+-- with 'pgtrigger_', it is never a candidate for `manage.py pgtrigger prune`.
+CREATE FUNCTION pgmq._notify_trigger_name(queue_name text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+    SELECT CASE
+        WHEN lower(queue_name) ~ '^[a-z0-9_]+$' THEN 'q_' || lower(queue_name) || '_notify_insert'
+        ELSE 'pgmq_notify_' || left(encode(sha256(convert_to(lower(queue_name), 'UTF8')), 'hex'), 20)
+    END;
+$fn$;
+
+-- The trigger's comment: the "hash" django-pgtrigger compares to tell INSTALLED from
+-- OUTDATED. A version: change it (and notify.NOTIFY_TRIGGER_HASH) with the trigger.
+CREATE FUNCTION pgmq._notify_trigger_hash()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$ SELECT 'django_pgmq.notify_insert.v1' $fn$;
+
+-- The one place in SQL that creates a queue's notify trigger (re-created if present).
 CREATE FUNCTION pgmq._install_notify_trigger(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
@@ -99,18 +124,21 @@ SET client_min_messages = warning  -- no "does not exist, skipping" notice
 AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
+    trigger_name text := pgmq._notify_trigger_name(queue_name);
 BEGIN
-    EXECUTE format('DROP TRIGGER IF EXISTS pgmq_notify_insert ON pgmq.%I', qtable);
+    EXECUTE format('DROP TRIGGER IF EXISTS %I ON pgmq.%I', trigger_name, qtable);
     EXECUTE format(
         $ddl$
-        CREATE CONSTRAINT TRIGGER pgmq_notify_insert
+        CREATE CONSTRAINT TRIGGER %I
         AFTER INSERT ON pgmq.%I
         DEFERRABLE INITIALLY DEFERRED
         FOR EACH ROW
         EXECUTE FUNCTION pgmq.notify_queue_listeners(%L)
         $ddl$,
-        qtable, queue_name
+        trigger_name, qtable, queue_name
     );
+    EXECUTE format('COMMENT ON TRIGGER %I ON pgmq.%I IS %L',
+                   trigger_name, qtable, pgmq._notify_trigger_hash());
 END
 $fn$;
 
@@ -121,8 +149,8 @@ SET client_min_messages = warning
 AS $fn$
 BEGIN
     EXECUTE format(
-        'DROP TRIGGER IF EXISTS pgmq_notify_insert ON pgmq.%I',
-        pgmq.format_table_name(queue_name, 'q')
+        'DROP TRIGGER IF EXISTS %I ON pgmq.%I',
+        pgmq._notify_trigger_name(queue_name), pgmq.format_table_name(queue_name, 'q')
     );
 END
 $fn$;

@@ -1,0 +1,582 @@
+-- Partitioned queues on PostgreSQL's declarative partitioning (no pg_partman).
+--
+-- pgmq.create_partitioned makes q_<name> and a_<name> range-partitioned: by
+-- msg_id when partition_interval is an integer (pgmq's rule), otherwise by time
+-- (enqueued_at for the queue, archived_at for the archive). Each partitioned
+-- table has a DEFAULT partition that catches rows no partition covers yet, and a
+-- row in pgmq.partition_config. pgmq.maintain_partitions creates partitions
+-- ahead and drops those past retention; run it from cron (manage.py pgmq_maintain).
+--
+-- Internally a position on the partition key is a numeric: the msg_id itself, or
+-- epoch seconds for time. Time buckets are aligned in UTC from 2000-01-01, so the
+-- session's TimeZone never changes where a boundary falls.
+
+CREATE TABLE pgmq.partition_config (
+    table_name text PRIMARY KEY,
+    queue_name varchar NOT NULL
+        CONSTRAINT partition_config_meta_queue_name_fk
+            REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
+    partition_column text NOT NULL
+        CONSTRAINT partition_config_column_check
+            CHECK (partition_column IN ('msg_id', 'enqueued_at', 'archived_at')),
+    partition_interval text NOT NULL,
+    retention_interval text,
+    premake integer NOT NULL CONSTRAINT partition_config_premake_check CHECK (premake >= 1)
+);
+
+-- pgmq's rule: an interval that casts to integer partitions by msg_id, anything else by time.
+CREATE FUNCTION pgmq._partition_by_id(partition_interval text)
+RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+BEGIN
+    PERFORM partition_interval::integer;
+    RETURN true;
+EXCEPTION WHEN invalid_text_representation OR numeric_value_out_of_range THEN
+    RETURN false;
+END
+$fn$;
+
+CREATE FUNCTION pgmq._partition_arg_error(what text, expected text, got text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+BEGIN
+    RAISE EXCEPTION '% must be %, got: %', what, expected, coalesce(quote_literal(got), 'NULL')
+        USING ERRCODE = 'PQ004';
+END
+$fn$;
+
+-- A time step: positive, at least a second, and either whole months or a fixed length.
+CREATE FUNCTION pgmq._time_step(what text, step text)
+RETURNS interval
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+DECLARE
+    expected constant text := 'a positive integer (msg_id ranges) or a time interval such as '
+        '''1 day'' or ''1 month'' (time ranges)';
+    iv interval;
+BEGIN
+    BEGIN
+        iv := step::interval;
+    EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow
+                   OR numeric_value_out_of_range THEN
+        PERFORM pgmq._partition_arg_error(what, expected, step);
+    END;
+    IF iv < interval '1 second' THEN
+        PERFORM pgmq._partition_arg_error(what, 'at least 1 second', step);
+    END IF;
+    -- date_trunc('day', iv) keeps the months and days of an interval, not its time.
+    IF extract(year FROM iv) * 12 + extract(month FROM iv) <> 0
+       AND (extract(day FROM iv) <> 0 OR date_trunc('day', iv) <> iv) THEN
+        PERFORM pgmq._partition_arg_error(
+            what, 'whole months (''3 months'') or a fixed length (''12 hours''), not both', step);
+    END IF;
+    RETURN iv;
+END
+$fn$;
+
+-- Check create_partitioned's (or convert_archive_partitioned's) arguments, with pgmq's texts.
+CREATE FUNCTION pgmq._check_partition_args(
+    partition_interval text, retention_interval text, premake integer, premake_name text
+)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+BEGIN
+    IF premake IS NULL OR premake < 1 THEN
+        RAISE EXCEPTION '% must be at least 1, got %', premake_name, coalesce(premake::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF partition_interval IS NULL OR btrim(partition_interval) = '' THEN
+        PERFORM pgmq._partition_arg_error('partition_interval', 'given', partition_interval);
+    END IF;
+    IF pgmq._partition_by_id(partition_interval) THEN
+        IF partition_interval::integer < 1 THEN
+            PERFORM pgmq._partition_arg_error(
+                'partition_interval', 'a positive integer for msg_id ranges', partition_interval);
+        END IF;
+        IF retention_interval IS NOT NULL AND (retention_interval !~ '^\s*\d{1,18}\s*$'
+                                               OR retention_interval::bigint < 1) THEN
+            PERFORM pgmq._partition_arg_error(
+                'retention_interval', 'a positive integer (a number of msg_ids) when '
+                'partition_interval is one', retention_interval);
+        END IF;
+    ELSE
+        PERFORM pgmq._time_step('partition_interval', partition_interval);
+        IF retention_interval IS NOT NULL AND pgmq._partition_by_id(retention_interval) THEN
+            PERFORM pgmq._partition_arg_error(
+                'retention_interval', 'a time interval such as ''7 days'' when partition_interval '
+                'is one', retention_interval);
+        ELSIF retention_interval IS NOT NULL THEN
+            PERFORM pgmq._time_step('retention_interval', retention_interval);
+        END IF;
+    END IF;
+END
+$fn$;
+
+-- The start of the bucket holding pos.
+CREATE FUNCTION pgmq._partition_floor(by_id boolean, step text, pos numeric)
+RETURNS numeric
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+DECLARE
+    iv interval;
+    utc timestamp;
+    months integer;
+    n integer;
+BEGIN
+    IF by_id THEN
+        RETURN floor(pos / step::bigint) * step::bigint;
+    END IF;
+    iv := step::interval;
+    utc := to_timestamp(pos::double precision) AT TIME ZONE 'UTC';
+    months := extract(year FROM iv)::integer * 12 + extract(month FROM iv)::integer;
+    IF months > 0 THEN
+        n := (extract(year FROM utc)::integer - 2000) * 12 + extract(month FROM utc)::integer - 1;
+        utc := timestamp '2000-01-01' + make_interval(months => floor(n::numeric / months)::integer * months);
+    ELSE
+        utc := date_bin(iv, utc, timestamp '2000-01-01');
+    END IF;
+    RETURN extract(epoch FROM utc AT TIME ZONE 'UTC');
+END
+$fn$;
+
+-- The start of the bucket after the one starting at lo.
+CREATE FUNCTION pgmq._partition_next(by_id boolean, step text, lo numeric)
+RETURNS numeric
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT CASE WHEN by_id THEN lo + step::bigint
+                ELSE extract(epoch FROM ((to_timestamp(lo::double precision) AT TIME ZONE 'UTC')
+                                         + step::interval) AT TIME ZONE 'UTC')
+           END;
+$fn$;
+
+-- A position as a partition bound: a msg_id, an ISO 8601 time in UTC, or
+-- MINVALUE/MAXVALUE for the infinities.
+CREATE FUNCTION pgmq._partition_bound(by_id boolean, pos numeric)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT CASE
+        WHEN pos = '-Infinity'::numeric THEN 'MINVALUE'
+        WHEN pos = 'Infinity'::numeric THEN 'MAXVALUE'
+        WHEN by_id THEN (pos::bigint)::text
+        ELSE to_char(to_timestamp(pos::double precision) AT TIME ZONE 'UTC',
+                     CASE WHEN pos = trunc(pos) THEN 'YYYY-MM-DD"T"HH24:MI:SS"+00"'
+                          ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US"+00"' END)
+    END;
+$fn$;
+
+-- The same, as SQL for a FOR VALUES clause.
+CREATE FUNCTION pgmq._partition_literal(by_id boolean, pos numeric)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT CASE WHEN abs(pos) = 'Infinity'::numeric THEN pgmq._partition_bound(by_id, pos)
+                ELSE quote_literal(pgmq._partition_bound(by_id, pos)) END;
+$fn$;
+
+-- A partition bound as PostgreSQL prints it, back to a position.
+CREATE FUNCTION pgmq._partition_position(by_id boolean, bound text)
+RETURNS numeric
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT CASE
+        WHEN bound = 'MINVALUE' THEN '-Infinity'::numeric
+        WHEN bound = 'MAXVALUE' THEN 'Infinity'::numeric
+        WHEN by_id THEN btrim(bound, '''')::numeric
+        ELSE extract(epoch FROM btrim(bound, '''')::timestamptz)
+    END;
+$fn$;
+
+-- An identifier of at most 63 bytes: base || suffix, or a shortened base plus a
+-- hash of it when that is too long (two long names never shorten to the same one).
+CREATE FUNCTION pgmq._fit_name(base text, suffix text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT CASE
+        WHEN octet_length(base || suffix) <= 63 THEN base || suffix
+        ELSE left(base, 63 - octet_length(suffix) - 9) || '_'
+             || left(encode(sha256(convert_to(base, 'UTF8')), 'hex'), 8) || suffix
+    END;
+$fn$;
+
+-- The name of the partition whose range starts at lo.
+CREATE FUNCTION pgmq._partition_name(parent text, by_id boolean, step text, lo numeric)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT pgmq._fit_name(parent, '_p' || CASE
+        WHEN by_id THEN (lo::bigint)::text
+        WHEN step::interval = date_trunc('day', step::interval)
+            THEN to_char(to_timestamp(lo::double precision) AT TIME ZONE 'UTC', 'YYYYMMDD')
+        ELSE to_char(to_timestamp(lo::double precision) AT TIME ZONE 'UTC', 'YYYYMMDD"_"HH24MISS')
+    END);
+$fn$;
+
+-- The partitions of pgmq.<parent>: name, range [lo, hi) as positions, and whether it is the default.
+CREATE FUNCTION pgmq._partitions(parent text, by_id boolean)
+RETURNS TABLE (partition_name text, lo numeric, hi numeric, is_default boolean)
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT c.relname::text,
+           pgmq._partition_position(by_id, b[1]),
+           pgmq._partition_position(by_id, b[2]),
+           b IS NULL
+    FROM pg_inherits i
+    JOIN pg_class c ON c.oid = i.inhrelid
+    CROSS JOIN LATERAL regexp_match(pg_get_expr(c.relpartbound, c.oid),
+                                    '^FOR VALUES FROM \((.*)\) TO \((.*)\)$') AS b
+    WHERE i.inhparent = to_regclass(format('pgmq.%I', parent))
+    ORDER BY 2 NULLS FIRST;
+$fn$;
+
+-- The DEFAULT partition of pgmq.<parent>, if it has one.
+CREATE FUNCTION pgmq._default_partition(parent text)
+RETURNS regclass
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT nullif(p.partdefid, 0)::regclass FROM pg_partitioned_table p
+    WHERE p.partrelid = to_regclass(format('pgmq.%I', parent));
+$fn$;
+
+-- Where the partition key of the table stands now: the next msg_id, or the clock.
+CREATE FUNCTION pgmq._partition_now(queue_name text, by_id boolean)
+RETURNS numeric
+LANGUAGE sql VOLATILE
+AS $fn$
+    SELECT CASE WHEN by_id
+        THEN coalesce(pg_sequence_last_value(pg_get_serial_sequence(
+                 format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')), 'msg_id')::regclass), 0) + 1
+        ELSE extract(epoch FROM clock_timestamp())
+    END;
+$fn$;
+
+-- Create the partition [lo, hi) of cfg's table. Rows of that range waiting in the
+-- default partition move into it first, so they get their proper place.
+CREATE FUNCTION pgmq._create_partition(cfg pgmq.partition_config, lo numeric, hi numeric)
+RETURNS TABLE (partition_name text, rows_moved bigint)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    by_id boolean := cfg.partition_column = 'msg_id';
+    key_type text := CASE WHEN by_id THEN 'bigint' ELSE 'timestamptz' END;
+    part text := pgmq._partition_name(cfg.table_name, by_id, cfg.partition_interval, lo);
+    lo_lit text := pgmq._partition_literal(by_id, lo);
+    hi_lit text := pgmq._partition_literal(by_id, hi);
+    spill regclass := pgmq._default_partition(cfg.table_name);
+    moved bigint := 0;
+BEGIN
+    EXECUTE format('CREATE TABLE pgmq.%I (LIKE pgmq.%I INCLUDING DEFAULTS)', part, cfg.table_name);
+    IF spill IS NOT NULL THEN
+        EXECUTE format(
+            $q$
+            WITH moved AS (
+                DELETE FROM %1$s WHERE %2$I >= %3$s::%5$s AND %2$I < %4$s::%5$s RETURNING *
+            )
+            INSERT INTO pgmq.%6$I SELECT * FROM moved
+            $q$,
+            spill, cfg.partition_column, lo_lit, hi_lit, key_type, part
+        );
+        GET DIAGNOSTICS moved = ROW_COUNT;
+    END IF;
+    -- ATTACH (not CREATE ... PARTITION OF) leaves readers and writers of the queue running.
+    EXECUTE format('ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
+                   cfg.table_name, part, lo_lit, hi_lit);
+    RETURN QUERY SELECT part, moved;
+END
+$fn$;
+
+-- Bring one partitioned table up to date: partitions for the current bucket, premake
+-- buckets ahead and every bucket with rows in the default partition; then drop the
+-- partitions wholly past retention. The caller holds the queue's lock.
+CREATE FUNCTION pgmq._maintain_table(cfg pgmq.partition_config)
+RETURNS TABLE (action text, partition_name text, range_start text, range_end text, rows_moved bigint)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    by_id boolean := cfg.partition_column = 'msg_id';
+    step text := cfg.partition_interval;
+    cur numeric := pgmq._partition_now(cfg.queue_name, by_id);
+    spill regclass := pgmq._default_partition(cfg.table_name);
+    wanted numeric[] := '{}';
+    spilled numeric[];
+    bucket numeric;
+    bucket_end numeric;
+    threshold numeric;
+    old record;
+    made record;
+BEGIN
+    bucket := pgmq._partition_floor(by_id, step, cur);
+    FOR i IN 0..cfg.premake LOOP
+        wanted := wanted || bucket;
+        bucket := pgmq._partition_next(by_id, step, bucket);
+    END LOOP;
+    IF spill IS NOT NULL THEN
+        EXECUTE format(
+            'SELECT array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
+            CASE WHEN by_id THEN format('%I::numeric', cfg.partition_column)
+                 ELSE format('extract(epoch FROM %I)', cfg.partition_column) END,
+            spill
+        ) INTO spilled USING by_id, step;
+    END IF;
+
+    FOR bucket IN SELECT DISTINCT w FROM unnest(wanted || coalesce(spilled, '{}')) AS w ORDER BY w LOOP
+        CONTINUE WHEN EXISTS (
+            SELECT 1 FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.lo <= bucket AND bucket < p.hi
+        );
+        -- Never overlap a partition made with other bounds (a converted archive's history).
+        SELECT least(pgmq._partition_next(by_id, step, bucket), min(p.lo)) INTO bucket_end
+        FROM pgmq._partitions(cfg.table_name, by_id) p
+        WHERE NOT p.is_default AND p.lo > bucket;
+        SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
+        RETURN QUERY SELECT 'created', made.partition_name, pgmq._partition_bound(by_id, bucket),
+                            pgmq._partition_bound(by_id, bucket_end), made.rows_moved;
+    END LOOP;
+
+    IF cfg.retention_interval IS NOT NULL THEN
+        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::bigint
+            ELSE extract(epoch FROM ((clock_timestamp() AT TIME ZONE 'UTC')
+                                     - cfg.retention_interval::interval) AT TIME ZONE 'UTC')
+        END;
+        FOR old IN
+            SELECT * FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.hi <= threshold
+        LOOP
+            EXECUTE format('DROP TABLE pgmq.%I', old.partition_name);
+            RETURN QUERY SELECT 'dropped', old.partition_name,
+                                pgmq._partition_bound(by_id, old.lo),
+                                pgmq._partition_bound(by_id, old.hi), NULL::bigint;
+        END LOOP;
+    END IF;
+END
+$fn$;
+
+-- Maintain the partitions of one queue, or of every partitioned queue (NULL).
+-- Safe to run at any frequency and from several sessions at once: each queue is
+-- maintained under its queue lock, which create/drop_queue also take, so a second
+-- run waits, then finds nothing to do. Run it in READ COMMITTED (the default).
+CREATE FUNCTION pgmq.maintain_partitions(queue_name text DEFAULT NULL)
+RETURNS TABLE (
+    queue text, partitioned_table text, action text, partition_name text,
+    range_start text, range_end text, rows_moved bigint
+)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    target text;
+    stored text;
+    cfg pgmq.partition_config;
+BEGIN
+    IF $1 IS NOT NULL THEN
+        target := pgmq._require_queue($1);
+        IF NOT EXISTS (SELECT 1 FROM pgmq.partition_config c WHERE c.queue_name = target) THEN
+            RAISE EXCEPTION 'queue "%" is not partitioned: it has no partitions to maintain', $1
+                USING ERRCODE = 'PQ004',
+                      HINT = 'Create it with pgmq.create_partitioned(), or convert its archive '
+                             'with pgmq.convert_archive_partitioned().';
+        END IF;
+    END IF;
+    FOR stored IN
+        SELECT DISTINCT c.queue_name FROM pgmq.partition_config c
+        WHERE target IS NULL OR c.queue_name = target
+        ORDER BY 1
+    LOOP
+        PERFORM pgmq.acquire_queue_lock(stored);
+        -- Read the configuration after the lock: a drop_queue may have just committed.
+        FOR cfg IN
+            SELECT * FROM pgmq.partition_config c WHERE c.queue_name = stored ORDER BY c.table_name DESC
+        LOOP
+            RETURN QUERY SELECT stored, cfg.table_name, m.* FROM pgmq._maintain_table(cfg) m;
+        END LOOP;
+    END LOOP;
+END
+$fn$;
+
+-- The partitions of a queue's tables, by table then range.
+CREATE FUNCTION pgmq.list_partitions(queue_name text)
+RETURNS TABLE (
+    partitioned_table text, partition_name text, range_start text, range_end text,
+    is_default boolean
+)
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+BEGIN
+    RETURN QUERY
+        SELECT c.table_name, p.partition_name,
+               pgmq._partition_bound(c.partition_column = 'msg_id', p.lo),
+               pgmq._partition_bound(c.partition_column = 'msg_id', p.hi),
+               p.is_default
+        FROM pgmq.partition_config c
+        CROSS JOIN LATERAL pgmq._partitions(c.table_name, c.partition_column = 'msg_id') p
+        WHERE c.queue_name = stored
+        ORDER BY c.table_name DESC, p.is_default, p.lo;
+END
+$fn$;
+
+-- pgmq.create_partitioned, natively. Creating it again is a no-op.
+CREATE FUNCTION pgmq.create_partitioned(
+    queue_name text,
+    partition_interval text DEFAULT '10000',
+    retention_interval text DEFAULT '100000',
+    premake integer DEFAULT 4
+)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    atable text := pgmq.format_table_name(queue_name, 'a');
+    by_id boolean;
+    existing pgmq.meta;
+    cfg pgmq.partition_config;
+BEGIN
+    PERFORM pgmq._check_partition_args(partition_interval, retention_interval, premake, 'premake');
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    existing := pgmq._same_name_queue(queue_name);
+    IF existing.queue_name IS NOT NULL THEN
+        IF NOT existing.is_partitioned THEN
+            RAISE EXCEPTION 'queue "%" already exists and is not partitioned', queue_name
+                USING ERRCODE = 'PQ003',
+                      HINT = 'Drop it first, or use another name.';
+        END IF;
+        RETURN;
+    END IF;
+
+    by_id := pgmq._partition_by_id(partition_interval);
+    PERFORM pgmq._create_queue_tables(
+        queue_name, false,
+        CASE WHEN by_id THEN 'msg_id' ELSE 'enqueued_at' END,
+        CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END
+    );
+    EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', qtable || '_default', qtable);
+    EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', atable || '_default', atable);
+    INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES (queue_name, true, false);
+
+    FOR cfg IN
+        INSERT INTO pgmq.partition_config AS c
+            (table_name, queue_name, partition_column, partition_interval, retention_interval, premake)
+        VALUES
+            (qtable, queue_name, CASE WHEN by_id THEN 'msg_id' ELSE 'enqueued_at' END,
+             btrim(partition_interval), btrim(retention_interval), premake),
+            (atable, queue_name, CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END,
+             btrim(partition_interval), btrim(retention_interval), premake)
+        RETURNING c.*
+    LOOP
+        PERFORM pgmq._maintain_table(cfg);
+    END LOOP;
+END
+$fn$;
+
+-- pgmq.convert_archive_partitioned, natively: a_<name> becomes a partitioned table.
+-- Its rows stay where they are: the old table becomes the first partition
+-- (MINVALUE up to the end of the bucket of its newest row), dropped by retention
+-- like any other. leading_partition is how many partitions to keep ahead.
+CREATE FUNCTION pgmq.convert_archive_partitioned(
+    table_name text,
+    partition_interval text DEFAULT '10000',
+    retention_interval text DEFAULT '100000',
+    leading_partition integer DEFAULT 10
+)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text;
+    atable text := pgmq.format_table_name(table_name, 'a');
+    history text := pgmq._fit_name(atable, '_history');
+    index_name text := 'archived_at_idx_' || lower(table_name);
+    by_id boolean;
+    acol text;
+    pkey text;
+    quiet text;
+    newest numeric;
+    cfg pgmq.partition_config;
+BEGIN
+    stored := pgmq._require_queue(table_name);
+    PERFORM pgmq.acquire_queue_lock(stored);
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(format('pgmq.%I', atable))) = 'p' THEN
+        RAISE NOTICE 'Table % is already partitioned', atable;
+        RETURN;
+    END IF;
+    PERFORM pgmq._check_partition_args(
+        partition_interval, retention_interval, leading_partition, 'leading_partition');
+
+    by_id := pgmq._partition_by_id(partition_interval);
+    acol := CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END;
+    -- Free the names the new table takes: the table, its primary key and its index.
+    EXECUTE format('ALTER TABLE pgmq.%I RENAME TO %I', atable, history);
+    SELECT k.conname INTO pkey FROM pg_constraint k
+    WHERE k.conrelid = format('pgmq.%I', history)::regclass AND k.contype = 'p';
+    IF pkey IS NOT NULL AND by_id THEN
+        EXECUTE format('ALTER TABLE pgmq.%I RENAME CONSTRAINT %I TO %I',
+                       history, pkey, pgmq._fit_name(history, '_pkey'));
+    ELSIF pkey IS NOT NULL THEN
+        -- The new key is (msg_id, archived_at); attaching builds it on the old rows.
+        EXECUTE format('ALTER TABLE pgmq.%I DROP CONSTRAINT %I', history, pkey);
+    END IF;
+    EXECUTE format('ALTER INDEX IF EXISTS pgmq.%I RENAME TO %I',
+                   index_name, pgmq._fit_name(history, '_archived_at_idx'));
+    quiet := current_setting('client_min_messages');
+    PERFORM set_config('client_min_messages', 'warning', true);  -- "q_<name> already exists"
+    PERFORM pgmq._create_queue_tables(stored, false, NULL, acol);
+    PERFORM set_config('client_min_messages', quiet, true);
+    EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', atable || '_default', atable);
+
+    EXECUTE format(
+        'SELECT max(%s) FROM pgmq.%I',
+        CASE WHEN by_id THEN format('%I::numeric', acol) ELSE format('extract(epoch FROM %I)', acol) END,
+        history
+    ) INTO newest;
+    IF newest IS NULL THEN
+        EXECUTE format('DROP TABLE pgmq.%I', history);
+    ELSE
+        EXECUTE format(
+            'ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (MINVALUE) TO (%s)',
+            atable, history,
+            pgmq._partition_literal(by_id, pgmq._partition_next(
+                by_id, partition_interval, pgmq._partition_floor(by_id, partition_interval, newest)))
+        );
+    END IF;
+
+    INSERT INTO pgmq.partition_config AS c
+        (table_name, queue_name, partition_column, partition_interval, retention_interval, premake)
+    VALUES (atable, stored, acol, btrim(partition_interval), btrim(retention_interval), leading_partition)
+    RETURNING c.* INTO cfg;
+    PERFORM pgmq._maintain_table(cfg);
+END
+$fn$;
+
+-- Rows in the default partitions of a queue's tables, or NULL when it has none.
+-- Exact up to 10000 rows per table, the planner's estimate beyond (a non-zero value
+-- means maintenance is not keeping up: run pgmq.maintain_partitions).
+CREATE FUNCTION pgmq._default_partition_length(queue_name text)
+RETURNS bigint
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    spill regclass;
+    n bigint;
+    total bigint;
+BEGIN
+    FOR spill IN
+        SELECT d FROM unnest(ARRAY[pgmq.format_table_name(queue_name, 'q'),
+                                   pgmq.format_table_name(queue_name, 'a')]) AS t,
+                      pgmq._default_partition(t) AS d
+        WHERE d IS NOT NULL
+    LOOP
+        EXECUTE format('SELECT count(*) FROM (SELECT FROM %s LIMIT 10000) s', spill) INTO n;
+        IF n = 10000 THEN
+            SELECT greatest(n, c.reltuples::bigint) INTO n FROM pg_class c WHERE c.oid = spill;
+        END IF;
+        total := coalesce(total, 0) + n;
+    END LOOP;
+    RETURN total;
+END
+$fn$;
