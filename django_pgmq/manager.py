@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, overload
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import DatabaseError, connections
+from django.db import DatabaseError, connections, transaction
 from psycopg import sql as psql
 
 from . import conf, sqlfiles
@@ -28,7 +28,10 @@ from .errors import (
     QueueNotFound,
 )
 from .messages import Message, QueueInfo, QueueMetrics
-from .names import table_name, validate_queue_name
+from .names import notify_channel, table_name, validate_queue_name
+from .notify import NotifyThrottle
+from .partitions import Interval, Partition, PartitionChange, interval_text
+from .topics import TopicBinding, TopicDelivery, TopicRoute
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
@@ -515,3 +518,252 @@ class QueueManager:
         """
         params = self._read_params(queue, vt, qty, None)
         return [_message(row) for row in self._fetch("worker_read", params, queue)]
+
+    # -- notifications (sql/40_notify.sql, notify.py) -------------------------
+
+    def enable_notify(self, queue: str, throttle_ms: int = 250) -> None:
+        """Notify ``pgmq.q_<queue>.INSERT`` at commit, at most once per ``throttle_ms``."""
+        self.enable_notify_insert(queue, throttle_ms)
+
+    def disable_notify(self, queue: str) -> None:
+        """Stop insert notifications of ``queue`` (a no-op when they are off)."""
+        self.disable_notify_insert(queue)
+
+    def update_notify(self, queue: str, throttle_ms: int) -> None:
+        """Change the throttle of a queue whose notifications are on."""
+        validate_queue_name(queue)
+        throttle = _check_int("throttle_ms", throttle_ms, 0)
+        self._fetch("update_notify", {"queue": queue, "throttle": throttle}, queue)
+
+    def list_notify_throttles(self) -> list[NotifyThrottle]:
+        """Queues whose inserts notify, with their throttle and last notification."""
+        return [NotifyThrottle(*row) for row in self._fetch("notify_throttles", {}, None)]
+
+    def notify_channel(self, queue: str) -> str:
+        """The channel to LISTEN on, spelled as pgmq.meta stores the name: ``pgmq.q_Orders.INSERT``.
+
+        The trigger uses the stored spelling, so a listener asking for ``orders``
+        still gets the channel of the queue created as ``Orders``.
+        """
+        validate_queue_name(queue)
+        return notify_channel(self._fetch("stored_queue_name", {"queue": queue}, queue)[0][0])
+
+    # -- FIFO groups (sql/50_fifo.sql) ----------------------------------------
+
+    GROUP_READERS = {"fifo": "read_grouped", "rr": "read_grouped_rr", "head": "read_grouped_head"}
+
+    def read_grouped(
+        self, queue: str, vt: int = 30, qty: int = 1, mode: str = "fifo"
+    ) -> list[Message]:
+        """Claim messages by group (header ``x-pgmq-group``): in order, one reader per group.
+
+        ``mode``: "fifo" fills from the oldest group first, "rr" takes one message
+        per group per round, "head" only each group's first message.
+        """
+        params = self._group_params(queue, vt, qty)
+        rows = self._fetch("read_grouped", params, queue, {"function": self._group_reader(mode)})
+        return [_message(row) for row in rows]
+
+    def read_grouped_with_poll(
+        self,
+        queue: str,
+        vt: int = 30,
+        qty: int = 1,
+        mode: str = "fifo",
+        *,
+        max_poll_seconds: int = 5,
+        poll_interval_ms: int = 100,
+    ) -> list[Message]:
+        """Like `read_grouped`, but wait up to ``max_poll_seconds`` for a readable group."""
+        params = self._group_params(queue, vt, qty)
+        params["max_poll_seconds"] = _check_int("max_poll_seconds", max_poll_seconds, 0, 3600)
+        params["poll_interval_ms"] = _check_int("poll_interval_ms", poll_interval_ms, 1, 60_000)
+        function = self._group_reader(mode) + "_with_poll"
+        rows = self._fetch("read_grouped_with_poll", params, queue, {"function": function})
+        return [_message(row) for row in rows]
+
+    def _group_params(self, queue: str, vt: int, qty: int) -> dict[str, Any]:
+        validate_queue_name(queue)
+        return {"queue": queue, "vt": _check_int("vt", vt, 0), "qty": _check_int("qty", qty, 1)}
+
+    def _group_reader(self, mode: str) -> str:
+        if mode not in self.GROUP_READERS:
+            raise InvalidArgument(
+                f"mode must be one of {', '.join(map(repr, self.GROUP_READERS))}, got {mode!r}"
+            )
+        return self.GROUP_READERS[mode]
+
+    # -- topics (sql/60_topics.sql) -------------------------------------------
+
+    def bind_topic(self, pattern: str, queue: str) -> None:
+        """Route messages whose key matches ``pattern`` (``*`` one word, ``#`` any) to ``queue``."""
+        validate_queue_name(queue)
+        params = {"pattern": self._text("pattern", pattern), "queue": queue}
+        self._fetch("bind_topic", params, queue)
+
+    def unbind_topic(self, pattern: str, queue: str) -> bool:
+        """Remove a binding; False when there was none."""
+        validate_queue_name(queue)
+        params = {"pattern": self._text("pattern", pattern), "queue": queue}
+        return bool(self._fetch("unbind_topic", params, queue)[0][0])
+
+    def send_topic(
+        self,
+        routing_key: str,
+        message: Any,
+        *,
+        headers: dict[str, Any] | None = None,
+        delay: int = 0,
+    ) -> int:
+        """Send one message to every queue bound to a matching pattern; how many queues got it."""
+        key = self._text("routing_key", routing_key)
+        params = {
+            "key": key,
+            "msg": self._topic_json(key, "message", message),
+            "headers": self._topic_json(key, "headers", headers),
+            "delay": _check_int("delay", delay, 0),
+        }
+        return int(self._fetch("send_topic", params, None)[0][0])
+
+    def send_batch_topic(
+        self,
+        routing_key: str,
+        messages: Sequence[Any],
+        *,
+        headers: Sequence[dict[str, Any] | None] | None = None,
+        delay: int | datetime = 0,
+    ) -> list[TopicDelivery]:
+        """Send messages to every queue bound to a matching pattern; one row per message stored."""
+        key = self._text("routing_key", routing_key)
+        if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+            raise InvalidPayload(
+                f'routing key "{key}": messages must be a list, got {messages!r:.60}'
+            )
+        if headers is not None and len(headers) != len(messages):
+            raise InvalidArgument(
+                f'routing key "{key}": {len(headers)} headers given for {len(messages)} messages'
+            )
+        when = _check_when("delay", delay)
+        params = {
+            "key": key,
+            "msgs": [self._topic_json(key, "message", m) for m in messages],
+            "headers": headers and [self._topic_json(key, "headers", h) for h in headers],
+            "delay": when,
+        }
+        query = "send_batch_topic_at" if isinstance(when, datetime) else "send_batch_topic"
+        return [TopicDelivery(*row) for row in self._fetch(query, params, None)]
+
+    def list_topic_bindings(self, queue: str | None = None) -> list[TopicBinding]:
+        """Every binding (of one queue, when given), newest first."""
+        if queue is None:
+            rows = self._fetch("list_topic_bindings", {}, None)
+        else:
+            validate_queue_name(queue)
+            rows = self._fetch("list_queue_topic_bindings", {"queue": queue}, queue)
+        return [TopicBinding(*row) for row in rows]
+
+    def test_routing(self, routing_key: str) -> list[TopicRoute]:
+        """The bindings a routing key would reach, without sending anything."""
+        key = self._text("routing_key", routing_key)
+        return [TopicRoute(*row) for row in self._fetch("test_routing", {"key": key}, None)]
+
+    @staticmethod
+    def _text(name: str, value: object) -> str:
+        if not isinstance(value, str):
+            raise InvalidArgument(f"{name} must be a string, got {value!r}")
+        return value
+
+    @staticmethod
+    def _topic_json(key: str, what: str, value: Any) -> str | None:
+        """A topic message or headers as JSON; errors name the routing key."""
+        if value is None and what == "message":
+            raise InvalidPayload(f'routing key "{key}": message must not be None')
+        if value is not None and what == "headers" and not isinstance(value, dict):
+            raise InvalidPayload(
+                f'routing key "{key}": headers must be a dict, got {type(value).__name__}'
+            )
+        try:
+            return None if value is None else _dump(value, what, key)
+        except InvalidPayload as exc:
+            raise InvalidPayload(
+                f'routing key "{key}": {what} is not JSON-serializable: {exc.__cause__}'
+            ) from exc.__cause__
+
+    # -- partitioned queues (sql/45_partitions.sql) ---------------------------
+
+    def create_partitioned_queue(
+        self,
+        queue: str,
+        partition_interval: Interval = 10000,
+        retention_interval: Interval | None = 100000,
+        premake: int = 4,
+    ) -> None:
+        """Create a queue partitioned by msg_id ranges (an int) or time ranges (``"1 day"``).
+
+        Partitions past ``retention_interval`` (None: keep all) are dropped by
+        `maintain_partitions`, with their messages, read or not, as pgmq does.
+        """
+        validate_queue_name(queue)
+        params = self._partition_params(partition_interval, retention_interval, "premake", premake)
+        self._fetch("create_partitioned", {"queue": queue, **params}, queue)
+
+    def convert_archive_partitioned(
+        self,
+        queue: str,
+        partition_interval: Interval = 10000,
+        retention_interval: Interval | None = 100000,
+        leading_partition: int = 10,
+    ) -> None:
+        """Partition a queue's archive; its rows stay, in a first partition. Idempotent."""
+        validate_queue_name(queue)
+        params = self._partition_params(
+            partition_interval, retention_interval, "leading_partition", leading_partition
+        )
+        self._fetch("convert_archive_partitioned", {"queue": queue, **params}, queue)
+
+    @staticmethod
+    def _partition_params(
+        partition_interval: Interval, retention_interval: Interval | None, name: str, ahead: int
+    ) -> dict[str, Any]:
+        return {
+            "partition_interval": interval_text("partition_interval", partition_interval),
+            "retention_interval": interval_text(
+                "retention_interval", retention_interval, optional=True
+            ),
+            "premake": _check_int(name, ahead, 1, 1000),
+        }
+
+    def partitioned_queues(self) -> list[str]:
+        """Queues with a partitioned table (created partitioned, or with a converted archive)."""
+        return [row[0] for row in self._fetch("partitioned_queues", {}, None)]
+
+    def list_partitions(self, queue: str) -> list[Partition]:
+        """The partitions of a queue's tables: live table first, each by range, default last."""
+        validate_queue_name(queue)
+        return [Partition(*row) for row in self._fetch("list_partitions", {"queue": queue}, queue)]
+
+    def maintain_partitions(
+        self, queue: str | None = None, *, lock_timeout: float | None = None
+    ) -> list[PartitionChange]:
+        """Create partitions ahead and drop those past retention, one queue per transaction.
+
+        ``lock_timeout`` (seconds) bounds the wait for the table locks creating and
+        dropping partitions need, so a long transaction on the queue makes this fail
+        rather than stall every reader and writer queued behind it.
+        """
+        queues = [validate_queue_name(queue)] if queue is not None else self.partitioned_queues()
+        if lock_timeout is not None and (
+            isinstance(lock_timeout, bool)
+            or not isinstance(lock_timeout, int | float)
+            or not 0 < lock_timeout <= 3600
+        ):
+            raise InvalidArgument(f"lock_timeout must be 0-3600 seconds, got {lock_timeout!r}")
+        changes: list[PartitionChange] = []
+        for name in queues:
+            with transaction.atomic(using=self.using):
+                if lock_timeout is not None:
+                    timeout = f"{max(1, round(lock_timeout * 1000))}ms"
+                    self._fetch("set_local_lock_timeout", {"timeout": timeout}, None)
+                rows = self._fetch("maintain_partitions", {"queue": name}, name)
+            changes += [PartitionChange(*row) for row in rows]
+        return changes
