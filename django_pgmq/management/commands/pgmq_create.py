@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.management.base import CommandError
 from django.db import transaction
 
-from ..base import PgmqCommand
+from ..base import PgmqCommand, positive_int
+from .pgmq_notify import throttle_ms
 
 
 class Command(PgmqCommand):
@@ -15,9 +17,18 @@ class Command(PgmqCommand):
 Creating a queue that exists is not an error. All queues are created in one
 transaction: if one name is invalid, none is created.
 
+--notify turns insert notifications on (see pgmq_notify). --partitioned makes
+partitioned tables (PostgreSQL's own partitioning): by msg_id ranges when
+--partition-interval is a number, by time ranges when it is an interval such as
+'1 day'; run pgmq_maintain from cron to create partitions ahead and drop those
+past --retention-interval ('none': keep everything).
+
 examples:
   manage.py pgmq_create orders
   manage.py pgmq_create orders emails --unlogged
+  manage.py pgmq_create orders --notify --throttle 100
+  manage.py pgmq_create jobs --partitioned --partition-interval 100000 --retention-interval 1000000
+  manage.py pgmq_create events --partitioned --partition-interval '1 day' --retention-interval none
 """
 
     def add_arguments(self, parser: Any) -> None:
@@ -32,13 +43,67 @@ examples:
             action="store_true",
             help="Create unlogged queues: faster, but emptied after a server crash.",
         )
+        parser.add_argument(
+            "--notify", action="store_true", help="Turn insert notifications on (pgmq_notify)."
+        )
+        parser.add_argument(
+            "--throttle",
+            type=throttle_ms,
+            metavar="MS",
+            help="With --notify: at most one notification per MS milliseconds (default: 250).",
+        )
+        parser.add_argument("--partitioned", action="store_true", help="Create partitioned queues.")
+        parser.add_argument(
+            "--partition-interval",
+            metavar="N|INTERVAL",
+            help="msg_ids per partition, or a time interval such as '1 day' (default: 10000).",
+        )
+        parser.add_argument(
+            "--retention-interval",
+            metavar="N|INTERVAL|none",
+            help="Drop partitions this far behind (msg_ids or time; default: 100000).",
+        )
+        parser.add_argument(
+            "--premake",
+            type=positive_int,
+            metavar="N",
+            help="Partitions to keep ready ahead of the current one (default: 4).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        partitioning = _partitioning(options)
+        if options["throttle"] is not None and not options["notify"]:
+            raise CommandError("--throttle goes with --notify")
         manager = self.manager(options)
         existing = {q.queue_name for q in manager.list_queues()}
         with transaction.atomic(using=manager.using):
             for queue in options["queues"]:
-                manager.create_queue(queue, unlogged=options["unlogged"])
+                if partitioning is None:
+                    manager.create_queue(queue, unlogged=options["unlogged"])
+                else:
+                    manager.create_partitioned_queue(queue, **partitioning)
+                if options["notify"]:
+                    throttle = options["throttle"]
+                    manager.enable_notify(queue, 250 if throttle is None else throttle)
         for queue in options["queues"]:
             state = "already exists" if queue in existing else "created"
             self.stdout.write(f'queue "{queue}" {state}')
+
+
+def _partitioning(options: dict[str, Any]) -> dict[str, Any] | None:
+    """create_partitioned_queue's arguments, or None for plain queues; bad mixes are errors."""
+    given = {
+        name: options[name]
+        for name in ("partition_interval", "retention_interval", "premake")
+        if options[name] is not None
+    }
+    if not options["partitioned"]:
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise CommandError(f"{flags}: only with --partitioned")
+        return None
+    if options["unlogged"]:
+        raise CommandError("--partitioned and --unlogged do not go together")
+    if given.get("retention_interval", "").strip().lower() == "none":
+        given["retention_interval"] = None
+    return given

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.management.base import CommandError
+
+from ...manager import QueueManager
 from ..base import PgmqCommand, json_object_arg
 
 
@@ -15,11 +18,16 @@ last_read_at, vt (ISO-8601), message, headers. Nothing is printed when no
 message is visible. Archive or delete what you processed, or it comes back
 after --vt seconds.
 
+--group-mode reads FIFO groups (header "x-pgmq-group"): each group in order,
+never by two readers at once. fifo fills from the oldest group first, rr takes
+one message per group per round, head only each group's first message.
+
 examples:
   manage.py pgmq_read orders
   manage.py pgmq_read orders --vt 60 --qty 10
   manage.py pgmq_read orders --conditional '{"kind": "refund"}'
   manage.py pgmq_read orders --wait 5
+  manage.py pgmq_read orders --group-mode rr --qty 10
 """
 
     def add_arguments(self, parser: Any) -> None:
@@ -45,9 +53,17 @@ examples:
             metavar="SECONDS",
             help="When nothing is visible, poll for up to SECONDS (read_with_poll).",
         )
+        parser.add_argument(
+            "--group-mode",
+            choices=sorted(QueueManager.GROUP_READERS),
+            help="Read FIFO groups: fifo, rr (round robin) or head (see above).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         manager = self.manager(options)
+        if options["group_mode"] is not None:
+            self._read_grouped(manager, options)
+            return
         kwargs = {
             "vt": options["vt"],
             "qty": options["qty"],
@@ -59,4 +75,14 @@ examples:
             messages = manager.read_with_poll(
                 options["queue"], max_poll_seconds=options["wait"], **kwargs
             )
+        self.write_json_lines(messages)
+
+    def _read_grouped(self, manager: QueueManager, options: dict[str, Any]) -> None:
+        if options["conditional"] is not None:
+            raise CommandError("--conditional does not go with --group-mode")
+        args = (options["queue"], options["vt"], options["qty"], options["group_mode"])
+        if options["wait"] is None:
+            messages = manager.read_grouped(*args)
+        else:
+            messages = manager.read_grouped_with_poll(*args, max_poll_seconds=options["wait"])
         self.write_json_lines(messages)

@@ -1,0 +1,106 @@
+"""manage.py pgmq_maintain: create partitions ahead and drop those past retention."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from django.core.management.base import CommandError
+from django.db import DatabaseError
+
+from ...errors import PgmqError
+from ...names import validate_queue_name
+from ...partitions import PartitionChange
+from ..base import PgmqCommand, database_error_text, format_table, one_line
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a lock timeout in seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be seconds, got {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600, got {text!r}")
+    return value
+
+
+class Command(PgmqCommand):
+    help = """Maintain partitioned queues: create the partitions for the current range
+and --premake ranges ahead (moving rows that waited in the default partition into
+them), and drop the partitions wholly past the retention interval, with their
+messages. Run it from cron, e.g. every few minutes: running it often, or twice
+at once, is safe (each queue is maintained under its queue lock). Each queue is
+its own transaction; one that fails (e.g. its locks are not granted within
+--lock-timeout because a long transaction uses the queue) is reported and the
+others go on; the exit status is then 1.
+
+examples:
+  manage.py pgmq_maintain
+  manage.py pgmq_maintain orders events --lock-timeout 2
+  manage.py pgmq_maintain --list orders
+  */5 * * * *  cd /srv/app && python manage.py pgmq_maintain -v 0
+"""
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "queues",
+            nargs="*",
+            metavar="QUEUE",
+            help="Partitioned queues to maintain (default: every one).",
+        )
+        parser.add_argument(
+            "--lock-timeout",
+            type=seconds,
+            default=5.0,
+            metavar="SECONDS",
+            help="Give up on a queue whose table locks wait longer than this (default: 5).",
+        )
+        parser.add_argument(
+            "--list", action="store_true", help="Print the partitions of QUEUE(s); change nothing."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        manager = self.manager(options)
+        queues = [validate_queue_name(q) for q in options["queues"]] or manager.partitioned_queues()
+        if options["list"]:
+            self._list(manager, queues)
+            return
+        failed: list[str] = []
+        for queue in queues:
+            try:
+                changes = manager.maintain_partitions(queue, lock_timeout=options["lock_timeout"])
+            except PgmqError as exc:
+                failed.append(queue)
+                self.stderr.write(one_line(exc))
+                continue
+            except DatabaseError as exc:
+                failed.append(queue)
+                self.stderr.write(f'queue "{queue}": {database_error_text(exc)}')
+                continue
+            if options["verbosity"] > 0:
+                self._report(queue, changes)
+        if failed:
+            names = ", ".join(f'"{q}"' for q in failed)
+            raise CommandError(f"{len(failed)} queue(s) not maintained: {names}")
+
+    def _report(self, queue: str, changes: list[PartitionChange]) -> None:
+        if not changes:
+            self.stdout.write(f'queue "{queue}": partitions up to date')
+        for c in changes:
+            moved = f", {c.rows_moved} row(s) moved in" if c.rows_moved else ""
+            self.stdout.write(
+                f'queue "{queue}": {c.action} {c.partition_name} '
+                f"[{c.range_start}, {c.range_end}){moved}"
+            )
+
+    def _list(self, manager: Any, queues: list[str]) -> None:
+        rows = [
+            (queue, p.partition_name, p.range_start or "DEFAULT", p.range_end)
+            for queue in queues
+            for p in manager.list_partitions(queue)
+        ]
+        if not rows:
+            self.stdout.write("no partitioned queues")
+            return
+        self.stdout.write(format_table(("queue", "partition", "from", "to"), rows))
