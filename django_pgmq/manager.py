@@ -509,16 +509,6 @@ class QueueManager:
         )
         return [row[0] for row in rows]
 
-    def worker_read(self, queue: str, *, vt: int, qty: int) -> list[Message]:
-        """Like `read`, but its commit does not wait for the WAL flush (the worker's reads).
-
-        ``synchronous_commit`` is off for this statement's own transaction only. A
-        server crash may forget such a read: the message is then delivered again,
-        never lost, and anything acknowledged later was flushed with it.
-        """
-        params = self._read_params(queue, vt, qty, None)
-        return [_message(row) for row in self._fetch("worker_read", params, queue)]
-
     # -- notifications (sql/40_notify.sql, notify.py) -------------------------
 
     def enable_notify(self, queue: str, throttle_ms: int = 250) -> None:

@@ -217,10 +217,3 @@ SELECT set_config('lock_timeout', %(timeout)s, true);
 SELECT partitioned_table, partition_name, range_start, range_end, is_default
 FROM pgmq.list_partitions(queue_name => %(queue)s);
 
--- name: worker_read
--- pgmq.read whose transaction commits without waiting for the WAL flush: set_config
--- (LATERAL: evaluated first) turns synchronous_commit off until this statement commits.
-SELECT r.msg_id, r.read_ct, r.enqueued_at, r.last_read_at, r.vt, r.message, r.headers
-FROM (SELECT set_config('synchronous_commit', 'off', true)) AS fast
-CROSS JOIN LATERAL pgmq.read(queue_name => %(queue)s, vt => %(vt)s, qty => %(qty)s,
-                             conditional => %(conditional)s::jsonb) AS r;
