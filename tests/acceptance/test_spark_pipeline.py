@@ -148,7 +148,8 @@ def test_atomic_write_of_a_failing_job_sends_nothing(spark, pg_dsn, pg_connect, 
         writer.save()
     conn = pg_connect()
     assert ids_in(conn, f"q_{queue}") == []
-    assert conn.execute("SELECT count(*) FROM pgmq.spark_stage").fetchone()[0] == 0
+    stages = conn.execute("SELECT count(*) FROM pgmq.spark_stage WHERE queue_name = %s", [queue])
+    assert stages.fetchone()[0] == 0
 
 
 def test_export_command_moves_old_archive_rows_to_parquet_once(
