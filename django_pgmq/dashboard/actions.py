@@ -125,10 +125,10 @@ def notify(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     if form.cleaned_data["enabled"]:
         throttle = form.cleaned_data["throttle_ms"]
         throttle = 250 if throttle is None else throttle
-        manager.enable_notify_insert(row.name, throttle)
+        manager.enable_notify(row.name, throttle)
         text = f"Enabled insert notifications (throttle {throttle} ms)"
     else:
-        manager.disable_notify_insert(row.name)
+        manager.disable_notify(row.name)
         text = "Disabled insert notifications"
     log(request, row.name, "change", text, db)
     messages.success(request, f"{text} on {row.name}.")

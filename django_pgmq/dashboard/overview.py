@@ -132,7 +132,7 @@ def _stats(
 def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using: str) -> None:
     """Fill in dead letters, notifications, workers, trends and flags of ``rows``."""
     manager = QueueManager(using)
-    notify = manager.notify_insert_throttles()
+    notify = manager.notify_throttles()
     workers = live_workers_by_queue(using)
     trends = depth_trends(using)
     for name in names:

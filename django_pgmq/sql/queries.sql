@@ -119,10 +119,7 @@ SELECT pgmq._dead_letter(
     queue_name => %(queue)s, msg_id => %(id)s::bigint,
     dead_letter_queue => %(dlq)s, error => %(error)s::text);
 
--- name: worker_notify_throttles
-SELECT queue_name, throttle_interval_ms FROM pgmq.list_notify_insert_throttles();
-
--- name: worker_enable_notify
+-- name: enable_notify
 SELECT pgmq.enable_notify_insert(
     queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
 
@@ -130,7 +127,7 @@ SELECT pgmq.enable_notify_insert(
 -- The worker's listener notifies itself to check that notifications still arrive.
 SELECT pg_notify(%(channel)s, '');
 
--- name: dashboard_disable_notify
+-- name: disable_notify
 SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
 
 -- name: worker_lock_messages

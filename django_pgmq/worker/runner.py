@@ -168,11 +168,11 @@ class Worker:
     def _start_listener(self) -> str:
         """Enable missing insert notifications, start the listener; describe the wake-up."""
         try:
-            throttles = self.manager.notify_insert_throttles()
+            throttles = self.manager.notify_throttles()
             for queue in self.settings:
                 if queue not in throttles:
                     self._enable_notify(queue)
-            throttles = self.manager.notify_insert_throttles()
+            throttles = self.manager.notify_throttles()
         except (DatabaseError, PgmqError) as exc:
             log.warning("insert notifications unavailable (%s); polling only", exc)
             return "poll only (notifications unavailable)"
@@ -189,7 +189,7 @@ class Worker:
 
     def _enable_notify(self, queue: str) -> None:
         try:
-            self.manager.enable_notify_insert(queue, DEFAULT_THROTTLE_MS)
+            self.manager.enable_notify(queue, DEFAULT_THROTTLE_MS)
             log.info("%s: enabled insert notifications (throttle %dms)", queue, DEFAULT_THROTTLE_MS)
         except (DatabaseError, PgmqError) as exc:
             log.warning("%s: cannot enable insert notifications (%s); polling it", queue, exc)

@@ -267,7 +267,7 @@ def _fill_demo_queues(manager: QueueManager) -> None:
     for _ in range(3):
         manager.read("webhooks", vt=0, qty=2)
     # thumbnails: idle, with notifications on.
-    manager.enable_notify_insert("thumbnails", 250)
+    manager.enable_notify("thumbnails", 250)
     ids = manager.send_batch("thumbnails", [{"image": i} for i in range(20)])
     manager.archive("thumbnails", ids)
     # events: larger than the exact-count limit, so its figures are estimates.

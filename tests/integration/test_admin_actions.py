@@ -161,10 +161,10 @@ def test_purge_asks_with_the_count_then_purges(operator, queue, manager):
 
 def test_notifications_on_and_off(operator, queue, manager):
     operator.post(page(queue, "notify/"), {"enabled": "on", "throttle_ms": "100"})
-    assert manager.notify_insert_throttles()[queue] == 100
+    assert manager.notify_throttles()[queue] == 100
     assert "on (100 ms throttle)" in text(operator.get(page(queue)))
     operator.post(page(queue, "notify/"), {})
-    assert queue not in manager.notify_insert_throttles()
+    assert queue not in manager.notify_throttles()
     assert last_log(queue).change_message == "Disabled insert notifications"
 
 
@@ -223,7 +223,7 @@ def _state(manager: QueueManager, queue: str) -> tuple:
         names(manager),
         [(m.msg_id, m.vt) for m in live],
         [m.msg_id for m in archived],
-        manager.notify_insert_throttles().get(queue),
+        manager.notify_throttles().get(queue),
     )
 
 

@@ -101,7 +101,7 @@ def test_manager_notify_bad_input(manager, make_queue):
     queue = make_queue()
     with pytest.raises(InvalidArgument, match="does not have notify_insert enabled"):
         manager.update_notify(queue, 10)
-    with pytest.raises(InvalidArgument, match="throttle_interval_ms must be between 0"):
+    with pytest.raises(InvalidArgument, match="throttle_ms must be between 0"):
         manager.enable_notify(queue, -1)
     with pytest.raises(InvalidArgument, match="throttle_ms must be an integer"):
         manager.update_notify(queue, "10")

@@ -54,7 +54,7 @@ def run_listener():
 
 
 def test_a_committed_send_reaches_the_listener_as_its_queue(queue, run_listener):
-    pgmq.QueueManager().enable_notify_insert(queue, 0)
+    pgmq.QueueManager().enable_notify(queue, 0)
     listener, calls = run_listener(channels={notify_channel(queue): queue})
     calls.wait_for(lambda items: items == [None])  # connected: read everything once
     pgmq.send(queue, {"n": 1})

@@ -133,11 +133,11 @@ def test_dead_letter_refuses_the_queue_itself_and_bad_names(m, q):
 
 
 def test_enable_notify_insert_shows_in_the_throttles(m, q):
-    assert q not in m.notify_insert_throttles()
-    m.enable_notify_insert(q, 100)
-    assert m.notify_insert_throttles()[q] == 100
+    assert q not in m.notify_throttles()
+    m.enable_notify(q, 100)
+    assert m.notify_throttles()[q] == 100
     with pytest.raises(InvalidArgument):
-        m.enable_notify_insert(q, -1)  # refused before reaching the database
+        m.enable_notify(q, -1)  # refused before reaching the database
 
 
 def test_the_payload_json_round_trips_through_a_dead_letter(m, q):

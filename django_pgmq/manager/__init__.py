@@ -1,0 +1,27 @@
+"""QueueManager: every queue operation, on a Django database connection.
+
+This package is the only code that sends SQL for queue operations; the
+statements live in ``sql/queries.sql``. Because it uses Django's connection, a
+call made inside ``transaction.atomic()`` commits or rolls back with the
+caller's data. Each module holds the methods of one concern; `QueueManager`
+combines them.
+"""
+
+from __future__ import annotations
+
+from .dashboard import DashboardOps
+from .messages import MessageOps
+from .notifications import NotifyOps
+from .partitions import PartitionOps
+from .queues import QueueOps
+from .routing import RoutingOps
+from .worker import WorkerOps
+
+
+class QueueManager(
+    QueueOps, MessageOps, NotifyOps, RoutingOps, PartitionOps, WorkerOps, DashboardOps
+):
+    """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``)."""
+
+
+__all__ = ["QueueManager"]

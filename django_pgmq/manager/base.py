@@ -1,0 +1,165 @@
+"""The plumbing every QueueManager method shares: argument checks, JSON, error translation.
+
+This is the only module that sends SQL for queue operations; the statements
+live in ``sql/queries.sql``. Because it uses Django's connection, a call made
+inside ``transaction.atomic()`` commits or rolls back with the caller's data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import DatabaseError, connections
+from psycopg import sql as psql
+
+from .. import conf, sqlfiles
+from ..errors import (
+    FeatureNotAvailable,
+    InvalidArgument,
+    InvalidPayload,
+    InvalidQueueName,
+    PgmqError,
+    QueueNameConflict,
+    QueueNotFound,
+)
+from ..messages import Message
+
+MAX_INT4 = 2**31 - 1
+MAX_QTY = 100_000
+
+# SQLSTATE of our SQL's errors (see sql/00_schema.sql) -> Python exception.
+_SQLSTATE_ERRORS: dict[str, type[PgmqError]] = {
+    "PQ000": FeatureNotAvailable,
+    "PQ001": InvalidQueueName,
+    "PQ003": QueueNameConflict,
+    "PQ004": InvalidArgument,
+    "0A000": FeatureNotAvailable,
+    "22P02": InvalidPayload,  # not valid JSON (e.g. a lone surrogate)
+    "22P05": InvalidPayload,  # \u0000 in a string: jsonb cannot store it
+}
+
+
+def _sqlstate(exc: BaseException) -> str | None:
+    cause = exc.__cause__ or exc
+    return getattr(cause, "sqlstate", None)
+
+
+def _error_text(exc: BaseException) -> str:
+    """The first line of a database error, with its DETAIL when it has one."""
+    cause = exc.__cause__ or exc
+    text = str(cause).splitlines()[0]
+    detail = getattr(getattr(cause, "diag", None), "message_detail", None)
+    return f"{text} ({detail})" if detail else text
+
+
+def _translate(exc: DatabaseError, queue: str | None, alias: str) -> PgmqError | None:
+    """The django-pgmq error a database error stands for, or None to re-raise it."""
+    state = _sqlstate(exc)
+    text = _error_text(exc)
+    if state == "3F000":  # our statements name no schema but pgmq
+        return FeatureNotAvailable(
+            f"the pgmq SQL API is not installed in database {alias!r} ({text}): "
+            f"run manage.py migrate django_pgmq --database {alias}"
+        )
+    if state in ("PQ002", "42P01") and queue is not None:
+        return QueueNotFound(queue)
+    if state in _SQLSTATE_ERRORS:
+        prefix = f'queue "{queue}": ' if queue and state != "PQ003" else ""
+        return _SQLSTATE_ERRORS[state](prefix + text)
+    return None
+
+
+def _check_int(name: str, value: object, low: int, high: int = MAX_INT4) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidArgument(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def _check_when(name: str, value: object) -> int | datetime:
+    """A delay or vt: whole seconds from now, or an aware datetime."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise InvalidArgument(f"{name} must be a timezone-aware datetime, got {value!r}")
+        return value
+    return _check_int(name, value, 0)
+
+
+def _dump(value: Any, what: str, queue: str) -> str:
+    try:
+        return json.dumps(value, cls=DjangoJSONEncoder, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidPayload(f'queue "{queue}": {what} is not JSON-serializable: {exc}') from exc
+
+
+def _dump_message(value: Any, queue: str) -> str:
+    if value is None:
+        raise InvalidPayload(f'queue "{queue}": message must not be None')
+    return _dump(value, "message", queue)
+
+
+def _dump_headers(value: Any, queue: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidPayload(f'queue "{queue}": headers must be a dict, got {type(value).__name__}')
+    return _dump(value, "headers", queue)
+
+
+def _ids(value: int | Iterable[int]) -> tuple[list[int], bool]:
+    """Message ids as a list, and whether a single id was given."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [_check_int("msg_id", value, 1, 2**63 - 1)], True
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise InvalidArgument(f"msg_id must be an integer or a list of integers, got {value!r}")
+    return [_check_int("msg_id", v, 1, 2**63 - 1) for v in value], False
+
+
+def _json(value: Any) -> Any:
+    """Django's psycopg backend returns jsonb as text; decode it."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _message(row: Sequence[Any]) -> Message:
+    msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers = row
+    return Message(msg_id, read_ct, enqueued_at, last_read_at, vt, _json(message), _json(headers))
+
+
+class Base:
+    """A database alias and the one method that sends SQL (`_fetch`)."""
+
+    def __init__(self, using: str | None = None) -> None:
+        self.using = using or conf.database_alias()
+        if self.using not in connections.databases:
+            raise InvalidArgument(f"database alias {self.using!r} is not in DATABASES")
+
+    # -- plumbing -----------------------------------------------------------
+
+    def _fetch(
+        self,
+        query: str,
+        params: dict[str, Any],
+        queue: str | None,
+        identifiers: dict[str, str] | None = None,
+    ) -> list[tuple]:
+        """Run a named query and return its rows, with database errors translated.
+
+        ``identifiers`` fill the query's ``{name}`` slots, quoted by psycopg.sql.
+        """
+        sql: str | psql.Composed = sqlfiles.queries()[query]
+        if identifiers:
+            sql = psql.SQL(sql).format(**{k: psql.Identifier(v) for k, v in identifiers.items()})
+        try:
+            with connections[self.using].cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+        except DatabaseError as exc:
+            translated = _translate(exc, queue, self.using)
+            if translated is None:
+                raise
+            raise translated from exc

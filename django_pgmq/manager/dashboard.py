@@ -1,0 +1,129 @@
+"""QueueManager methods: the admin dashboard's statistics and browsing (sql/90_dashboard.sql)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from ..dashboard.records import BrowsedMessage, QueueStats, ThroughputBucket
+from ..errors import (
+    InvalidArgument,
+    QueueNotFound,
+)
+from ..names import validate_queue_name
+from .base import (
+    Base,
+    _check_int,
+    _dump,
+    _ids,
+    _json,
+)
+
+
+class DashboardOps(Base):
+    """The admin dashboard's statistics and message browsing (sql/90_dashboard.sql)."""
+
+    # -- dashboard (sql/90_dashboard.sql) -----------------------------------
+
+    def dashboard_stats(
+        self,
+        queue: str | None = None,
+        *,
+        exact_limit: int = 50_000,
+        max_reads: dict[str, int] | None = None,
+    ) -> list[QueueStats]:
+        """Dashboard figures of one queue or all; past ``exact_limit`` rows, estimates."""
+        params: dict[str, Any] = {"exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62)}
+        if queue is None:
+            params["max_reads"] = _dump(max_reads or {}, "max_reads", "*")
+            rows = self._fetch("dashboard_all_stats", params, None)
+        else:
+            validate_queue_name(queue)
+            params.update(queue=queue, max_reads=(max_reads or {}).get(queue))
+            rows = self._fetch("dashboard_queue_stats", params, queue)
+        return [QueueStats.from_row(row) for row in rows]
+
+    def dashboard_throughput(
+        self,
+        queue: str,
+        *,
+        window: timedelta,
+        bucket: timedelta,
+        row_limit: int = 200_000,
+        latency_limit: int = 20_000,
+    ) -> list[ThroughputBucket]:
+        """Archived messages per ``bucket`` over the last ``window``, with latency percentiles.
+
+        At most ``row_limit`` (counts) and ``latency_limit`` (percentiles) of the newest
+        archived rows are read; the buckets say when a limit cut the window short.
+        """
+        validate_queue_name(queue)
+        params = {
+            "queue": queue,
+            "window": window,
+            "bucket": bucket,
+            "row_limit": _check_int("row_limit", row_limit, 1, 2**62),
+            "latency_limit": _check_int("latency_limit", latency_limit, 1, 2**62),
+        }
+        rows = self._fetch("dashboard_throughput", params, queue)
+        return [ThroughputBucket(*row) for row in rows]
+
+    def browse_messages(
+        self,
+        queue: str,
+        *,
+        archive: bool = False,
+        newest_first: bool = True,
+        min_read_ct: int | None = None,
+        header_key: str | None = None,
+        header_value: str | None = None,
+        contains: dict | list | None = None,
+        after_id: int | None = None,
+        before_id: int | None = None,
+        page_size: int = 50,
+    ) -> list[BrowsedMessage]:
+        """One page of live (or archived) messages, filtered, keyset-paginated on msg_id."""
+        validate_queue_name(queue)
+        if contains is not None and not isinstance(contains, dict | list):
+            raise InvalidArgument(f"contains must be a JSON object or array, got {contains!r:.60}")
+        params = {
+            "queue": queue,
+            "from_archive": bool(archive),
+            "newest_first": bool(newest_first),
+            "min_read_ct": None if min_read_ct is None else _check_int("read_ct", min_read_ct, 0),
+            "header_key": header_key or None,
+            "header_value": header_value,
+            "contains": None if contains is None else _dump(contains, "contains", queue),
+            "after_id": None if after_id is None else _ids(after_id)[0][0],
+            "before_id": None if before_id is None else _ids(before_id)[0][0],
+            "page_size": _check_int("page_size", page_size, 1, 1000),
+        }
+        rows = self._fetch("dashboard_messages", params, queue)
+        return [
+            BrowsedMessage(*row[:6], _json(row[6]), _json(row[7]))  # type: ignore[misc]
+            for row in rows
+        ]
+
+    def requeue(
+        self,
+        queue: str,
+        msg_ids: Iterable[int],
+        *,
+        target: str | None = None,
+        from_archive: bool = False,
+    ) -> list[int]:
+        """Move messages (archived ones, or dead letters) back into a live queue; new ids.
+
+        ``queue`` is where they are now (its archive when ``from_archive``); ``target``
+        (default: the same queue) receives them visible at once, with ``read_ct`` 0.
+        """
+        validate_queue_name(queue)
+        target = validate_queue_name(target or queue)
+        if target.lower() != queue.lower() and not any(
+            info.queue_name.lower() == target.lower() for info in self.list_queues()
+        ):
+            raise QueueNotFound(target)
+        ids, _ = _ids(list(msg_ids))
+        params = {"source": queue, "target": target, "ids": ids, "from_archive": from_archive}
+        return [row[0] for row in self._fetch("dashboard_requeue", params, queue)]

@@ -1,0 +1,166 @@
+"""QueueManager methods: send, read, pop, archive, delete and set_vt."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, overload
+
+from ..errors import (
+    InvalidArgument,
+    InvalidPayload,
+)
+from ..messages import Message
+from ..names import validate_queue_name
+from .base import (
+    MAX_QTY,
+    Base,
+    _check_int,
+    _check_when,
+    _dump,
+    _dump_headers,
+    _dump_message,
+    _ids,
+    _message,
+)
+
+
+class MessageOps(Base):
+    """Send, read, pop, archive, delete and set_vt."""
+
+    # -- sending ------------------------------------------------------------
+
+    def send(
+        self,
+        queue: str,
+        message: Any,
+        *,
+        delay: int | datetime = 0,
+        headers: dict[str, Any] | None = None,
+    ) -> int:
+        """Enqueue one message, visible after ``delay`` seconds (or at a datetime)."""
+        validate_queue_name(queue)
+        when = _check_when("delay", delay)
+        params = {
+            "queue": queue,
+            "msg": _dump_message(message, queue),
+            "headers": _dump_headers(headers, queue),
+            "delay": when,
+        }
+        query = "send_at" if isinstance(when, datetime) else "send"
+        return int(self._fetch(query, params, queue)[0][0])
+
+    def send_batch(
+        self,
+        queue: str,
+        messages: Sequence[Any],
+        *,
+        delay: int | datetime = 0,
+        headers: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[int]:
+        """Enqueue many messages in one statement; ids come back in the order given."""
+        validate_queue_name(queue)
+        if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+            raise InvalidPayload(f'queue "{queue}": messages must be a list, got {messages!r:.60}')
+        if not messages:
+            raise InvalidPayload(f'queue "{queue}": messages must not be empty')
+        if headers is not None and len(headers) != len(messages):
+            raise InvalidArgument(
+                f'queue "{queue}": {len(headers)} headers given for {len(messages)} messages'
+            )
+        when = _check_when("delay", delay)
+        params = {
+            "queue": queue,
+            "msgs": [_dump_message(m, queue) for m in messages],
+            "headers": None if headers is None else [_dump_headers(h, queue) for h in headers],
+            "delay": when,
+        }
+        query = "send_batch_at" if isinstance(when, datetime) else "send_batch"
+        return [row[0] for row in self._fetch(query, params, queue)]
+
+    # -- reading ------------------------------------------------------------
+
+    def read(
+        self, queue: str, *, vt: int = 30, qty: int = 1, conditional: dict | None = None
+    ) -> list[Message]:
+        """Claim up to ``qty`` visible messages, hidden from others for ``vt`` seconds."""
+        params = self._read_params(queue, vt, qty, conditional)
+        return [_message(row) for row in self._fetch("read", params, queue)]
+
+    def read_with_poll(
+        self,
+        queue: str,
+        *,
+        vt: int = 30,
+        qty: int = 1,
+        max_poll_seconds: int = 5,
+        poll_interval_ms: int = 100,
+        conditional: dict | None = None,
+    ) -> list[Message]:
+        """Like `read`, but wait up to ``max_poll_seconds`` for a message to arrive."""
+        params = self._read_params(queue, vt, qty, conditional)
+        params["max_poll_seconds"] = _check_int("max_poll_seconds", max_poll_seconds, 0, 3600)
+        params["poll_interval_ms"] = _check_int("poll_interval_ms", poll_interval_ms, 1, 60_000)
+        return [_message(row) for row in self._fetch("read_with_poll", params, queue)]
+
+    def _read_params(self, queue: str, vt: int, qty: int, conditional: dict | None) -> dict:
+        validate_queue_name(queue)
+        if conditional is not None and not isinstance(conditional, dict):
+            raise InvalidArgument(f"conditional must be a dict, got {conditional!r}")
+        return {
+            "queue": queue,
+            "vt": _check_int("vt", vt, 0),
+            "qty": _check_int("qty", qty, 1, MAX_QTY),
+            "conditional": _dump(conditional or {}, "conditional", queue),
+        }
+
+    def pop(self, queue: str, qty: int = 1) -> list[Message]:
+        """Read and delete up to ``qty`` messages at once (at-most-once delivery)."""
+        validate_queue_name(queue)
+        params = {"queue": queue, "qty": _check_int("qty", qty, 1, MAX_QTY)}
+        return [_message(row) for row in self._fetch("pop", params, queue)]
+
+    # -- acknowledging ------------------------------------------------------
+
+    @overload
+    def archive(self, queue: str, msg_ids: int) -> bool: ...
+    @overload
+    def archive(self, queue: str, msg_ids: Iterable[int]) -> list[int]: ...
+
+    def archive(self, queue: str, msg_ids: int | Iterable[int]) -> bool | list[int]:
+        """Move messages to the archive: one id gives a bool, a list gives the ids moved."""
+        return self._remove("archive", queue, msg_ids)
+
+    @overload
+    def delete(self, queue: str, msg_ids: int) -> bool: ...
+    @overload
+    def delete(self, queue: str, msg_ids: Iterable[int]) -> list[int]: ...
+
+    def delete(self, queue: str, msg_ids: int | Iterable[int]) -> bool | list[int]:
+        """Delete messages: one id gives a bool, a list gives the ids deleted."""
+        return self._remove("delete", queue, msg_ids)
+
+    def _remove(self, query: str, queue: str, msg_ids: int | Iterable[int]) -> bool | list[int]:
+        validate_queue_name(queue)
+        ids, single = _ids(msg_ids)
+        done = [row[0] for row in self._fetch(query, {"queue": queue, "ids": ids}, queue)]
+        return bool(done) if single else sorted(done)
+
+    @overload
+    def set_vt(self, queue: str, msg_ids: int, vt: int | datetime) -> Message | None: ...
+    @overload
+    def set_vt(self, queue: str, msg_ids: Iterable[int], vt: int | datetime) -> list[Message]: ...
+
+    def set_vt(
+        self, queue: str, msg_ids: int | Iterable[int], vt: int | datetime
+    ) -> Message | list[Message] | None:
+        """Make messages visible ``vt`` seconds from now (or at a datetime); 0 releases them."""
+        validate_queue_name(queue)
+        ids, single = _ids(msg_ids)
+        when = _check_when("vt", vt)
+        query = "set_vt_at" if isinstance(when, datetime) else "set_vt"
+        rows = self._fetch(query, {"queue": queue, "ids": ids, "vt": when}, queue)
+        messages = [_message(row) for row in rows]
+        if single:
+            return messages[0] if messages else None
+        return messages

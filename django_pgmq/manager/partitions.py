@@ -1,0 +1,100 @@
+"""QueueManager methods: partitioned queues and their maintenance (sql/45_partitions.sql)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from ..errors import (
+    InvalidArgument,
+)
+from ..names import validate_queue_name
+from ..partitions import Interval, Partition, PartitionChange, interval_text
+from .base import (
+    Base,
+    _check_int,
+)
+
+
+class PartitionOps(Base):
+    """Partitioned queues and their maintenance (sql/45_partitions.sql)."""
+
+    # -- partitioned queues (sql/45_partitions.sql) ---------------------------
+
+    def create_partitioned_queue(
+        self,
+        queue: str,
+        partition_interval: Interval = 10000,
+        retention_interval: Interval | None = 100000,
+        premake: int = 4,
+    ) -> None:
+        """Create a queue partitioned by msg_id ranges (an int) or time ranges (``"1 day"``).
+
+        Partitions past ``retention_interval`` (None: keep all) are dropped by
+        `maintain_partitions`, with their messages, read or not, as pgmq does.
+        """
+        validate_queue_name(queue)
+        params = self._partition_params(partition_interval, retention_interval, "premake", premake)
+        self._fetch("create_partitioned", {"queue": queue, **params}, queue)
+
+    def convert_archive_partitioned(
+        self,
+        queue: str,
+        partition_interval: Interval = 10000,
+        retention_interval: Interval | None = 100000,
+        leading_partition: int = 10,
+    ) -> None:
+        """Partition a queue's archive; its rows stay, in a first partition. Idempotent."""
+        validate_queue_name(queue)
+        params = self._partition_params(
+            partition_interval, retention_interval, "leading_partition", leading_partition
+        )
+        self._fetch("convert_archive_partitioned", {"queue": queue, **params}, queue)
+
+    @staticmethod
+    def _partition_params(
+        partition_interval: Interval, retention_interval: Interval | None, name: str, ahead: int
+    ) -> dict[str, Any]:
+        return {
+            "partition_interval": interval_text("partition_interval", partition_interval),
+            "retention_interval": interval_text(
+                "retention_interval", retention_interval, optional=True
+            ),
+            "premake": _check_int(name, ahead, 1, 1000),
+        }
+
+    def partitioned_queues(self) -> list[str]:
+        """Queues with a partitioned table (created partitioned, or with a converted archive)."""
+        return [row[0] for row in self._fetch("partitioned_queues", {}, None)]
+
+    def list_partitions(self, queue: str) -> list[Partition]:
+        """The partitions of a queue's tables: live table first, each by range, default last."""
+        validate_queue_name(queue)
+        return [Partition(*row) for row in self._fetch("list_partitions", {"queue": queue}, queue)]
+
+    def maintain_partitions(
+        self, queue: str | None = None, *, lock_timeout: float | None = None
+    ) -> list[PartitionChange]:
+        """Create partitions ahead and drop those past retention, one queue per transaction.
+
+        ``lock_timeout`` (seconds) bounds the wait for the table locks creating and
+        dropping partitions need, so a long transaction on the queue makes this fail
+        rather than stall every reader and writer queued behind it.
+        """
+        queues = [validate_queue_name(queue)] if queue is not None else self.partitioned_queues()
+        if lock_timeout is not None and (
+            isinstance(lock_timeout, bool)
+            or not isinstance(lock_timeout, int | float)
+            or not 0 < lock_timeout <= 3600
+        ):
+            raise InvalidArgument(f"lock_timeout must be 0-3600 seconds, got {lock_timeout!r}")
+        changes: list[PartitionChange] = []
+        for name in queues:
+            with transaction.atomic(using=self.using):
+                if lock_timeout is not None:
+                    timeout = f"{max(1, round(lock_timeout * 1000))}ms"
+                    self._fetch("set_local_lock_timeout", {"timeout": timeout}, None)
+                rows = self._fetch("maintain_partitions", {"queue": name}, name)
+            changes += [PartitionChange(*row) for row in rows]
+        return changes

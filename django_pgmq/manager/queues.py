@@ -1,0 +1,48 @@
+"""QueueManager methods: create, drop, purge and list queues; their metrics."""
+
+from __future__ import annotations
+
+from ..messages import QueueInfo, QueueMetrics
+from ..names import table_name, validate_queue_name
+from .base import Base
+
+
+class QueueOps(Base):
+    """Create, drop, purge and list queues; their metrics."""
+
+    # -- queues -------------------------------------------------------------
+
+    def create_queue(self, queue: str, *, unlogged: bool = False) -> None:
+        """Create a queue (idempotent); an unlogged queue is faster but lost on a crash."""
+        validate_queue_name(queue)
+        self._fetch("create_unlogged" if unlogged else "create", {"queue": queue}, queue)
+
+    def drop_queue(self, queue: str) -> bool:
+        """Drop a queue and its archive; False when there was no such queue."""
+        validate_queue_name(queue)
+        return bool(self._fetch("drop_queue", {"queue": queue}, queue)[0][0])
+
+    def purge_queue(self, queue: str) -> int:
+        """Delete every live message (the archive stays); returns how many."""
+        validate_queue_name(queue)
+        return int(self._fetch("purge_queue", {"queue": queue}, queue)[0][0])
+
+    def list_queues(self) -> list[QueueInfo]:
+        """Every queue, by name."""
+        return [QueueInfo(*row) for row in self._fetch("list_queues", {}, None)]
+
+    # -- metrics ------------------------------------------------------------
+
+    def metrics(self, queue: str) -> QueueMetrics:
+        """Lengths, ages and total count of one queue."""
+        validate_queue_name(queue)
+        return QueueMetrics(*self._fetch("metrics", {"queue": queue}, queue)[0])
+
+    def archive_count(self, queue: str) -> int:
+        """How many messages the queue's archive (``pgmq.a_<queue>``) holds."""
+        archive = table_name(queue, "a")
+        return int(self._fetch("archive_count", {}, queue, {"archive": archive})[0][0])
+
+    def metrics_all(self) -> list[QueueMetrics]:
+        """Metrics of every queue, by name."""
+        return [QueueMetrics(*row) for row in self._fetch("metrics_all", {}, None)]

@@ -1,0 +1,167 @@
+"""QueueManager methods: FIFO group readers and topics (sql/50_fifo.sql, sql/60_topics.sql)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from ..errors import (
+    InvalidArgument,
+    InvalidPayload,
+)
+from ..messages import Message
+from ..names import validate_queue_name
+from ..topics import TopicBinding, TopicDelivery, TopicRoute
+from .base import (
+    Base,
+    _check_int,
+    _check_when,
+    _dump,
+    _message,
+)
+
+
+class RoutingOps(Base):
+    """FIFO group readers and topic routing (sql/50_fifo.sql, sql/60_topics.sql)."""
+
+    # -- FIFO groups (sql/50_fifo.sql) ----------------------------------------
+
+    GROUP_READERS = {"fifo": "read_grouped", "rr": "read_grouped_rr", "head": "read_grouped_head"}
+
+    def read_grouped(
+        self, queue: str, vt: int = 30, qty: int = 1, mode: str = "fifo"
+    ) -> list[Message]:
+        """Claim messages by group (header ``x-pgmq-group``): in order, one reader per group.
+
+        ``mode``: "fifo" fills from the oldest group first, "rr" takes one message
+        per group per round, "head" only each group's first message.
+        """
+        params = self._group_params(queue, vt, qty)
+        rows = self._fetch("read_grouped", params, queue, {"function": self._group_reader(mode)})
+        return [_message(row) for row in rows]
+
+    def read_grouped_with_poll(
+        self,
+        queue: str,
+        vt: int = 30,
+        qty: int = 1,
+        mode: str = "fifo",
+        *,
+        max_poll_seconds: int = 5,
+        poll_interval_ms: int = 100,
+    ) -> list[Message]:
+        """Like `read_grouped`, but wait up to ``max_poll_seconds`` for a readable group."""
+        params = self._group_params(queue, vt, qty)
+        params["max_poll_seconds"] = _check_int("max_poll_seconds", max_poll_seconds, 0, 3600)
+        params["poll_interval_ms"] = _check_int("poll_interval_ms", poll_interval_ms, 1, 60_000)
+        function = self._group_reader(mode) + "_with_poll"
+        rows = self._fetch("read_grouped_with_poll", params, queue, {"function": function})
+        return [_message(row) for row in rows]
+
+    def _group_params(self, queue: str, vt: int, qty: int) -> dict[str, Any]:
+        validate_queue_name(queue)
+        return {"queue": queue, "vt": _check_int("vt", vt, 0), "qty": _check_int("qty", qty, 1)}
+
+    def _group_reader(self, mode: str) -> str:
+        if mode not in self.GROUP_READERS:
+            raise InvalidArgument(
+                f"mode must be one of {', '.join(map(repr, self.GROUP_READERS))}, got {mode!r}"
+            )
+        return self.GROUP_READERS[mode]
+
+    # -- topics (sql/60_topics.sql) -------------------------------------------
+
+    def bind_topic(self, pattern: str, queue: str) -> None:
+        """Route messages whose key matches ``pattern`` (``*`` one word, ``#`` any) to ``queue``."""
+        validate_queue_name(queue)
+        params = {"pattern": self._text("pattern", pattern), "queue": queue}
+        self._fetch("bind_topic", params, queue)
+
+    def unbind_topic(self, pattern: str, queue: str) -> bool:
+        """Remove a binding; False when there was none."""
+        validate_queue_name(queue)
+        params = {"pattern": self._text("pattern", pattern), "queue": queue}
+        return bool(self._fetch("unbind_topic", params, queue)[0][0])
+
+    def send_topic(
+        self,
+        routing_key: str,
+        message: Any,
+        *,
+        headers: dict[str, Any] | None = None,
+        delay: int = 0,
+    ) -> int:
+        """Send one message to every queue bound to a matching pattern; how many queues got it."""
+        key = self._text("routing_key", routing_key)
+        params = {
+            "key": key,
+            "msg": self._topic_json(key, "message", message),
+            "headers": self._topic_json(key, "headers", headers),
+            "delay": _check_int("delay", delay, 0),
+        }
+        return int(self._fetch("send_topic", params, None)[0][0])
+
+    def send_batch_topic(
+        self,
+        routing_key: str,
+        messages: Sequence[Any],
+        *,
+        headers: Sequence[dict[str, Any] | None] | None = None,
+        delay: int | datetime = 0,
+    ) -> list[TopicDelivery]:
+        """Send messages to every queue bound to a matching pattern; one row per message stored."""
+        key = self._text("routing_key", routing_key)
+        if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+            raise InvalidPayload(
+                f'routing key "{key}": messages must be a list, got {messages!r:.60}'
+            )
+        if headers is not None and len(headers) != len(messages):
+            raise InvalidArgument(
+                f'routing key "{key}": {len(headers)} headers given for {len(messages)} messages'
+            )
+        when = _check_when("delay", delay)
+        params = {
+            "key": key,
+            "msgs": [self._topic_json(key, "message", m) for m in messages],
+            "headers": headers and [self._topic_json(key, "headers", h) for h in headers],
+            "delay": when,
+        }
+        query = "send_batch_topic_at" if isinstance(when, datetime) else "send_batch_topic"
+        return [TopicDelivery(*row) for row in self._fetch(query, params, None)]
+
+    def list_topic_bindings(self, queue: str | None = None) -> list[TopicBinding]:
+        """Every binding (of one queue, when given), newest first."""
+        if queue is None:
+            rows = self._fetch("list_topic_bindings", {}, None)
+        else:
+            validate_queue_name(queue)
+            rows = self._fetch("list_queue_topic_bindings", {"queue": queue}, queue)
+        return [TopicBinding(*row) for row in rows]
+
+    def test_routing(self, routing_key: str) -> list[TopicRoute]:
+        """The bindings a routing key would reach, without sending anything."""
+        key = self._text("routing_key", routing_key)
+        return [TopicRoute(*row) for row in self._fetch("test_routing", {"key": key}, None)]
+
+    @staticmethod
+    def _text(name: str, value: object) -> str:
+        if not isinstance(value, str):
+            raise InvalidArgument(f"{name} must be a string, got {value!r}")
+        return value
+
+    @staticmethod
+    def _topic_json(key: str, what: str, value: Any) -> str | None:
+        """A topic message or headers as JSON; errors name the routing key."""
+        if value is None and what == "message":
+            raise InvalidPayload(f'routing key "{key}": message must not be None')
+        if value is not None and what == "headers" and not isinstance(value, dict):
+            raise InvalidPayload(
+                f'routing key "{key}": headers must be a dict, got {type(value).__name__}'
+            )
+        try:
+            return None if value is None else _dump(value, what, key)
+        except InvalidPayload as exc:
+            raise InvalidPayload(
+                f'routing key "{key}": {what} is not JSON-serializable: {exc.__cause__}'
+            ) from exc.__cause__

@@ -1,0 +1,66 @@
+"""QueueManager methods: what the worker needs beyond the public API (sql/70_worker.sql)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import (
+    InvalidArgument,
+)
+from ..names import table_name, validate_queue_name
+from .base import (
+    MAX_INT4,
+    Base,
+    _ids,
+)
+
+
+class WorkerOps(Base):
+    """What the worker needs beyond the public API (sql/70_worker.sql)."""
+
+    # -- worker (sql/70_worker.sql, sql/40_notify.sql) -----------------------
+
+    def set_vt_seconds(
+        self, queue: str, msg_ids: Iterable[int], seconds: float, *, unread: bool = False
+    ) -> list[int]:
+        """Hide messages for ``seconds`` (fractions allowed); returns the ids moved.
+
+        The worker's heartbeat, retry backoff and release. Rows another
+        transaction is acknowledging are skipped, not waited for; ``unread``
+        also takes back the read of messages handed back before their handler ran.
+        """
+        validate_queue_name(queue)
+        ids, _ = _ids(list(msg_ids))
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise InvalidArgument(f"seconds must be a number, got {seconds!r}")
+        if not 0 <= seconds <= MAX_INT4:
+            raise InvalidArgument(f"seconds must be between 0 and {MAX_INT4}, got {seconds}")
+        params = {"queue": queue, "ids": ids, "seconds": float(seconds), "unread": bool(unread)}
+        return sorted(row[0] for row in self._fetch("worker_set_vt_seconds", params, queue))
+
+    def dead_letter(
+        self, queue: str, msg_id: int, dead_letter_queue: str, error: str | None = None
+    ) -> int | None:
+        """Move a message to ``dead_letter_queue`` (created on demand) in one transaction.
+
+        Its headers gain ``dead_letter``: source queue, msg_id, read_ct, enqueue and
+        dead-letter times, ``error``. Returns its new id, or None if it was gone.
+        """
+        validate_queue_name(queue)
+        validate_queue_name(dead_letter_queue)
+        [msg], _ = _ids(msg_id)
+        params = {"queue": queue, "id": msg, "dlq": dead_letter_queue, "error": error}
+        return self._fetch("worker_dead_letter", params, queue)[0][0]
+
+    def lock_messages(self, queue: str, msg_ids: Iterable[int]) -> list[int]:
+        """Lock messages until the end of the current transaction; the ids still there.
+
+        The worker's atomic handlers hold their messages this way: nobody else
+        can archive, delete or read them meanwhile (readers skip locked rows).
+        """
+        validate_queue_name(queue)
+        ids, _ = _ids(list(msg_ids))
+        rows = self._fetch(
+            "worker_lock_messages", {"ids": ids}, queue, {"queue": table_name(queue)}
+        )
+        return [row[0] for row in rows]
