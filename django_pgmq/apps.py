@@ -16,3 +16,11 @@ class DjangoPgmqConfig(AppConfig):
         # Queue triggers reach pgtrigger's registry when its command runs, not here:
         # ready() must not query a database that may be unreachable or not migrated.
         hook_pgtrigger_command()
+
+        # CELERY_BROKER_URL = "pgmq://" must mean our transport, not kombu's own
+        # "pgmq" (made for the extension); register it whenever kombu is installed.
+        try:
+            from .contrib import celery  # noqa: F401
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("kombu", "celery"):
+                raise

@@ -45,5 +45,9 @@ def table_name(name: str, prefix: str = "q") -> str:
 
 
 def notify_channel(name: str) -> str:
-    """The channel pgmq's insert trigger notifies: ``pgmq.q_<name as given>.INSERT``."""
+    """The channel of the queue stored as ``name``: ``pgmq.q_<name>.INSERT``.
+
+    The trigger uses the spelling stored in pgmq.meta; when the caller's spelling
+    may differ in case, ask ``QueueManager.notify_channel(queue)`` instead.
+    """
     return f"pgmq.q_{validate_queue_name(name)}.INSERT"
