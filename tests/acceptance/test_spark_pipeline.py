@@ -66,28 +66,39 @@ def test_write_then_read_round_trip_with_and_without_pushdown(spark, pg_dsn, pg_
     assert results["true"] == results["false"] == ids[5:60]
 
 
-def test_available_now_drains_and_archives_everything(spark, pg_dsn, pg_connect, queue, tmp_path):
+def test_available_now_drains_archives_and_streams_into_another_queue(
+    spark, pg_dsn, pg_connect, queue, tmp_path
+):
+    """A queue-to-queue stream: every message copied once (exactly-once sink), all archived."""
     ids = pgmq.send_batch(queue, [{"n": n} for n in range(25)])
+    copies = f"{queue}_copies"
+    pgmq.create_queue(copies)
     stream = (
         spark.readStream.format("pgmq")
         .option("dsn", pg_dsn)
         .option("queue", queue)
         .option("maxMessagesPerBatch", "10")
         .load()
+        .select("message", F.to_json(F.struct(F.col("msg_id").alias("source"))).alias("headers"))
     )
     query = (
-        stream.writeStream.format("memory")
-        .queryName(f"drained_{queue}")
+        stream.writeStream.format("pgmq")
+        .option("dsn", pg_dsn)
+        .option("queue", copies)
+        .option("atomic", "true")
+        .option("writerId", "copier")
         .option("checkpointLocation", str(tmp_path / "checkpoint"))
         .trigger(availableNow=True)
         .start()
     )
     query.awaitTermination(120)
-    seen = [r.msg_id for r in spark.sql(f"SELECT msg_id FROM drained_{queue}").collect()]
-    assert sorted(seen) == ids
+    copied = pgmq.read(copies, vt=30, qty=100)
+    assert sorted(m.headers["source"] for m in copied) == ids
+    assert sorted(m.message["n"] for m in copied) == list(range(25))
     conn = pg_connect()
     assert ids_in(conn, f"q_{queue}") == []
     assert ids_in(conn, f"a_{queue}") == ids
+    pgmq.drop_queue(copies)
 
 
 def test_a_sink_that_fails_once_loses_and_repeats_nothing(
