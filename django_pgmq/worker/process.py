@@ -4,8 +4,9 @@ Atomic handlers (the default) run in chunks of up to `MAX_CHUNK` messages
 sharing one transaction, committed at least every `COMMIT_EVERY` seconds. The
 chunk first locks its messages, so nobody else can take, archive or delete
 them until it commits (a message already gone is not run). Each handler runs
-in a savepoint: a failure undoes its own writes only, and the message is
-retried or dead-lettered; the successful ones are archived (or deleted) in
+in a savepoint (sent only once the handler sends a query: see savepoint.py):
+a failure undoes its own writes only, and the message is retried or
+dead-lettered; the successful ones are archived (or deleted) in
 one statement that commits with their handlers' writes. The first handler of
 a chunk needs no savepoint: when it fails, the whole (so far empty)
 transaction is rolled back instead, which saves two round trips per chunk.
@@ -31,6 +32,7 @@ from . import retry
 from .config import QueueSettings
 from .errors import PoisonMessage, Unsettled
 from .held import Holdings
+from .savepoint import LazySavepoint
 
 log = logging.getLogger("django_pgmq.worker")
 
@@ -222,7 +224,11 @@ class Processor:
             return transaction.atomic(using=self.manager.using)
         return contextlib.nullcontext()
 
-    _savepoint = _transaction  # nested in the chunk's transaction, atomic() is a savepoint
+    def _savepoint(self) -> contextlib.AbstractContextManager:
+        """One handler's savepoint in the chunk's transaction, sent only if it sends a query."""
+        if self.consumer.atomic:
+            return LazySavepoint(self.manager.using)
+        return contextlib.nullcontext()
 
     def _decode(self, message: Message) -> Message:
         decode = self.consumer.decode

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from django_pgmq import QueueManager
 from django_pgmq.worker.config import resolve
@@ -134,3 +136,65 @@ def test_while_its_handler_runs_nobody_else_can_read_or_acknowledge_a_message(qu
     assert outcome.done == 1
     assert manager.archive_count(queue) == 1
     assert msg_id not in [m.msg_id for m in manager.read(queue, vt=0, qty=10)]
+
+
+def _record(message) -> None:
+    HandlerRun.objects.create(
+        msg_id=message.msg_id, read_ct=message.read_ct, pid=0, started_at=timezone.now()
+    )
+
+
+def test_a_failed_handler_s_on_commit_callbacks_are_dropped_the_others_kept(
+    m, q, django_capture_on_commit_callbacks
+):
+    """Its savepoint was never sent (no query), yet its callbacks go with its failure."""
+    ids = m.send_batch(q, [{"n": i} for i in range(3)])
+    calls: list[int] = []
+
+    def handler(message):
+        calls.append(message.msg_id)
+        transaction.on_commit(lambda: None)
+        if len(calls) == 2:
+            raise RuntimeError("planned")
+        _record(message)
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        outcome = processor(q, handler).run(m.read(q, vt=30, qty=3))
+    assert (outcome.done, outcome.retried) == (2, 1)
+    assert len(callbacks) == 2
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == [ids[0], ids[2]]
+
+
+def test_a_handler_that_swallowed_a_failed_query_is_retried_without_undoing_others(m, q):
+    """Its transaction state is broken: its savepoint is rolled back, the chunk goes on."""
+    ids = m.send_batch(q, [{"n": i} for i in range(3)])
+    calls: list[int] = []
+
+    def handler(message):
+        calls.append(message.msg_id)
+        _record(message)
+        if len(calls) == 2:
+            with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
+                cursor.execute("SELECT 1/0")
+
+    outcome = processor(q, handler).run(m.read(q, vt=30, qty=3))
+    assert (outcome.done, outcome.retried) == (2, 1)
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == [ids[0], ids[2]]
+    assert live_ids(q) == [ids[1]]
+
+
+def test_a_handler_that_asked_for_a_rollback_keeps_no_writes(m, q):
+    """transaction.set_rollback(True) in a handler undoes its writes, as atomic() would."""
+    ids = m.send_batch(q, [{"n": i} for i in range(3)])
+    calls: list[int] = []
+
+    def handler(message):
+        calls.append(message.msg_id)
+        _record(message)
+        if len(calls) == 2:
+            transaction.set_rollback(True)
+
+    outcome = processor(q, handler).run(m.read(q, vt=30, qty=3))
+    assert outcome.done == 3
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == [ids[0], ids[2]]
+    assert m.archive_count(q) == 3
