@@ -5,6 +5,15 @@ from django.db import migrations
 from django_pgmq import sqlfiles
 
 DROP = """
+DO $drop$
+DECLARE
+    stage text;
+BEGIN
+    FOR stage IN SELECT stage_table FROM pgmq.spark_stage LOOP
+        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stage);
+    END LOOP;
+END
+$drop$;
 DROP FUNCTION IF EXISTS pgmq.spark_stage_drop_stale(interval);
 DROP FUNCTION IF EXISTS pgmq.spark_stage_abort(text);
 DROP FUNCTION IF EXISTS pgmq.spark_stage_commit(text, bigint[], bigint);
