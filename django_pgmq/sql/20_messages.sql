@@ -66,19 +66,13 @@ BEGIN
             cardinality(headers), cardinality(msgs)
             USING ERRCODE = 'PQ004';
     END IF;
-    -- Ids are assigned in array order, and returned in that order.
+    -- Ids are assigned in array order, and returned in that order: a function
+    -- scan yields the arrays' elements in order, and the insert numbers and
+    -- returns rows as they come. unnest of two arrays pads a NULL headers array
+    -- with NULLs. (No join, sort or CTE: this statement runs on every batch.)
     RETURN QUERY EXECUTE format(
-        $q$
-        WITH inserted AS (
-            INSERT INTO pgmq.%I (vt, message, headers)
-            SELECT $1, m.msg, h.hdr
-            FROM unnest($2) WITH ORDINALITY AS m(msg, pos)
-            LEFT JOIN unnest($3) WITH ORDINALITY AS h(hdr, pos) USING (pos)
-            ORDER BY pos
-            RETURNING msg_id
-        )
-        SELECT msg_id FROM inserted ORDER BY msg_id
-        $q$,
+        'INSERT INTO pgmq.%I (vt, message, headers) '
+        'SELECT $1, u.msg, u.hdr FROM unnest($2, $3) AS u(msg, hdr) RETURNING msg_id',
         pgmq.format_table_name(queue_name, 'q')
     ) USING coalesce(delay, clock_timestamp()), msgs, headers;
 END
