@@ -23,6 +23,21 @@ $fn$;
 -- The live and archive tables of a queue with their indexes (each IF NOT EXISTS).
 -- q_key / a_key: the range partition key of a partitioned table, NULL for a plain one.
 -- A partitioned table's primary key must hold its partition key, hence (msg_id, key).
+-- The storage of a live table (a plain queue's, or one partition of a partitioned
+-- queue's; a partitioned parent stores nothing). Every read updates vt, read_ct and
+-- last_read_at: none of them is indexed (unlike pgmq, there is no index on vt: read
+-- walks the primary key, skipping invisible rows, with or without it), so the update
+-- can be HOT (no new index entries, about a quarter less WAL per message) when the
+-- page has room, which a fillfactor below 100 keeps for it.
+CREATE FUNCTION pgmq._tune_live_table(tbl text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    EXECUTE format('ALTER TABLE pgmq.%I SET (fillfactor = 80)', tbl);
+END
+$fn$;
+
 CREATE FUNCTION pgmq._create_queue_tables(queue_name text, unlogged boolean, q_key text, a_key text)
 RETURNS void
 LANGUAGE plpgsql
@@ -48,7 +63,9 @@ BEGIN
         CASE WHEN coalesce(q_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE format('msg_id, %I', q_key) END,
         CASE WHEN q_key IS NULL THEN '' ELSE format('PARTITION BY RANGE (%I)', q_key) END
     );
-    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (vt)', qtable || '_vt_idx', qtable);
+    IF q_key IS NULL THEN
+        PERFORM pgmq._tune_live_table(qtable);
+    END IF;
 
     EXECUTE format(
         $ddl$

@@ -271,6 +271,9 @@ DECLARE
     moved bigint := 0;
 BEGIN
     EXECUTE format('CREATE TABLE pgmq.%I (LIKE pgmq.%I INCLUDING DEFAULTS)', part, cfg.table_name);
+    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name, 'q') THEN
+        PERFORM pgmq._tune_live_table(part);
+    END IF;
     IF spill IS NOT NULL THEN
         EXECUTE format(
             $q$
@@ -456,6 +459,7 @@ BEGIN
         CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END
     );
     EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', qtable || '_default', qtable);
+    PERFORM pgmq._tune_live_table(qtable || '_default');
     EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', atable || '_default', atable);
     INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES (queue_name, true, false);
 
