@@ -46,7 +46,7 @@ def test_write_then_read_round_trip_with_and_without_pushdown(spark, pg_dsn, pg_
     )
     frame.write.format("pgmq").option("dsn", pg_dsn).option("queue", queue).mode("append").save()
     split = pg_connect().execute("SELECT clock_timestamp()").fetchone()[0]
-    frame.write.format("pgmq").option("dsn", pg_dsn).option("queue", queue).mode("append").save()
+    pgmq.send_batch(queue, [{"n": n} for n in range(60)])
     pgmq.read(queue, vt=0, qty=5)
 
     secret = "not-a-real-password-4f1c"  # trust auth ignores it; it must not show anywhere
