@@ -7,8 +7,9 @@ Module-level functions act on the database alias in ``PGMQ["DATABASE"]``
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     FeatureNotAvailable,
@@ -19,38 +20,58 @@ from .errors import (
     QueueNameConflict,
     QueueNotFound,
 )
-from .manager import QueueManager
 from .messages import Message, QueueInfo, QueueMetrics
-from .worker import consumer
+
+if TYPE_CHECKING:
+    from .manager import QueueManager
+    from .worker import consumer
 
 __version__ = "0.1.0"
+
+# Imported on first use: Spark executors and plain Celery apps import this package
+# without Django settings, and should not pay for loading Django's ORM.
+_LAZY = {"QueueManager": ".manager", "consumer": ".worker"}
+_ON_DEFAULT_DATABASE = (
+    "create_queue",
+    "drop_queue",
+    "purge_queue",
+    "list_queues",
+    "send",
+    "send_batch",
+    "read",
+    "read_with_poll",
+    "pop",
+    "archive",
+    "delete",
+    "set_vt",
+    "metrics",
+    "metrics_all",
+)
 
 
 def _on_default_database(name: str) -> Callable[..., Any]:
     """A module-level twin of ``QueueManager.<name>`` that uses the default alias."""
-    method = getattr(QueueManager, name)
+    manager_class = __getattr__("QueueManager")
+    method = getattr(manager_class, name)
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return method(QueueManager(), *args, **kwargs)
+        return method(manager_class(), *args, **kwargs)
 
     return call
 
 
-create_queue = _on_default_database("create_queue")
-drop_queue = _on_default_database("drop_queue")
-purge_queue = _on_default_database("purge_queue")
-list_queues = _on_default_database("list_queues")
-send = _on_default_database("send")
-send_batch = _on_default_database("send_batch")
-read = _on_default_database("read")
-read_with_poll = _on_default_database("read_with_poll")
-pop = _on_default_database("pop")
-archive = _on_default_database("archive")
-delete = _on_default_database("delete")
-set_vt = _on_default_database("set_vt")
-metrics = _on_default_database("metrics")
-metrics_all = _on_default_database("metrics_all")
+def __getattr__(name: str) -> Any:
+    """Resolve the lazily imported names (PEP 562), once."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    elif name in _ON_DEFAULT_DATABASE:
+        value = _on_default_database(name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FeatureNotAvailable",
