@@ -1,4 +1,5 @@
-"""A queue's charts: throughput and latency from its archive, depth from QueueSample."""
+"""A queue's charts: throughput and latency from its archive (or, for ranges longer
+than a day, from ``pgmq.spark_stats`` when it has rows), depth from QueueSample."""
 
 from __future__ import annotations
 
@@ -12,12 +13,17 @@ from django.utils.safestring import SafeString
 from ..manager import QueueManager
 from ..models import QueueSample
 from . import svg
+from .records import StatsBucket, ThroughputBucket
 
 # Chart ranges: window and bucket width. Buckets align on multiples of their width.
 RANGES: dict[str, tuple[timedelta, timedelta]] = {
     "hour": (timedelta(hours=1), timedelta(minutes=1)),
     "day": (timedelta(days=1), timedelta(minutes=15)),
+    "week": (timedelta(days=7), timedelta(hours=1)),
+    "month": (timedelta(days=30), timedelta(hours=6)),
 }
+# Past this window, throughput and latency come from pgmq.spark_stats when it has rows.
+LONG = timedelta(days=1)
 ORIGIN = datetime(2000, 1, 1, tzinfo=UTC)  # the origin pgmq._dashboard_throughput bins from
 
 
@@ -38,6 +44,9 @@ class QueueCharts:
     depth: SafeString
     truncated: bool
     latency_truncated: bool
+    source: str = "archive"  # or "spark": pgmq.spark_stats
+    stats_missing: bool = False  # a long range, but no Spark stats for the queue
+    stats_until: datetime | None = None  # the newest minute in pgmq.spark_stats
 
 
 def _slots(start: datetime, end: datetime, bucket: timedelta) -> list[float]:
@@ -49,6 +58,10 @@ def _slots(start: datetime, end: datetime, bucket: timedelta) -> list[float]:
 
 def _clock(ts: float) -> str:
     return timezone.localtime(datetime.fromtimestamp(ts, UTC)).strftime("%H:%M")
+
+
+def _date(ts: float) -> str:
+    return timezone.localtime(datetime.fromtimestamp(ts, UTC)).strftime("%d %b")
 
 
 def _series(label: str, slots: list[float], values: dict[float, float], *, bars: bool = False):
@@ -91,14 +104,36 @@ def sent_per_minute(totals: dict[float, float], bucket: timedelta) -> dict[float
     }
 
 
+def _buckets(
+    using: str, queue: str, window: timedelta, bucket: timedelta
+) -> tuple[list[ThroughputBucket] | list[StatsBucket], str, bool]:
+    """Throughput buckets, their source ("archive" or "spark"), and whether stats were missing.
+
+    Past a day, ``pgmq.spark_stats`` answers when it holds rows for the queue in the
+    window; otherwise the archive does, bounded by its row limits.
+    """
+    manager = QueueManager(using)
+    if window > LONG:
+        stats = manager.dashboard_spark_stats(queue, window=window, bucket=bucket)
+        if stats:
+            return stats, "spark", False
+    archived = manager.dashboard_throughput(queue, window=window, bucket=bucket)
+    return archived, "archive", window > LONG
+
+
 def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts:
     """Throughput (archived per minute), latency percentiles and depth of ``queue``."""
-    window, bucket = RANGES.get(range_key, RANGES["hour"])
+    if range_key not in RANGES:
+        range_key = "hour"
+    window, bucket = RANGES[range_key]
     end = timezone.now()
     start = end - window
     slots = _slots(start, end, bucket)
-    frame = {"x_range": (slots[0], slots[-1] + bucket.total_seconds()), "x_format": _clock}
-    buckets = QueueManager(using).dashboard_throughput(queue, window=window, bucket=bucket)
+    frame = {
+        "x_range": (slots[0], slots[-1] + bucket.total_seconds()),
+        "x_format": _date if window > LONG else _clock,
+    }
+    buckets, source, stats_missing = _buckets(using, queue, window, bucket)
     minutes = bucket.total_seconds() / 60
     per_minute = {b.start.timestamp(): b.archived / minutes for b in buckets}
     latency = {
@@ -106,21 +141,27 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
         for label, attr in (("p50", "p50_sec"), ("p95", "p95_sec"), ("p99", "p99_sec"))
     }
     depth = depth_by_slot(using, queue, start, bucket)
+    rates = [
+        _series("archived / min", slots, per_minute, bars=True),
+        _series("sent / min", slots, sent_per_minute(depth["total"], bucket)),
+    ]
+    origin = "archive"
+    if source == "spark":
+        origin = "Spark stats (pgmq_spark_stats)"
+        retries = {b.start.timestamp(): b.retries / minutes for b in buckets}
+        rates.append(_series("retried / min", slots, retries))
     return QueueCharts(
         range=range_key,
         throughput=svg.chart(
-            [
-                _series("archived / min", slots, per_minute, bars=True),
-                _series("sent / min", slots, sent_per_minute(depth["total"], bucket)),
-            ],
-            title=f"{queue}: messages archived and sent per minute",
+            rates,
+            title=f"{queue}: messages archived and sent per minute (archived: from {origin})",
             unit="",
             bar_width=bucket.total_seconds(),
             **frame,
         ),
         latency=svg.chart(
             [_series(label, slots, values) for label, values in latency.items()],
-            title=f"{queue}: enqueue-to-archive latency (seconds)",
+            title=f"{queue}: enqueue-to-archive latency (seconds, from {origin})",
             unit="s",
             **frame,
         ),
@@ -133,6 +174,9 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
             title=f"{queue}: depth (sampled by workers and pgmq_metrics --record)",
             **frame,
         ),
-        truncated=any(b.truncated for b in buckets),
-        latency_truncated=any(b.latency_truncated for b in buckets),
+        truncated=any(getattr(b, "truncated", False) for b in buckets),
+        latency_truncated=any(getattr(b, "latency_truncated", False) for b in buckets),
+        source=source,
+        stats_missing=stats_missing,
+        stats_until=buckets[0].last_minute if source == "spark" else None,
     )

@@ -9,6 +9,7 @@ from django import forms
 
 from ..errors import InvalidQueueName
 from ..names import validate_queue_name
+from .charts import RANGES
 
 SOURCES = [("live", "Live messages"), ("archive", "Archive"), ("dlq", "Dead-letter queue")]
 ORDERS = [("newest", "Newest first"), ("oldest", "Oldest first")]
@@ -98,7 +99,7 @@ class MessageFilterForm(forms.Form):
 
     after = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
-    range = forms.ChoiceField(choices=[("hour", "hour"), ("day", "day")], required=False)
+    range = forms.ChoiceField(choices=[(r, r) for r in RANGES], required=False)
 
     def clean_contains(self) -> Any:
         value = self.cleaned_data["contains"]

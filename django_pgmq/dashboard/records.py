@@ -61,3 +61,20 @@ class ThroughputBucket:
     p99_sec: float | None
     truncated: bool
     latency_truncated: bool
+
+
+@dataclass(frozen=True)
+class StatsBucket:
+    """One time bucket of ``pgmq.spark_stats`` summed for the charts (see 91_dashboard_stats.sql).
+
+    ``p50_sec`` is the archived-weighted mean of the minutes' medians; ``p95_sec`` and
+    ``p99_sec`` the worst minute's; ``last_minute`` the newest minute stored for the queue.
+    """
+
+    start: datetime
+    archived: int
+    p50_sec: float | None
+    p95_sec: float | None
+    p99_sec: float | None
+    retries: int
+    last_minute: datetime

@@ -14,7 +14,7 @@ from html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 PALETTE = ("#417690", "#e8883a", "#c0392b", "#6a9f3a", "#8e6bb8")
-_TIME_STEPS = (60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
+_TIME_STEPS = (60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 604800)
 
 
 @dataclass(frozen=True)

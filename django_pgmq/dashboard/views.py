@@ -16,7 +16,7 @@ from ..errors import QueueNotFound
 from ..manager import QueueManager
 from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
-from .charts import queue_charts
+from .charts import RANGES, queue_charts
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
 from .options import database_aliases, option
@@ -150,9 +150,7 @@ def queue_page(
         charts=queue_charts(db, row.name, data.get("range") or "hour"),
         send_form=send_form or SendMessageForm(),
         source_urls=_source_urls(db, row),
-        range_urls={
-            r: url("change", db, row.name, source=source, range=r) for r in ("hour", "day")
-        },
+        range_urls={r: url("change", db, row.name, source=source, range=r) for r in RANGES},
         action_url=url("messages", db, row.name),
         send_url=url("send", db, row.name),
         purge_url=url("purge", db, row.name),

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from ..dashboard.records import BrowsedMessage, QueueStats, ThroughputBucket
+from ..dashboard.records import BrowsedMessage, QueueStats, StatsBucket, ThroughputBucket
 from ..errors import (
     InvalidArgument,
     QueueNotFound,
@@ -127,3 +127,16 @@ class DashboardOps(Base):
         ids, _ = _ids(list(msg_ids))
         params = {"source": queue, "target": target, "ids": ids, "from_archive": from_archive}
         return [row[0] for row in self._fetch("dashboard_requeue", params, queue)]
+
+    def dashboard_spark_stats(
+        self, queue: str, *, window: timedelta, bucket: timedelta
+    ) -> list[StatsBucket]:
+        """``pgmq.spark_stats`` of ``queue`` summed per ``bucket`` over the last ``window``.
+
+        Empty when the table is missing or holds nothing for the queue in the window,
+        so the caller can fall back to the archive.
+        """
+        validate_queue_name(queue)
+        params = {"queue": queue, "window": window, "bucket": bucket}
+        rows = self._fetch("dashboard_spark_stats", params, queue)
+        return [StatsBucket(*row) for row in rows]

@@ -214,3 +214,10 @@ SELECT set_config('lock_timeout', %(timeout)s, true);
 SELECT partitioned_table, partition_name, range_start, range_end, is_default
 FROM pgmq.list_partitions(queue_name => %(queue)s);
 
+
+-- name: dashboard_spark_stats
+-- Admin dashboard (sql/91_dashboard_stats.sql): long-range charts from pgmq.spark_stats.
+SELECT bucket_start, archived, p50_sec, p95_sec, p99_sec, retries, last_minute
+FROM pgmq._dashboard_spark_stats(
+    queue_name => %(queue)s, window_size => %(window)s::interval,
+    bucket_size => %(bucket)s::interval);

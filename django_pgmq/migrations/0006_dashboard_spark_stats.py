@@ -1,0 +1,13 @@
+"""Install the admin's long-range chart function over pgmq.spark_stats."""
+
+from django.db import migrations
+
+from django_pgmq import sqlfiles
+
+DROP = "DROP FUNCTION IF EXISTS pgmq._dashboard_spark_stats(text, interval, interval);"
+
+
+class Migration(migrations.Migration):
+    dependencies = [("django_pgmq", "0005_spark")]
+
+    operations = [migrations.RunSQL(sql=sqlfiles.read("91_dashboard_stats.sql"), reverse_sql=DROP)]
