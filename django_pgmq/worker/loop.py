@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
+from ..messages import Message
 from .process import Processor
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ class ConsumerThread(threading.Thread):
         super().__init__(name=f"pgmq-consumer-{index}", daemon=True)
         self.worker = worker
         self.errors = 0
+        # queue -> (messages, claimed_at): a batch read with the previous batch's commit
+        self.following: dict[str, tuple[list[Message], float]] = {}
 
     def run(self) -> None:
         worker = self.worker
@@ -45,7 +48,19 @@ class ConsumerThread(threading.Thread):
                         break
                     self._guarded_turn(queue, token)
         finally:
+            self._hand_back_following()
             connections.close_all()
+
+    def _hand_back_following(self) -> None:
+        """On exit: make the batches read ahead visible again, their read taken back."""
+        worker = self.worker
+        for queue, (messages, _) in list(self.following.items()):
+            try:
+                worker.manager.set_vt_seconds(queue, [m.msg_id for m in messages], 0, unread=True)
+            except (DatabaseError, PgmqError) as exc:
+                log.warning("%s: handing back %d message(s) failed: %s", queue, len(messages), exc)
+            worker.budget.give_back(len(messages))
+        self.following.clear()
 
     def _guarded_turn(self, queue: str, token: int) -> None:
         try:
@@ -74,10 +89,37 @@ class ConsumerThread(threading.Thread):
     def _turn(self, queue: str, token: int) -> None:
         worker = self.worker
         settings = worker.settings[queue]
+        following = self.following.pop(queue, None)
+        messages, claimed_at = following or self._claim(queue, token)
+        if not messages:
+            return
+        worker.holdings.add(queue, [m.msg_id for m in messages], settings.vt, claimed_at)
+        ahead: list[tuple[list[Message], float]] = []
+
+        def read_next() -> list[Message]:
+            ahead.append(self._claim(queue, token))
+            return ahead[-1][0]
+
+        processor = Processor(settings, worker.manager, worker.holdings, worker.stopping)
+        try:
+            outcome = processor.run(messages, read_next)
+        except BaseException:
+            for batch, _ in ahead:  # rolled back with the transaction that read them
+                worker.budget.give_back(len(batch))
+            raise
+        if ahead and ahead[-1][0]:
+            self.following[queue] = ahead[-1]
+        worker.budget.give_back(outcome.released)
+        worker.record(queue, outcome, monotonic() - claimed_at)
+
+    def _claim(self, queue: str, token: int) -> tuple[list[Message], float]:
+        """Read a batch of ``queue`` within the budget; the messages and when they were read."""
+        worker = self.worker
+        settings = worker.settings[queue]
         wanted = worker.budget.take(settings.batch)
         if not wanted:
             worker.schedule.read_done(queue, token, 0)
-            return
+            return [], 0.0
         claimed_at = monotonic()
         try:
             messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
@@ -86,11 +128,4 @@ class ConsumerThread(threading.Thread):
             raise
         worker.budget.give_back(wanted - len(messages))
         worker.schedule.read_done(queue, token, len(messages))
-        if not messages:
-            return
-        worker.holdings.add(queue, [m.msg_id for m in messages], settings.vt, claimed_at)
-        outcome = Processor(settings, worker.manager, worker.holdings, worker.stopping).run(
-            messages
-        )
-        worker.budget.give_back(outcome.released)
-        worker.record(queue, outcome, monotonic() - claimed_at)
+        return messages, claimed_at

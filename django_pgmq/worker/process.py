@@ -21,7 +21,8 @@ import contextlib
 import dataclasses
 import logging
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from time import monotonic
 
 from django.db import transaction
@@ -50,6 +51,7 @@ class Outcome:
     dead: int = 0
     lost: int = 0
     released: int = 0
+    following: list[Message] = field(default_factory=list)  # the next batch, already read
 
     @property
     def failed(self) -> int:
@@ -99,19 +101,29 @@ class Processor:
         self.holdings = holdings
         self.stopping = stopping
 
-    def run(self, messages: list[Message]) -> Outcome:
-        """Handle ``messages``; once stopping, hand back the ones not started yet."""
+    def run(
+        self, messages: list[Message], read_next: Callable[[], list[Message]] | None = None
+    ) -> Outcome:
+        """Handle ``messages``; once stopping, hand back the ones not started yet.
+
+        ``read_next`` (atomic handlers) reads the next batch in the last chunk's
+        transaction: its read commits with this batch's acknowledgement, one
+        commit per batch instead of two. The batch read is in `Outcome.following`.
+        """
         outcome = Outcome()
         pending = self._without_unsettled(messages, outcome)
         try:
             if self.consumer.batch_handler:
                 with self._transaction():
                     self._handle_batch(self._present(pending, outcome), outcome)
+                    self._read_next(read_next, outcome)
                 pending = []
             while pending and not self.stopping.is_set():
                 try:
                     with self._transaction():
                         pending = self._run_chunk(pending, outcome)
+                        if not pending:
+                            self._read_next(read_next, outcome)
                 except _FirstFailed as failed:
                     self._fail([failed.message], failed.error, outcome)
                     pending = failed.rest
@@ -121,6 +133,10 @@ class Processor:
         finally:
             self.holdings.drop(self.queue, [m.msg_id for m in messages])
         return outcome
+
+    def _read_next(self, read_next: Callable[[], list[Message]] | None, outcome: Outcome) -> None:
+        if read_next is not None and self.consumer.atomic and not self.stopping.is_set():
+            outcome.following = read_next()
 
     def _without_unsettled(self, messages: list[Message], outcome: Outcome) -> list[Message]:
         """Dead-letter messages read too often without a verdict; the others."""

@@ -198,3 +198,42 @@ def test_a_handler_that_asked_for_a_rollback_keeps_no_writes(m, q):
     assert outcome.done == 3
     assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == [ids[0], ids[2]]
     assert m.archive_count(q) == 3
+
+
+def test_the_next_batch_is_read_in_the_transaction_that_acknowledges_this_one(m, q):
+    """One commit per batch: the next read commits with this batch's archive."""
+    ids = m.send_batch(q, [{"n": i} for i in range(4)])
+    outcome = processor(q, handlers.handle).run(
+        m.read(q, vt=30, qty=2), lambda: m.read(q, vt=30, qty=2)
+    )
+    assert outcome.done == 2
+    assert [(x.msg_id, x.read_ct) for x in outcome.following] == [(ids[2], 1), (ids[3], 1)]
+    assert m.read(q, vt=30, qty=4) == []  # all four taken: two archived, two read ahead
+
+
+def test_no_batch_is_read_ahead_when_the_chunk_rolls_back(m, q):
+    """The first handler failed: its transaction, with any read in it, is undone."""
+    ids = m.send_batch(q, [{"fail_times": 1}, {"n": 2}, {"n": 3}])
+    calls: list[int] = []
+
+    def read_next():
+        calls.append(1)
+        return m.read(q, vt=30, qty=1)
+
+    outcome = processor(q, handlers.handle).run(m.read(q, vt=30, qty=1), read_next)
+    assert (outcome.retried, outcome.following) == (1, [])
+    assert calls == []
+    assert [(x.msg_id, x.read_ct) for x in m.read(q, vt=30, qty=3)] == [(ids[1], 1), (ids[2], 1)]
+
+
+def test_read_ahead_batches_are_handed_back_unread_when_a_consumer_thread_ends(m, q):
+    from django_pgmq.worker.loop import ConsumerThread
+    from django_pgmq.worker.runner import Worker, WorkerOptions
+
+    ids = m.send_batch(q, [{"n": 1}, {"n": 2}])
+    worker = Worker([resolve(q, Consumer(handlers.handle), {}, None)], WorkerOptions())
+    thread = ConsumerThread(worker, 0)
+    thread.following[q] = (m.read(q, vt=60, qty=2), 0.0)
+    thread._hand_back_following()
+    assert thread.following == {}
+    assert [(x.msg_id, x.read_ct) for x in m.read(q, vt=30, qty=2)] == [(ids[0], 1), (ids[1], 1)]
