@@ -55,10 +55,12 @@ class ConsumerThread(threading.Thread):
         """On exit: make the batches read ahead visible again, their read taken back."""
         worker = self.worker
         for queue, (messages, _) in list(self.following.items()):
+            ids = [m.msg_id for m in messages]
             try:
-                worker.manager.set_vt_seconds(queue, [m.msg_id for m in messages], 0, unread=True)
+                worker.manager.set_vt_seconds(queue, ids, 0, unread=True)
             except (DatabaseError, PgmqError) as exc:
-                log.warning("%s: handing back %d message(s) failed: %s", queue, len(messages), exc)
+                log.warning("%s: handing back %d message(s) failed: %s", queue, len(ids), exc)
+            worker.holdings.drop(queue, ids)
             worker.budget.give_back(len(messages))
         self.following.clear()
 
@@ -109,6 +111,8 @@ class ConsumerThread(threading.Thread):
             raise
         if ahead and ahead[-1][0]:
             self.following[queue] = ahead[-1]
+            # Held from now on: the heartbeat keeps them hidden while other queues' turns run.
+            worker.holdings.add(queue, [m.msg_id for m in ahead[-1][0]], settings.vt, ahead[-1][1])
         worker.budget.give_back(outcome.released)
         worker.record(queue, outcome, monotonic() - claimed_at)
 
