@@ -107,7 +107,7 @@ def fresh_queue(notify_throttle_ms: int | None = None) -> None:
     manager.drop_queue(QUEUE)
     manager.create_queue(QUEUE)
     if notify_throttle_ms is not None:
-        manager.enable_notify_insert(QUEUE, notify_throttle_ms)
+        manager.enable_notify(QUEUE, notify_throttle_ms)
 
 
 def make_worker(handler: Callable[[Any], None], **options: Any) -> Any:

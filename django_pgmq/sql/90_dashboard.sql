@@ -114,7 +114,8 @@ BEGIN
         ) INTO r.visible, r.in_flight, r.delayed, r.poison USING max_reads, at;
     ELSE
         est_names := est_names || ARRAY['depth', 'visible'];
-        -- Messages not yet visible are usually few: count them through the vt index.
+        -- Messages not yet visible, counted up to a limit (one pass; live tables have no
+        -- vt index, see 10_queues.sql: about 0.15 s for a million rows here).
         EXECUTE format(
             $q$SELECT count(*), count(*) FILTER (WHERE read_ct > 0)
                FROM (SELECT read_ct FROM %s WHERE vt > $2 LIMIT $1) s$q$, qtable
@@ -147,7 +148,7 @@ BEGIN
         r.poison := NULL;
     END IF;
 
-    -- Ages through the primary key and the vt index: no scan.
+    -- Ages: oldest and newest through the primary key; the oldest visible vt takes one pass.
     EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
     EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
     EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
