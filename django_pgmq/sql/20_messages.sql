@@ -51,11 +51,11 @@ AS $fn$ SELECT pgmq.send(queue_name, msg, headers, pgmq._delay_to_vt(delay)); $f
 
 -- send_batch ----------------------------------------------------------------
 
-CREATE FUNCTION pgmq.send_batch(
-    queue_name text, msgs jsonb[], headers jsonb[], delay timestamptz
-)
-RETURNS SETOF bigint
-LANGUAGE plpgsql
+-- pgmq's batch checks, shared by send_batch and send_batch_topic (which makes them
+-- before any queue is chosen, so a routing key that matches nothing still reports them).
+CREATE FUNCTION pgmq._validate_batch_params(msgs jsonb[], headers jsonb[])
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 BEGIN
     IF msgs IS NULL OR cardinality(msgs) = 0 THEN
@@ -66,6 +66,18 @@ BEGIN
             cardinality(headers), cardinality(msgs)
             USING ERRCODE = 'PQ004';
     END IF;
+END
+$fn$;
+
+
+CREATE FUNCTION pgmq.send_batch(
+    queue_name text, msgs jsonb[], headers jsonb[], delay timestamptz
+)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq._validate_batch_params(msgs, headers);
     -- Ids are assigned in array order, and returned in that order: a function
     -- scan yields the arrays' elements in order, and the insert numbers and
     -- returns rows as they come. unnest of two arrays pads a NULL headers array
@@ -139,14 +151,11 @@ BEGIN
 END
 $fn$;
 
--- Like read, but wait up to max_poll_seconds for a message to become visible.
-CREATE FUNCTION pgmq.read_with_poll(
-    queue_name text,
-    vt integer,
-    qty integer,
-    max_poll_seconds integer DEFAULT 5,
-    poll_interval_ms integer DEFAULT 100,
-    conditional jsonb DEFAULT '{}'
+-- Run a reader statement ($1 queue_name, $2 vt, $3 qty, $4 extra argument as text)
+-- until it returns rows or max_poll_seconds pass; shared by every *_with_poll.
+CREATE FUNCTION pgmq._poll(
+    reader text, queue_name text, vt integer, qty integer, extra text,
+    max_poll_seconds integer, poll_interval_ms integer
 )
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
@@ -162,7 +171,7 @@ BEGIN
     END IF;
     LOOP
         got := false;
-        FOR rec IN SELECT * FROM pgmq.read(queue_name, vt, qty, conditional) LOOP
+        FOR rec IN EXECUTE reader USING queue_name, vt, qty, extra LOOP
             got := true;
             RETURN NEXT rec;
         END LOOP;
@@ -171,6 +180,23 @@ BEGIN
                                extract(epoch FROM deadline - clock_timestamp())));
     END LOOP;
 END
+$fn$;
+
+-- Like read, but wait up to max_poll_seconds for a message to become visible.
+CREATE FUNCTION pgmq.read_with_poll(
+    queue_name text,
+    vt integer,
+    qty integer,
+    max_poll_seconds integer DEFAULT 5,
+    poll_interval_ms integer DEFAULT 100,
+    conditional jsonb DEFAULT '{}'
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._poll(
+        'SELECT * FROM pgmq.read($1, $2, $3, $4::jsonb)',
+        queue_name, vt, qty, conditional::text, max_poll_seconds, poll_interval_ms);
 $fn$;
 
 -- Read and delete in one step (at-most-once).

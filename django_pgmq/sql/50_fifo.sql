@@ -150,28 +150,11 @@ CREATE FUNCTION pgmq._read_grouped_poll(
     mode text
 )
 RETURNS SETOF pgmq.message_record
-LANGUAGE plpgsql
+LANGUAGE sql
 AS $fn$
-DECLARE
-    deadline timestamptz := clock_timestamp() + make_interval(secs => coalesce(max_poll_seconds, 0));
-    rec pgmq.message_record;
-    got boolean;
-BEGIN
-    IF poll_interval_ms IS NULL OR poll_interval_ms <= 0 THEN
-        RAISE EXCEPTION 'poll_interval_ms must be positive, got: %', coalesce(poll_interval_ms::text, 'NULL')
-            USING ERRCODE = 'PQ004';
-    END IF;
-    LOOP
-        got := false;
-        FOR rec IN SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, mode) LOOP
-            got := true;
-            RETURN NEXT rec;
-        END LOOP;
-        EXIT WHEN got OR clock_timestamp() >= deadline;
-        PERFORM pg_sleep(least(poll_interval_ms / 1000.0,
-                               extract(epoch FROM deadline - clock_timestamp())));
-    END LOOP;
-END
+    SELECT * FROM pgmq._poll(
+        'SELECT * FROM pgmq._read_grouped($1, $2, $3, $4)',
+        queue_name, vt, qty, mode, max_poll_seconds, poll_interval_ms);
 $fn$;
 
 CREATE FUNCTION pgmq.read_grouped(queue_name text, vt integer, qty integer)

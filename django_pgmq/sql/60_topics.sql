@@ -227,24 +227,6 @@ AS $fn$ SELECT pgmq.send_topic(routing_key, msg, headers, 0); $fn$;
 
 -- send_batch_topic ------------------------------------------------------------
 
--- pgmq's batch checks, made before any queue is chosen, so a routing key that
--- matches nothing still reports bad input.
-CREATE FUNCTION pgmq._validate_batch_params(msgs jsonb[], headers jsonb[])
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE
-AS $fn$
-BEGIN
-    IF msgs IS NULL OR cardinality(msgs) = 0 THEN
-        RAISE EXCEPTION 'msgs cannot be NULL or empty' USING ERRCODE = 'PQ004';
-    END IF;
-    IF headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs) THEN
-        RAISE EXCEPTION 'headers array length (%) must match msgs array length (%)',
-            cardinality(headers), cardinality(msgs)
-            USING ERRCODE = 'PQ004';
-    END IF;
-END
-$fn$;
-
 -- Send a batch to every matching queue; one (queue_name, msg_id) row per message sent.
 CREATE FUNCTION pgmq.send_batch_topic(
     routing_key text, msgs jsonb[], headers jsonb[], delay timestamptz
