@@ -38,6 +38,20 @@ def pg_connect(pg_dsn) -> Iterator[Callable[..., psycopg.Connection]]:
 
 
 @pytest.fixture
+def tx(db) -> psycopg.Connection:
+    """Django's own psycopg connection, inside the test's transaction (rolled back after)."""
+    connection.ensure_connection()
+    return connection.connection
+
+
+@pytest.fixture
+def tx_queue(tx: psycopg.Connection, queue_name: str) -> str:
+    """A queue created inside the test's transaction: the rollback removes it, no flush."""
+    tx.execute("SELECT pgmq.create(%s)", [queue_name])
+    return queue_name
+
+
+@pytest.fixture
 def queue_name() -> str:
     """A fresh queue name, unique to the test."""
     return f"t_{uuid.uuid4().hex[:16]}"

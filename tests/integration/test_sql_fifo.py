@@ -11,7 +11,6 @@ from collections.abc import Callable
 
 import psycopg
 import pytest
-from django.db import connection
 from psycopg import sql
 
 READERS = ("read_grouped", "read_grouped_rr", "read_grouped_head")
@@ -21,20 +20,6 @@ READERS = ("read_grouped", "read_grouped_rr", "read_grouped_head")
 def conn(pg_connect: Callable[..., psycopg.Connection]) -> psycopg.Connection:
     """A separate autocommit session (commits are visible to other sessions)."""
     return pg_connect()
-
-
-@pytest.fixture
-def tx(db) -> psycopg.Connection:
-    """Django's own psycopg connection, inside the test's transaction (rolled back after)."""
-    connection.ensure_connection()
-    return connection.connection
-
-
-@pytest.fixture
-def tx_queue(tx: psycopg.Connection, queue_name: str) -> str:
-    """A queue created inside the test's transaction: the rollback removes it, no flush."""
-    tx.execute("SELECT pgmq.create(%s)", [queue_name])
-    return queue_name
 
 
 def send(

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
-from django.db import connection
 from psycopg import sql
 
 from django_pgmq import QueueManager
@@ -57,20 +56,6 @@ def sql_error(conn: psycopg.Connection, query: str, params: list) -> psycopg.Err
     with pytest.raises(psycopg.Error) as caught, conn.transaction():
         conn.execute(query, params)
     return caught.value
-
-
-@pytest.fixture
-def tx(db) -> psycopg.Connection:
-    """Django's own psycopg connection, inside the test's transaction (rolled back after)."""
-    connection.ensure_connection()
-    return connection.connection
-
-
-@pytest.fixture
-def tx_queue(tx: psycopg.Connection, queue_name: str) -> str:
-    """A queue created inside the test's transaction: the rollback removes it, no flush."""
-    tx.execute("SELECT pgmq.create(%s)", [queue_name])
-    return queue_name
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
-from django.db import connection
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
@@ -17,20 +16,6 @@ from psycopg.types.json import Jsonb
 @pytest.fixture
 def conn(pg_connect: Callable[..., psycopg.Connection]) -> psycopg.Connection:
     return pg_connect()
-
-
-@pytest.fixture
-def tx(db) -> psycopg.Connection:
-    """Django's own psycopg connection, inside the test's transaction (rolled back after)."""
-    connection.ensure_connection()
-    return connection.connection
-
-
-@pytest.fixture
-def tx_queue(tx: psycopg.Connection, queue_name: str) -> str:
-    """A queue created inside the test's transaction: the rollback removes it, no flush."""
-    tx.execute("SELECT pgmq.create(%s)", [queue_name])
-    return queue_name
 
 
 @pytest.fixture
