@@ -52,8 +52,9 @@ def _whole(value: Any) -> bool:
 
 
 def get(key: str) -> Any:
-    """The value of ``PGMQ[key]``, or its default."""
-    return {**DEFAULTS, **getattr(settings, "PGMQ", {})}.get(key, DEFAULTS.get(key))
+    """The value of ``PGMQ[key]``, or its default when unset or None."""
+    value = getattr(settings, "PGMQ", {}).get(key)
+    return DEFAULTS.get(key) if value is None else value
 
 
 def database_alias() -> str:

@@ -11,9 +11,9 @@ from django.db.models import Max
 from django.db.models.functions import TruncMinute
 from django.utils import timezone
 
+from .. import conf
 from ..manager import QueueManager
 from ..models import QueueConfig, QueueSample, Worker
-from .options import option
 from .records import QueueStats
 
 DLQ_SUFFIX = "_dlq"
@@ -101,7 +101,7 @@ def attention_flags(row: QueueRow) -> list[str]:
     """Why a queue needs a look: old backlog, growing depth, no worker, poison, dead letters."""
     stats, flags = row.stats, []
     age = stats.oldest_visible_age_sec
-    if age is not None and age > option("DASHBOARD_BACKLOG_AGE"):
+    if age is not None and age > conf.get("DASHBOARD_BACKLOG_AGE"):
         flags.append("old backlog")
     if is_growing(row.depth_trend):
         flags.append("growing")
@@ -124,7 +124,7 @@ def _stats(
         for n in names
         if n not in dead_letter_queues and (m := max_reads_of(n, configs.get(n))) is not None
     }
-    limit = option("DASHBOARD_EXACT_LIMIT")
+    limit = conf.get("DASHBOARD_EXACT_LIMIT")
     stats = manager.dashboard_stats(queue, exact_limit=limit, max_reads=max_reads)
     return {s.queue_name: QueueRow(s, max_reads=max_reads.get(s.queue_name)) for s in stats}
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
+from .. import conf
 from ..models import Worker
 from .access import current_db
-from .options import option
 from .overview import QueueRow, load_overview
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -119,7 +119,7 @@ def render_metrics(rows: Iterable[QueueRow], db: str, live_workers: int) -> str:
 
 
 def _token_ok(request: HttpRequest) -> bool:
-    token = option("METRICS_TOKEN")
+    token = conf.get("METRICS_TOKEN")
     given = request.headers.get("Authorization", "")
     if not token or not given.startswith("Bearer "):
         return False

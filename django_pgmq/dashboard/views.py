@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from .. import conf
 from ..errors import QueueNotFound
 from ..manager import QueueManager
 from ..models import Queue, Worker
@@ -19,7 +20,7 @@ from .access import current_db, permissions, require, url
 from .charts import RANGES, queue_charts
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
-from .options import database_aliases, option
+from .options import database_aliases
 from .overview import QueueRow, load_overview, load_queue, total_stats
 
 
@@ -74,7 +75,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         totals=totals,
         total=total_stats(rows),
         add_url=url("add", db),
-        exact_limit=option("DASHBOARD_EXACT_LIMIT"),
+        exact_limit=conf.get("DASHBOARD_EXACT_LIMIT"),
         duration=duration,
     )
 

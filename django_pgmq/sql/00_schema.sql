@@ -110,16 +110,25 @@ AS $fn$
     SELECT pg_advisory_xact_lock(hashtext('pgmq.queue_' || lower(queue_name)));
 $fn$;
 
+-- The queue's name as stored in pgmq.meta (any case given), or NULL; validates first.
+CREATE FUNCTION pgmq._stored_queue_name(queue_name text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    RETURN (SELECT m.queue_name FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1));
+END
+$fn$;
+
 -- Raise PQ002 unless the queue is in the catalogue; returns the name as stored.
 CREATE FUNCTION pgmq._require_queue(queue_name text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 AS $fn$
 DECLARE
-    stored text;
+    stored text := pgmq._stored_queue_name(queue_name);
 BEGIN
-    PERFORM pgmq.validate_queue_name(queue_name);
-    SELECT m.queue_name INTO stored FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
     IF stored IS NULL THEN
         RAISE EXCEPTION 'queue "%" does not exist', queue_name
             USING ERRCODE = 'PQ002', HINT = 'Create it first with pgmq.create().';

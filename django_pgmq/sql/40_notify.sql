@@ -26,10 +26,8 @@ RETURNS text
 LANGUAGE plpgsql STABLE
 AS $fn$
 DECLARE
-    stored text;
+    stored text := pgmq._stored_queue_name(queue_name);
 BEGIN
-    PERFORM pgmq.validate_queue_name(queue_name);
-    SELECT m.queue_name INTO stored FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
     IF stored IS NULL THEN
         RAISE EXCEPTION 'Queue "%" does not exist. Create % first using pgmq.create()',
             queue_name, subject

@@ -20,6 +20,7 @@ from time import monotonic
 
 from django.db import DatabaseError, connections
 
+from .. import conf
 from ..errors import PgmqError
 from ..manager import QueueManager
 from ..names import notify_channel
@@ -34,7 +35,6 @@ from .presence import Presence
 from .process import Outcome
 from .sampling import sample_queues
 from .schedule import Schedule
-from .settings import setting
 
 log = logging.getLogger("django_pgmq.worker")
 
@@ -68,7 +68,7 @@ class Worker:
         self.holdings = Holdings()
         self.budget = Budget(options.max_messages)
         self.schedule = Schedule(self.settings, options.poll_interval, {})
-        self.interval = float(options.heartbeat or setting("WORKER_HEARTBEAT"))
+        self.interval = float(options.heartbeat or conf.get("WORKER_HEARTBEAT"))
         self.presence = Presence(
             self.manager.using, list(self.settings), options.concurrency, self.interval
         )
@@ -214,10 +214,10 @@ class Worker:
         """The heartbeat's periodic work: the worker's row, then samples when due."""
         self.presence.beat(self.processed, self.failed)
         if monotonic() >= self._next_sample:
-            interval = float(setting("SAMPLE_INTERVAL"))
+            interval = float(conf.get("SAMPLE_INTERVAL"))
             self._next_sample = monotonic() + interval
             queues = [*self.settings, *(s.dead_letter for s in self.settings.values())]
-            retention = timedelta(days=float(setting("SAMPLE_RETENTION_DAYS")))
+            retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
             sample_queues(self.manager, queues, interval=interval, retention=retention)
 
     def _queues_empty(self) -> bool:
