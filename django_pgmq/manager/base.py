@@ -7,11 +7,13 @@ inside ``transaction.atomic()`` commits or rolls back with the caller's data.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connections
 from psycopg import sql as psql
@@ -31,7 +33,7 @@ from ..messages import Message
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
 
-# SQLSTATE of our SQL's errors (see sql/00_schema.sql) -> Python exception.
+# SQLSTATE of our SQL's errors (see sql/05_names.sql) -> Python exception.
 _SQLSTATE_ERRORS: dict[str, type[PgmqError]] = {
     "PQ000": FeatureNotAvailable,
     "PQ001": InvalidQueueName,
@@ -151,15 +153,77 @@ class Base:
 
         ``identifiers`` fill the query's ``{name}`` slots, quoted by psycopg.sql.
         """
-        sql: str | psql.Composed = sqlfiles.queries()[query]
         if identifiers:
-            sql = psql.SQL(sql).format(**{k: psql.Identifier(v) for k, v in identifiers.items()})
+            sql = _statement(query, tuple(identifiers.items()))
+        else:
+            sql = sqlfiles.queries()[query]
+        connection = connections[self.using]
         try:
-            with connections[self.using].cursor() as cursor:
-                cursor.execute(sql, params)
-                return cursor.fetchall() if cursor.description else []
+            return _rows(connection, sql, params)
         except DatabaseError as exc:
             translated = _translate(exc, queue, self.using)
             if translated is None:
                 raise
             raise translated from exc
+
+
+# -- sending statements ------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _statement(query: str, identifiers: tuple[tuple[str, str], ...]) -> str:
+    """A named query with its ``{name}`` slots filled by quoted identifiers (cached)."""
+    slots = {name: psql.Identifier(value) for name, value in identifiers}
+    return psql.SQL(sqlfiles.queries()[query]).format(**slots).as_string(None)
+
+
+def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
+    """Run ``sql`` on Django's connection (in its transaction, if any); its rows.
+
+    Every named query is a SELECT. The plain case (no execute wrapper, queries
+    not logged) skips Django's cursor wrapper but does what it does: health
+    check, connecting, refusing to run in a broken atomic block, Django's
+    database exceptions. Otherwise Django's wrapper runs (wrappers see the
+    query, DEBUG logs it). Both run on one psycopg cursor kept per connection.
+    """
+    if connection.execute_wrappers or connection.queries_logged:
+        connection.close_if_health_check_failed()
+        connection.ensure_connection()
+        cursor = _cursor(connection)
+        if connection.queries_logged:
+            wrapped = connection.make_debug_cursor(cursor)
+        else:
+            wrapped = connection.make_cursor(cursor)
+        wrapped.execute(sql, params)
+        return wrapped.fetchall()
+    if connection.connection is None or connection.health_check_enabled:
+        connection.close_if_health_check_failed()
+        connection.ensure_connection()
+    cursor = _cursor(connection)
+    connection.validate_no_broken_transaction()
+    with connection.wrap_database_errors:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _cursor(connection: Any) -> Any:
+    """The psycopg cursor our statements use on ``connection`` (made once per connection).
+
+    It loads timestamps as Django's own cursors do (aware, in the connection's
+    time zone); when that zone is UTC, with psycopg's C loader rather than
+    Django's pure-Python one, which is most of the cost of reading a message.
+    """
+    pg = connection.connection
+    cursor = getattr(connection, "_pgmq_cursor", None)
+    if cursor is not None and cursor.connection is pg and not cursor.closed:
+        return cursor
+    cursor = connection.create_cursor()  # Django's cursor class, adapters and time zone
+    if connection.timezone is UTC and pg.info.timezone is UTC:
+        cursor.adapters.register_loader("timestamptz", _UTC_LOADER)
+    connection._pgmq_cursor = cursor
+    return cursor
+
+
+_UTC_LOADER = psycopg.adapters.get_loader(
+    psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT
+)
