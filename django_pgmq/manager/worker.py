@@ -7,11 +7,15 @@ from collections.abc import Iterable
 from ..errors import (
     InvalidArgument,
 )
+from ..messages import Message
 from ..names import table_name, validate_queue_name
 from .base import (
     MAX_INT4,
+    MAX_QTY,
     Base,
+    _check_int,
     _ids,
+    _message,
 )
 
 
@@ -64,3 +68,22 @@ class WorkerOps(Base):
             "worker_lock_messages", {"ids": ids}, queue, {"queue": table_name(queue)}
         )
         return [row[0] for row in rows]
+
+    def acknowledge_and_read(
+        self, queue: str, msg_ids: Iterable[int], *, delete: bool = False, vt: int, qty: int
+    ) -> list[Message]:
+        """Archive (or delete) messages, then read up to ``qty`` more, in one statement.
+
+        The worker's atomic handlers: a batch's acknowledgement and the read of
+        the next batch share one round trip (and the caller's transaction).
+        """
+        validate_queue_name(queue)
+        ids, _ = _ids(list(msg_ids))
+        params = {
+            "queue": queue,
+            "ids": ids,
+            "vt": _check_int("vt", vt, 0),
+            "qty": _check_int("qty", qty, 1, MAX_QTY),
+        }
+        query = "worker_delete_read" if delete else "worker_archive_read"
+        return [_message(row) for row in self._fetch(query, params, queue)]

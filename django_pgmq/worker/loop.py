@@ -16,7 +16,7 @@ from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
 from ..messages import Message
-from .process import Processor
+from .process import Processor, Reader
 
 if TYPE_CHECKING:
     from .runner import Worker
@@ -98,8 +98,8 @@ class ConsumerThread(threading.Thread):
         worker.holdings.add(queue, [m.msg_id for m in messages], settings.vt, claimed_at)
         ahead: list[tuple[list[Message], float]] = []
 
-        def read_next() -> list[Message]:
-            ahead.append(self._claim(queue, token))
+        def read_next(reader: Reader) -> list[Message]:
+            ahead.append(self._claim(queue, token, reader))
             return ahead[-1][0]
 
         processor = Processor(settings, worker.manager, worker.holdings, worker.stopping)
@@ -116,17 +116,28 @@ class ConsumerThread(threading.Thread):
         worker.budget.give_back(outcome.released)
         worker.record(queue, outcome, monotonic() - claimed_at)
 
-    def _claim(self, queue: str, token: int) -> tuple[list[Message], float]:
-        """Read a batch of ``queue`` within the budget; the messages and when they were read."""
+    def _claim(
+        self, queue: str, token: int, reader: Reader | None = None
+    ) -> tuple[list[Message], float]:
+        """Read a batch of ``queue`` within the budget; the messages and when they were read.
+
+        ``reader`` (the processor's: it also acknowledges the batch before) reads
+        instead of a plain read, and is called even when the budget is spent.
+        """
         worker = self.worker
         settings = worker.settings[queue]
         wanted = worker.budget.take(settings.batch)
         if not wanted:
             worker.schedule.read_done(queue, token, 0)
+            if reader is not None:
+                reader(0)
             return [], 0.0
         claimed_at = monotonic()
         try:
-            messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
+            if reader is None:
+                messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
+            else:
+                messages = reader(wanted)
         except BaseException:
             worker.budget.give_back(wanted)
             raise

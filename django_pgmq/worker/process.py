@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -40,6 +41,8 @@ log = logging.getLogger("django_pgmq.worker")
 COMMIT_EVERY = 1.0
 MAX_CHUNK = 50  # savepoints per transaction, well under PostgreSQL's 64 cached subtransactions
 MAX_ERROR_TEXT = 2000
+
+Reader = Callable[[int], list[Message]]  # reads up to n messages (0: none): see Processor.run
 
 
 @dataclass
@@ -102,28 +105,30 @@ class Processor:
         self.stopping = stopping
 
     def run(
-        self, messages: list[Message], read_next: Callable[[], list[Message]] | None = None
+        self, messages: list[Message], read_next: Callable[[Reader], list[Message]] | None = None
     ) -> Outcome:
         """Handle ``messages``; once stopping, hand back the ones not started yet.
 
         ``read_next`` (atomic handlers) reads the next batch in the last chunk's
-        transaction: its read commits with this batch's acknowledgement, one
-        commit per batch instead of two. The batch read is in `Outcome.following`.
+        transaction, in the statement that acknowledges the chunk: the read
+        commits with this batch's acknowledgement (one commit per batch instead
+        of two) and costs no round trip of its own. It is given a `Reader` (a
+        quantity -> the messages read; 0: acknowledge only) and returns what
+        was read, kept in `Outcome.following`.
         """
         outcome = Outcome()
         pending = self._without_unsettled(messages, outcome)
         try:
             if self.consumer.batch_handler:
                 with self._transaction():
-                    self._handle_batch(self._present(pending, outcome), outcome)
-                    self._read_next(read_next, outcome)
+                    done = self._handle_batch(self._present(pending, outcome), outcome)
+                    self._settle(done, read_next, outcome)
                 pending = []
             while pending and not self.stopping.is_set():
                 try:
                     with self._transaction():
-                        pending = self._run_chunk(pending, outcome)
-                        if not pending:
-                            self._read_next(read_next, outcome)
+                        pending, done = self._run_chunk(pending, outcome)
+                        self._settle(done, None if pending else read_next, outcome)
                 except _FirstFailed as failed:
                     self._fail([failed.message], failed.error, outcome)
                     pending = failed.rest
@@ -134,9 +139,32 @@ class Processor:
             self.holdings.drop(self.queue, [m.msg_id for m in messages])
         return outcome
 
-    def _read_next(self, read_next: Callable[[], list[Message]] | None, outcome: Outcome) -> None:
+    def _settle(
+        self,
+        done: list[int],
+        read_next: Callable[[Reader], list[Message]] | None,
+        outcome: Outcome,
+    ) -> None:
+        """Acknowledge ``done``; with ``read_next`` (atomic), read the next batch in one go."""
         if read_next is not None and self.consumer.atomic and not self.stopping.is_set():
-            outcome.following = read_next()
+            reader = functools.partial(self._acknowledge_and_read, done)
+            outcome.following = read_next(reader)
+        elif done:
+            self._acknowledge(done)
+        outcome.done += len(done)
+
+    def _acknowledge_and_read(self, done: list[int], qty: int) -> list[Message]:
+        """Acknowledge ``done`` and read up to ``qty`` messages, in one statement if both."""
+        if not qty:
+            if done:
+                self._acknowledge(done)
+            return []
+        settings = self.settings
+        if not done:
+            return self.manager.read(self.queue, vt=settings.vt, qty=qty)
+        return self.manager.acknowledge_and_read(
+            self.queue, done, delete=settings.on_success == "delete", vt=settings.vt, qty=qty
+        )
 
     def _without_unsettled(self, messages: list[Message], outcome: Outcome) -> list[Message]:
         """Dead-letter messages read too often without a verdict; the others."""
@@ -152,8 +180,13 @@ class Processor:
                 pending.append(message)
         return pending
 
-    def _run_chunk(self, pending: list[Message], outcome: Outcome) -> list[Message]:
-        """Handle messages until the chunk is full or old; the ones left for the next."""
+    def _run_chunk(
+        self, pending: list[Message], outcome: Outcome
+    ) -> tuple[list[Message], list[int]]:
+        """Handle messages until the chunk is full or old.
+
+        Returns the messages left for the next chunk and the ids to acknowledge.
+        """
         todo = self._present(pending, outcome)
         done: list[int] = []
         opened = monotonic()
@@ -168,10 +201,7 @@ class Processor:
                 done.append(message.msg_id)
             if len(done) >= MAX_CHUNK or monotonic() - opened >= COMMIT_EVERY:
                 break
-        if done:
-            self._acknowledge(done)
-            outcome.done += len(done)
-        return todo
+        return todo, done
 
     def _present(self, messages: list[Message], outcome: Outcome) -> list[Message]:
         """Atomic: lock the messages; those already gone (taken elsewhere) are not run."""
@@ -213,7 +243,8 @@ class Processor:
             return False
         return True
 
-    def _handle_batch(self, messages: list[Message], outcome: Outcome) -> None:
+    def _handle_batch(self, messages: list[Message], outcome: Outcome) -> list[int]:
+        """Run the batch handler; the ids to acknowledge (none if it failed)."""
         self.holdings.start(self.queue, [m.msg_id for m in messages])
         decoded: list[Message] = []
         for message in messages:
@@ -222,15 +253,14 @@ class Processor:
             except PoisonMessage as exc:
                 self._fail([message], exc, outcome)
         if not decoded:
-            return
+            return []
         try:
             with self._savepoint():
                 self.consumer.handler(decoded)
         except Exception as exc:
             self._fail(decoded, exc, outcome)
-            return
-        self._acknowledge([m.msg_id for m in decoded])
-        outcome.done += len(decoded)
+            return []
+        return [m.msg_id for m in decoded]
 
     # -- helpers --------------------------------------------------------------
 

@@ -203,9 +203,7 @@ def test_a_handler_that_asked_for_a_rollback_keeps_no_writes(m, q):
 def test_the_next_batch_is_read_in_the_transaction_that_acknowledges_this_one(m, q):
     """One commit per batch: the next read commits with this batch's archive."""
     ids = m.send_batch(q, [{"n": i} for i in range(4)])
-    outcome = processor(q, handlers.handle).run(
-        m.read(q, vt=30, qty=2), lambda: m.read(q, vt=30, qty=2)
-    )
+    outcome = processor(q, handlers.handle).run(m.read(q, vt=30, qty=2), lambda read: read(2))
     assert outcome.done == 2
     assert [(x.msg_id, x.read_ct) for x in outcome.following] == [(ids[2], 1), (ids[3], 1)]
     assert m.read(q, vt=30, qty=4) == []  # all four taken: two archived, two read ahead
@@ -216,9 +214,9 @@ def test_no_batch_is_read_ahead_when_the_chunk_rolls_back(m, q):
     ids = m.send_batch(q, [{"fail_times": 1}, {"n": 2}, {"n": 3}])
     calls: list[int] = []
 
-    def read_next():
+    def read_next(read):
         calls.append(1)
-        return m.read(q, vt=30, qty=1)
+        return read(1)
 
     outcome = processor(q, handlers.handle).run(m.read(q, vt=30, qty=1), read_next)
     assert (outcome.retried, outcome.following) == (1, [])

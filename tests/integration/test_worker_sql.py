@@ -156,3 +156,36 @@ def test_worker_reads_keep_synchronous_commit_on(m, q):
     with connection.cursor() as cursor:  # still in the transaction the read ran in
         cursor.execute("SHOW synchronous_commit")
         assert cursor.fetchone() == ("on",)
+
+
+@pytest.mark.parametrize("delete", [False, True])
+def test_acknowledge_and_read_removes_a_batch_then_reads_the_next(m, q, delete):
+    ids = m.send_batch(q, [{"n": i} for i in range(5)])
+    first = m.read(q, vt=30, qty=2)
+    following = m.acknowledge_and_read(q, [x.msg_id for x in first], delete=delete, vt=30, qty=2)
+    assert [(x.msg_id, x.read_ct, x.message) for x in following] == [
+        (ids[2], 1, {"n": 2}),
+        (ids[3], 1, {"n": 3}),
+    ]
+    assert row(q, ids[0]) is None and row(q, ids[1]) is None
+    assert m.archive_count(q) == (0 if delete else 2)
+    assert row(q, ids[2])[0] == 1 and row(q, ids[4]) == (0, pytest.approx(0, abs=5))
+
+
+def test_acknowledge_and_read_acknowledges_even_when_nothing_is_left(m, q):
+    [msg_id] = m.send_batch(q, [{"n": 1}])
+    m.read(q, vt=30, qty=1)
+    assert m.acknowledge_and_read(q, [msg_id], vt=30, qty=10) == []
+    assert m.archive_count(q) == 1
+    assert m.metrics(q).queue_length == 0
+
+
+def test_acknowledge_and_read_checks_its_arguments(m, q):
+    with pytest.raises(InvalidArgument, match="qty"):
+        m.acknowledge_and_read(q, [1], vt=30, qty=0)
+    with pytest.raises(InvalidArgument, match="vt"):
+        m.acknowledge_and_read(q, [1], vt=-1, qty=1)
+    with pytest.raises(InvalidArgument, match="msg_id"):
+        m.acknowledge_and_read(q, ["1"], vt=30, qty=1)
+    with pytest.raises(InvalidQueueName):
+        m.acknowledge_and_read("no such-queue!", [1], vt=30, qty=1)
