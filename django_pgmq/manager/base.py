@@ -32,6 +32,7 @@ from ..messages import Message
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
+MAX_CURSORS = 100  # psycopg cursors kept per connection (see _cursor)
 
 # SQLSTATE of our SQL's errors (see sql/05_names.sql) -> Python exception.
 _SQLSTATE_ERRORS: dict[str, type[PgmqError]] = {
@@ -122,6 +123,11 @@ def _ids(value: int | Iterable[int]) -> tuple[list[int], bool]:
     return [_check_int("msg_id", v, 1, 2**63 - 1) for v in value], False
 
 
+def _id_array(ids: list[int]) -> str:
+    """Checked message ids as a bigint[] literal: cheaper to send than a list psycopg adapts."""
+    return "{" + ",".join(map(str, ids)) + "}"
+
+
 def _json(value: Any) -> Any:
     """Django's psycopg backend returns jsonb as text; decode it."""
     return json.loads(value) if isinstance(value, str) else value
@@ -189,7 +195,7 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
     if connection.execute_wrappers or connection.queries_logged:
         connection.close_if_health_check_failed()
         connection.ensure_connection()
-        cursor = _cursor(connection)
+        cursor = _cursor(connection, sql)
         if connection.queries_logged:
             wrapped = connection.make_debug_cursor(cursor)
         else:
@@ -199,28 +205,38 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
     if connection.connection is None or connection.health_check_enabled:
         connection.close_if_health_check_failed()
         connection.ensure_connection()
-    cursor = _cursor(connection)
+    cursor = _cursor(connection, sql)
     connection.validate_no_broken_transaction()
     with connection.wrap_database_errors:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
 
-def _cursor(connection: Any) -> Any:
-    """The psycopg cursor our statements use on ``connection`` (made once per connection).
+def _cursor(connection: Any, sql: str) -> Any:
+    """The psycopg cursor that runs ``sql`` on ``connection``: one per statement and connection.
 
-    It loads timestamps as Django's own cursors do (aware, in the connection's
-    time zone); when that zone is UTC, with psycopg's C loader rather than
-    Django's pure-Python one, which is most of the cost of reading a message.
+    A psycopg cursor that runs the same statement again keeps the loaders and
+    dumpers it set up the time before; one cursor shared by statements taking
+    turns (lock, acknowledge, read) would set them up on every call. Each loads
+    timestamps as Django's own cursors do (aware, in the connection's time
+    zone); when that zone is UTC, with psycopg's C loader rather than Django's
+    pure-Python one, which was most of the cost of reading a message.
     """
     pg = connection.connection
-    cursor = getattr(connection, "_pgmq_cursor", None)
-    if cursor is not None and cursor.connection is pg and not cursor.closed:
+    kept = getattr(connection, "_pgmq_cursors", None)
+    if kept is None or kept[0] is not pg:  # first use, or a new connection
+        kept = connection._pgmq_cursors = (pg, {})
+    cursors = kept[1]
+    cursor = cursors.get(sql)
+    if cursor is not None and not cursor.closed:
         return cursor
-    cursor = connection.create_cursor()  # Django's cursor class, adapters and time zone
+    if len(cursors) >= MAX_CURSORS:  # e.g. a statement per queue name: start afresh
+        for old in cursors.values():
+            old.close()
+        cursors.clear()
+    cursor = cursors[sql] = connection.create_cursor()  # Django's cursor class and adapters
     if connection.timezone is UTC and pg.info.timezone is UTC:
         cursor.adapters.register_loader("timestamptz", _UTC_LOADER)
-    connection._pgmq_cursor = cursor
     return cursor
 
 

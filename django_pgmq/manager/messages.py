@@ -20,6 +20,7 @@ from .base import (
     _dump,
     _dump_headers,
     _dump_message,
+    _id_array,
     _ids,
     _message,
 )
@@ -143,7 +144,8 @@ class MessageOps(Base):
     def _remove(self, query: str, queue: str, msg_ids: int | Iterable[int]) -> bool | list[int]:
         validate_queue_name(queue)
         ids, single = _ids(msg_ids)
-        done = [row[0] for row in self._fetch(query, {"queue": queue, "ids": ids}, queue)]
+        params = {"queue": queue, "ids": _id_array(ids)}
+        done = [row[0] for row in self._fetch(query, params, queue)]
         return bool(done) if single else sorted(done)
 
     @overload
@@ -159,7 +161,7 @@ class MessageOps(Base):
         ids, single = _ids(msg_ids)
         when = _check_when("vt", vt)
         query = "set_vt_at" if isinstance(when, datetime) else "set_vt"
-        rows = self._fetch(query, {"queue": queue, "ids": ids, "vt": when}, queue)
+        rows = self._fetch(query, {"queue": queue, "ids": _id_array(ids), "vt": when}, queue)
         messages = [_message(row) for row in rows]
         if single:
             return messages[0] if messages else None

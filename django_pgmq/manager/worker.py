@@ -14,6 +14,7 @@ from .base import (
     MAX_QTY,
     Base,
     _check_int,
+    _id_array,
     _ids,
     _message,
 )
@@ -39,7 +40,12 @@ class WorkerOps(Base):
             raise InvalidArgument(f"seconds must be a number, got {seconds!r}")
         if not 0 <= seconds <= MAX_INT4:
             raise InvalidArgument(f"seconds must be between 0 and {MAX_INT4}, got {seconds}")
-        params = {"queue": queue, "ids": ids, "seconds": float(seconds), "unread": bool(unread)}
+        params = {
+            "queue": queue,
+            "ids": _id_array(ids),
+            "seconds": float(seconds),
+            "unread": bool(unread),
+        }
         return sorted(row[0] for row in self._fetch("worker_set_vt_seconds", params, queue))
 
     def dead_letter(
@@ -65,7 +71,7 @@ class WorkerOps(Base):
         validate_queue_name(queue)
         ids, _ = _ids(list(msg_ids))
         rows = self._fetch(
-            "worker_lock_messages", {"ids": ids}, queue, {"queue": table_name(queue)}
+            "worker_lock_messages", {"ids": _id_array(ids)}, queue, {"queue": table_name(queue)}
         )
         return [row[0] for row in rows]
 
@@ -81,7 +87,7 @@ class WorkerOps(Base):
         ids, _ = _ids(list(msg_ids))
         params = {
             "queue": queue,
-            "ids": ids,
+            "ids": _id_array(ids),
             "vt": _check_int("vt", vt, 0),
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }

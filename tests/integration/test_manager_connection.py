@@ -130,3 +130,16 @@ def test_without_use_tz_timestamps_are_naive_as_djangos(manager, queue, naive_co
     assert (message.enqueued_at, message.last_read_at, message.vt) == django_timestamps(
         queue, msg_id
     )
+
+
+def test_statements_past_the_cursor_limit_still_run(manager, queue, monkeypatch):
+    from django_pgmq.manager import base
+
+    monkeypatch.setattr(base, "MAX_CURSORS", 2)
+    ids = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
+    for _ in range(3):  # send_batch, read, set_vt, archive: more statements than cursors
+        [message] = manager.read(queue, vt=0, qty=1)
+        assert manager.set_vt(queue, message.msg_id, 0).msg_id == ids[0]
+    assert manager.archive(queue, ids) == ids
+    kept = connections["default"]._pgmq_cursors[1]
+    assert 1 <= len(kept) <= 2
