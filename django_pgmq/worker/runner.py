@@ -85,6 +85,7 @@ class Worker:
         self.stop_reason = ""
         self._counts = threading.Lock()
         self._next_sample = 0.0
+        self._logged = (0, 0, monotonic())  # processed, failed, when: the last totals' line
 
     # -- life cycle -------------------------------------------------------------
 
@@ -197,22 +198,42 @@ class Worker:
     # -- shared state -------------------------------------------------------------
 
     def record(self, queue: str, outcome: Outcome, elapsed: float) -> None:
-        """Count a settled batch and log its line."""
+        """Count a settled batch and log its line: INFO if not all done, else DEBUG.
+
+        A line per clean batch would be thousands a second under load; at INFO
+        the heartbeat logs the totals instead (see `_beat`).
+        """
         with self._counts:
             self.processed += outcome.done
             self.failed += outcome.failed
             self.finished += outcome.finished
-        log.info(
-            "%s: %d message(s) in %.1f ms: %s",
-            queue,
-            outcome.finished + outcome.released,
-            elapsed * 1000,
-            outcome.summary(),
-        )
+        clean = not (outcome.failed or outcome.lost or outcome.released)
+        level = logging.DEBUG if clean else logging.INFO
+        if log.isEnabledFor(level):
+            log.log(
+                level,
+                "%s: %d message(s) in %.1f ms: %s",
+                queue,
+                outcome.finished + outcome.released,
+                elapsed * 1000,
+                outcome.summary(),
+            )
 
     def _beat(self) -> None:
-        """The heartbeat's periodic work: the worker's row, then samples when due."""
-        self.presence.beat(self.processed, self.failed)
+        """The heartbeat's periodic work: the worker's row, the totals' line, samples when due."""
+        processed, failed = self.processed, self.failed
+        self.presence.beat(processed, failed)
+        done, fails = processed - self._logged[0], failed - self._logged[1]
+        if done or fails:
+            log.info(
+                "%d message(s) done, %d failed in the last %.0fs (%d done, %d failed in all)",
+                done,
+                fails,
+                monotonic() - self._logged[2],
+                processed,
+                failed,
+            )
+        self._logged = (processed, failed, monotonic())
         if monotonic() >= self._next_sample:
             interval = float(conf.get("SAMPLE_INTERVAL"))
             self._next_sample = monotonic() + interval

@@ -40,7 +40,7 @@ def demo_queue(manager):
 
 def test_an_autodiscovered_consumer_drains_its_queue_and_exits(demo_queue, start_worker):
     ids = pgmq.send_batch(demo_queue, [{"event": i} for i in range(30)])
-    worker = start_worker(demo_queue, "--until-empty", "--poll-interval", "0.05")
+    worker = start_worker(demo_queue, "--until-empty", "--poll-interval", "0.05", "-v", "2")
     assert worker.wait() == 0
 
     assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == ids
@@ -52,6 +52,20 @@ def test_an_autodiscovered_consumer_drains_its_queue_and_exits(demo_queue, start
     assert not Worker.objects.exists()
     assert "handler example_project.demo.consumers.record_event, batch=20" in worker.output
     assert worker.count(r"demo_events: \d+ message\(s\) in") == 2  # batches of 20 and 10
+
+
+def test_clean_batches_log_totals_per_heartbeat_not_a_line_each(queue, start_worker):
+    pgmq.send_batch(queue, [{"n": i} for i in range(6)])
+    worker = start_worker(
+        queue, "--handler", "tests.handlers.handle", "--batch", "2", "--heartbeat", "0.2"
+    )
+    worker.wait_for(r"6 message\(s\) done, 0 failed in the last \d+s \(6 done, 0 failed in all\)")
+    pgmq.send_batch(queue, [{"fail_times": 1}])
+    worker.wait_for(r"1 message\(s\) in .*: 0 done, 1 retried")  # not all done: at INFO
+    worker.signal(signal.SIGTERM)
+    assert worker.wait() == 0
+    assert worker.count(r"message\(s\) in .*: 2 done") == 0  # clean batches: DEBUG only
+    assert "stopped (SIGTERM received): 6 processed, 1 failed" in worker.output
 
 
 def test_a_running_worker_keeps_its_row_fresh_and_removes_it_on_sigterm(queue, start_worker):
