@@ -134,8 +134,28 @@ def _json(value: Any) -> Any:
 
 
 def _message(row: Sequence[Any]) -> Message:
+    """A `Message` from a message_record row (jsonb columns as text, decoded here)."""
     msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers = row
-    return Message(msg_id, read_ct, enqueued_at, last_read_at, vt, _json(message), _json(headers))
+    # What Message(...) does, minus the frozen dataclass's setattr per field.
+    record = _new_message(Message)
+    _set_fields(
+        record,
+        "__dict__",
+        {
+            "msg_id": msg_id,
+            "read_ct": read_ct,
+            "enqueued_at": enqueued_at,
+            "last_read_at": last_read_at,
+            "vt": vt,
+            "message": json.loads(message) if isinstance(message, str) else message,
+            "headers": json.loads(headers) if isinstance(headers, str) else headers,
+        },
+    )
+    return record
+
+
+_new_message = object.__new__
+_set_fields = object.__setattr__
 
 
 class Base:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic
 
-from django.db import transaction
+from django.db import connections, transaction
 
 from ..manager import QueueManager
 from ..messages import Message
@@ -103,6 +103,7 @@ class Processor:
         self.manager = manager
         self.holdings = holdings
         self.stopping = stopping
+        self.connection = connections[manager.using]  # of the thread that runs the batches
 
     def run(
         self, messages: list[Message], read_next: Callable[[Reader], list[Message]] | None = None
@@ -273,7 +274,7 @@ class Processor:
     def _savepoint(self) -> contextlib.AbstractContextManager:
         """One handler's savepoint in the chunk's transaction, sent only if it sends a query."""
         if self.consumer.atomic:
-            return LazySavepoint(self.manager.using)
+            return LazySavepoint(self.connection)
         return contextlib.nullcontext()
 
     def _decode(self, message: Message) -> Message:

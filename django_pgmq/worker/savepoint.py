@@ -18,20 +18,26 @@ from django.db import connections, transaction
 
 
 class LazySavepoint:
-    """Context manager: a savepoint around one handler call, created on its first query."""
+    """Context manager: a savepoint around one handler call, created on its first query.
 
-    def __init__(self, using: str) -> None:
-        self.using = using
+    ``connection`` is the Django connection of the handler's thread (a
+    ``DatabaseWrapper``, or the alias to look it up by).
+    """
+
+    def __init__(self, connection: Any) -> None:
+        if isinstance(connection, str):
+            connection = connections[connection]
+        self.connection = connection
+        self.using = connection.alias
         self.sid: str | None = None
         self._creating = False
-        self._wrapper: Any = None
         self._mark = 0
 
     def __enter__(self) -> LazySavepoint:
-        connection = connections[self.using]
+        connection = self.connection
         self._mark = len(connection.run_on_commit)
-        self._wrapper = connection.execute_wrapper(self._before_query)
-        self._wrapper.__enter__()
+        # What connection.execute_wrapper() does, without its generator-based context manager.
+        connection.execute_wrappers.append(self._before_query)
         return self
 
     def _before_query(self, execute: Any, sql: Any, params: Any, many: bool, context: Any) -> Any:
@@ -47,8 +53,8 @@ class LazySavepoint:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._wrapper.__exit__(None, None, None)
-        connection = connections[self.using]
+        connection = self.connection
+        connection.execute_wrappers.pop()
         if exc_type is None and not connection.needs_rollback:
             if self.sid is None:
                 return
