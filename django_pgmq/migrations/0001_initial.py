@@ -6,7 +6,9 @@ from django_pgmq import sqlfiles
 
 INSTALL_FILES = [
     "00_schema.sql",
+    "05_names.sql",
     "10_queues.sql",
+    "15_queue_ops.sql",
     "20_messages.sql",
     "30_metrics.sql",
     "40_notify.sql",

@@ -64,43 +64,7 @@ CREATE TYPE pgmq.metrics_result AS (
 --   PQ001 invalid queue name, PQ002 queue does not exist, PQ003 name conflict,
 --   PQ004 invalid argument. pgmq's own message texts start each message.
 
--- Same rules as django_pgmq/names.py: 1-47 chars of [A-Za-z0-9_-], not starting
--- with '-', never containing '--'.
-CREATE FUNCTION pgmq.validate_queue_name(queue_name text)
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-AS $fn$
-BEGIN
-    IF queue_name IS NULL OR queue_name = '' THEN
-        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'PQ001';
-    END IF;
-    IF length(queue_name) > 47 THEN
-        RAISE EXCEPTION 'queue name is too long, maximum length is 47 characters: "%" has %',
-            left(queue_name, 57), length(queue_name)
-            USING ERRCODE = 'PQ001';
-    END IF;
-    IF queue_name ~ '[$;'']|--' THEN
-        RAISE EXCEPTION 'queue name contains invalid characters: $, ;, --, or '': "%"', queue_name
-            USING ERRCODE = 'PQ001';
-    END IF;
-    IF queue_name !~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$' THEN
-        RAISE EXCEPTION 'queue name "%" is invalid: use ASCII letters, digits, ''_'' and ''-'' (not first)',
-            queue_name
-            USING ERRCODE = 'PQ001';
-    END IF;
-END
-$fn$;
-
--- The unquoted table name for a queue: prefix '_' lower(name), after validation.
-CREATE FUNCTION pgmq.format_table_name(queue_name text, prefix text)
-RETURNS text
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-AS $fn$
-BEGIN
-    PERFORM pgmq.validate_queue_name(queue_name);
-    RETURN lower(prefix || '_' || queue_name);
-END
-$fn$;
+-- The name rules (validate_queue_name, format_table_name): sql/05_names.sql.
 
 -- Serialises create/drop of one table name across sessions.
 CREATE FUNCTION pgmq.acquire_queue_lock(queue_name text)

@@ -2,7 +2,7 @@
 
 -- The catalogue row of queue_name (all NULL when it is new); PQ003 when a name
 -- differing only in case already holds its tables.
-CREATE FUNCTION pgmq._same_name_queue(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq._same_name_queue(queue_name text)
 RETURNS pgmq.meta
 LANGUAGE plpgsql STABLE
 AS $fn$
@@ -29,7 +29,7 @@ $fn$;
 -- walks the primary key, skipping invisible rows, with or without it), so the update
 -- can be HOT (no new index entries, about a quarter less WAL per message) when the
 -- page has room, which a fillfactor below 100 keeps for it.
-CREATE FUNCTION pgmq._tune_live_table(tbl text)
+CREATE OR REPLACE FUNCTION pgmq._tune_live_table(tbl text)
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$
@@ -38,7 +38,7 @@ BEGIN
 END
 $fn$;
 
-CREATE FUNCTION pgmq._create_queue_tables(queue_name text, unlogged boolean, q_key text, a_key text)
+CREATE OR REPLACE FUNCTION pgmq._create_queue_tables(queue_name text, unlogged boolean, q_key text, a_key text)
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$
@@ -90,11 +90,12 @@ BEGIN
         'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
         'archived_at_idx_' || lower(queue_name), atable
     );
+    PERFORM pgmq._install_queue_ops(queue_name);
 END
 $fn$;
 
 -- Create the live and archive tables of a queue and record it; idempotent.
-CREATE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
+CREATE OR REPLACE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$
@@ -109,21 +110,21 @@ BEGIN
 END
 $fn$;
 
-CREATE FUNCTION pgmq.create_non_partitioned(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq.create_non_partitioned(queue_name text)
 RETURNS void
 LANGUAGE sql
 AS $fn$
     SELECT pgmq._create_queue(queue_name, false);
 $fn$;
 
-CREATE FUNCTION pgmq.create_unlogged(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq.create_unlogged(queue_name text)
 RETURNS void
 LANGUAGE sql
 AS $fn$
     SELECT pgmq._create_queue(queue_name, true);
 $fn$;
 
-CREATE FUNCTION pgmq."create"(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq."create"(queue_name text)
 RETURNS void
 LANGUAGE sql
 AS $fn$
@@ -133,7 +134,7 @@ $fn$;
 -- create_partitioned and convert_archive_partitioned: sql/45_partitions.sql.
 
 -- Drop a queue's tables and catalogue row; false (with a notice) when it does not exist.
-CREATE FUNCTION pgmq.drop_queue(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text)
 RETURNS boolean
 LANGUAGE plpgsql
 AS $fn$
@@ -149,12 +150,13 @@ BEGIN
     END IF;
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', qtable);
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', atable);
+    EXECUTE format('DROP FUNCTION IF EXISTS pgmq.%I', pgmq.format_table_name(queue_name, '_ops'));
     DELETE FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
     RETURN true;
 END
 $fn$;
 
-CREATE FUNCTION pgmq.drop_queue(queue_name text, partitioned boolean)
+CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text, partitioned boolean)
 RETURNS boolean
 LANGUAGE plpgsql
 AS $fn$
@@ -166,7 +168,7 @@ END
 $fn$;
 
 -- Remove every live message (the archive is kept); returns how many there were.
-CREATE FUNCTION pgmq.purge_queue(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq.purge_queue(queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql
 AS $fn$
@@ -183,7 +185,7 @@ BEGIN
 END
 $fn$;
 
-CREATE FUNCTION pgmq.list_queues()
+CREATE OR REPLACE FUNCTION pgmq.list_queues()
 RETURNS SETOF pgmq.queue_record
 LANGUAGE sql STABLE
 AS $fn$
@@ -192,7 +194,7 @@ AS $fn$
     ORDER BY queue_name;
 $fn$;
 
-CREATE FUNCTION pgmq.detach_archive(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq.detach_archive(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$

@@ -1,8 +1,10 @@
 -- Messages: send, send_batch, read, read_with_poll, pop, delete, archive, set_vt.
--- Each family has one plpgsql implementation; the other overloads are SQL wrappers
--- that turn an integer delay into a timestamp.
+-- Each family has one plpgsql implementation, which checks its arguments and calls
+-- the queue's access function (sql/15_queue_ops.sql) with one op; the other overloads
+-- call it with defaults or turn an integer delay into a timestamp (send and send_batch's
+-- in PL/pgSQL, whose static call is cheaper per call than an SQL function's).
 
-CREATE FUNCTION pgmq._delay_to_vt(delay integer)
+CREATE OR REPLACE FUNCTION pgmq._delay_to_vt(delay integer)
 RETURNS timestamptz
 LANGUAGE plpgsql VOLATILE
 AS $fn$
@@ -17,43 +19,42 @@ $fn$;
 
 -- send ----------------------------------------------------------------------
 
-CREATE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay timestamptz)
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay timestamptz)
 RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE format(
-        'INSERT INTO pgmq.%I (vt, message, headers) VALUES ($1, $2, $3) RETURNING msg_id',
-        pgmq.format_table_name(queue_name, 'q')
-    ) USING coalesce(delay, clock_timestamp()), msg, headers;
+    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
+        USING 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()), NULL::bigint[],
+              ARRAY[msg], ARRAY[headers], NULL::jsonb;
 END
 $fn$;
 
-CREATE FUNCTION pgmq.send(queue_name text, msg jsonb)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send(queue_name, msg, NULL::jsonb, clock_timestamp()); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, clock_timestamp()); END $fn$;
 
-CREATE FUNCTION pgmq.send(queue_name text, msg jsonb, delay integer)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send(queue_name, msg, NULL::jsonb, pgmq._delay_to_vt(delay)); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, pgmq._delay_to_vt(delay)); END $fn$;
 
-CREATE FUNCTION pgmq.send(queue_name text, msg jsonb, delay timestamptz)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send(queue_name, msg, NULL::jsonb, delay); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, delay timestamptz)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, delay); END $fn$;
 
-CREATE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send(queue_name, msg, headers, clock_timestamp()); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, headers, clock_timestamp()); END $fn$;
 
-CREATE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay integer)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send(queue_name, msg, headers, pgmq._delay_to_vt(delay)); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, headers, pgmq._delay_to_vt(delay)); END $fn$;
 
 -- send_batch ----------------------------------------------------------------
 
 -- pgmq's batch checks, shared by send_batch and send_batch_topic (which makes them
 -- before any queue is chosen, so a routing key that matches nothing still reports them).
-CREATE FUNCTION pgmq._validate_batch_params(msgs jsonb[], headers jsonb[])
+CREATE OR REPLACE FUNCTION pgmq._validate_batch_params(msgs jsonb[], headers jsonb[])
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $fn$
@@ -70,90 +71,66 @@ END
 $fn$;
 
 
-CREATE FUNCTION pgmq.send_batch(
+CREATE OR REPLACE FUNCTION pgmq.send_batch(
     queue_name text, msgs jsonb[], headers jsonb[], delay timestamptz
 )
 RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    PERFORM pgmq._validate_batch_params(msgs, headers);
-    -- Ids are assigned in array order, and returned in that order: a function
-    -- scan yields the arrays' elements in order, and the insert numbers and
-    -- returns rows as they come. unnest of two arrays pads a NULL headers array
-    -- with NULLs. (No join, sort or CTE: this statement runs on every batch.)
-    RETURN QUERY EXECUTE format(
-        'INSERT INTO pgmq.%I (vt, message, headers) '
-        'SELECT $1, u.msg, u.hdr FROM unnest($2, $3) AS u(msg, hdr) RETURNING msg_id',
-        pgmq.format_table_name(queue_name, 'q')
-    ) USING coalesce(delay, clock_timestamp()), msgs, headers;
+    IF msgs IS NULL OR cardinality(msgs) = 0
+       OR (headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs)) THEN
+        PERFORM pgmq._validate_batch_params(msgs, headers);  -- raises the error
+    END IF;
+    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
+        USING 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()), NULL::bigint[],
+              msgs, headers, NULL::jsonb;
 END
 $fn$;
 
-CREATE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[])
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send_batch(queue_name, msgs, NULL::jsonb[], clock_timestamp()); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[])
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], clock_timestamp()); END $fn$;
 
-CREATE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], delay integer)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send_batch(queue_name, msgs, NULL::jsonb[], pgmq._delay_to_vt(delay)); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], pgmq._delay_to_vt(delay)); END $fn$;
 
-CREATE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], delay timestamptz)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send_batch(queue_name, msgs, NULL::jsonb[], delay); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], delay timestamptz)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], delay); END $fn$;
 
-CREATE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[])
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send_batch(queue_name, msgs, headers, clock_timestamp()); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[])
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, headers, clock_timestamp()); END $fn$;
 
-CREATE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[], delay integer)
-RETURNS SETOF bigint LANGUAGE sql
-AS $fn$ SELECT pgmq.send_batch(queue_name, msgs, headers, pgmq._delay_to_vt(delay)); $fn$;
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[], delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, headers, pgmq._delay_to_vt(delay)); END $fn$;
 
 -- read ----------------------------------------------------------------------
 
 -- Claim up to qty visible messages, oldest first, hiding them for vt seconds.
-CREATE FUNCTION pgmq.read(
+CREATE OR REPLACE FUNCTION pgmq.read(
     queue_name text, vt integer, qty integer, conditional jsonb DEFAULT '{}'
 )
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
-DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE format(
-        $q$
-        WITH picked AS (
-            SELECT msg_id FROM pgmq.%1$I
-            WHERE vt <= clock_timestamp() AND ($3 = '{}'::jsonb OR message @> $3)
-            ORDER BY msg_id
-            LIMIT $1
-            FOR UPDATE SKIP LOCKED
-        ),
-        claimed AS (
-            UPDATE pgmq.%1$I m
-            SET vt = clock_timestamp() + $2,
-                read_ct = m.read_ct + 1,
-                last_read_at = clock_timestamp()
-            FROM picked
-            WHERE m.msg_id = picked.msg_id
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
-        )
-        SELECT * FROM claimed ORDER BY msg_id
-        $q$,
-        qtable
-    ) USING qty, make_interval(secs => coalesce(vt, 0)), coalesce(conditional, '{}'::jsonb);
+    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, false)
+        USING 'r'::"char", qty, coalesce(vt, 0), NULL::timestamptz,
+              NULL::bigint[], NULL::jsonb[], NULL::jsonb[], coalesce(conditional, '{}'::jsonb);
 END
 $fn$;
 
 -- Run a reader statement ($1 queue_name, $2 vt, $3 qty, $4 extra argument as text)
 -- until it returns rows or max_poll_seconds pass; shared by every *_with_poll.
-CREATE FUNCTION pgmq._poll(
+CREATE OR REPLACE FUNCTION pgmq._poll(
     reader text, queue_name text, vt integer, qty integer, extra text,
     max_poll_seconds integer, poll_interval_ms integer
 )
@@ -183,7 +160,7 @@ END
 $fn$;
 
 -- Like read, but wait up to max_poll_seconds for a message to become visible.
-CREATE FUNCTION pgmq.read_with_poll(
+CREATE OR REPLACE FUNCTION pgmq.read_with_poll(
     queue_name text,
     vt integer,
     qty integer,
@@ -200,86 +177,59 @@ AS $fn$
 $fn$;
 
 -- Read and delete in one step (at-most-once).
-CREATE FUNCTION pgmq.pop(queue_name text, qty integer DEFAULT 1)
+CREATE OR REPLACE FUNCTION pgmq.pop(queue_name text, qty integer DEFAULT 1)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
-DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE format(
-        $q$
-        WITH picked AS (
-            SELECT msg_id FROM pgmq.%1$I
-            WHERE vt <= clock_timestamp()
-            ORDER BY msg_id
-            LIMIT $1
-            FOR UPDATE SKIP LOCKED
-        ),
-        removed AS (
-            DELETE FROM pgmq.%1$I m USING picked
-            WHERE m.msg_id = picked.msg_id
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
-        )
-        SELECT * FROM removed ORDER BY msg_id
-        $q$,
-        qtable
-    ) USING qty;
+    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, false)
+        USING 'p'::"char", qty, NULL::integer, NULL::timestamptz, NULL::bigint[], NULL::jsonb[], NULL::jsonb[],
+              NULL::jsonb;
 END
 $fn$;
 
 -- delete / archive ------------------------------------------------------------
 
-CREATE FUNCTION pgmq.delete(queue_name text, msg_ids bigint[])
+CREATE OR REPLACE FUNCTION pgmq.delete(queue_name text, msg_ids bigint[])
 RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE format(
-        'DELETE FROM pgmq.%I WHERE msg_id = ANY($1) RETURNING msg_id',
-        pgmq.format_table_name(queue_name, 'q')
-    ) USING msg_ids;
+    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
+        USING 'd'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[], NULL::jsonb[],
+              NULL::jsonb;
 END
 $fn$;
 
-CREATE FUNCTION pgmq.delete(queue_name text, msg_id bigint)
+CREATE OR REPLACE FUNCTION pgmq.delete(queue_name text, msg_id bigint)
 RETURNS boolean
 LANGUAGE sql
 AS $fn$ SELECT EXISTS (SELECT 1 FROM pgmq.delete(queue_name, ARRAY[msg_id])); $fn$;
 
 -- Move messages to the archive table in one statement; returns the ids moved.
-CREATE FUNCTION pgmq.archive(queue_name text, msg_ids bigint[])
+CREATE OR REPLACE FUNCTION pgmq.archive(queue_name text, msg_ids bigint[])
 RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE format(
-        $q$
-        WITH moved AS (
-            DELETE FROM pgmq.%I WHERE msg_id = ANY($1)
-            RETURNING msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-        )
-        INSERT INTO pgmq.%I (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
-        SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers FROM moved
-        RETURNING msg_id
-        $q$,
-        pgmq.format_table_name(queue_name, 'q'), pgmq.format_table_name(queue_name, 'a')
-    ) USING msg_ids;
+    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
+        USING 'a'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[], NULL::jsonb[],
+              NULL::jsonb;
 END
 $fn$;
 
-CREATE FUNCTION pgmq.archive(queue_name text, msg_id bigint)
+CREATE OR REPLACE FUNCTION pgmq.archive(queue_name text, msg_id bigint)
 RETURNS boolean
 LANGUAGE sql
 AS $fn$ SELECT EXISTS (SELECT 1 FROM pgmq.archive(queue_name, ARRAY[msg_id])); $fn$;
 
 -- set_vt ----------------------------------------------------------------------
 
-CREATE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt timestamptz)
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt timestamptz)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
@@ -287,27 +237,19 @@ BEGIN
     IF vt IS NULL THEN
         RAISE EXCEPTION 'vt cannot be NULL' USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE format(
-        $q$
-        WITH moved AS (
-            UPDATE pgmq.%I SET vt = $2 WHERE msg_id = ANY($1)
-            RETURNING msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-        )
-        SELECT * FROM moved ORDER BY msg_id
-        $q$,
-        pgmq.format_table_name(queue_name, 'q')
-    ) USING msg_ids, vt;
+    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, false)
+        USING 'v'::"char", NULL::integer, NULL::integer, vt, msg_ids, NULL::jsonb[], NULL::jsonb[], NULL::jsonb;
 END
 $fn$;
 
-CREATE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt integer)
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt integer)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
 AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, msg_ids, clock_timestamp() + make_interval(secs => vt)); $fn$;
 
-CREATE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt timestamptz)
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt timestamptz)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
 AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, ARRAY[msg_id], vt); $fn$;
 
-CREATE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt integer)
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt integer)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
 AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, ARRAY[msg_id], clock_timestamp() + make_interval(secs => vt)); $fn$;

@@ -152,3 +152,21 @@ def test_migrate_zero_then_migrate_again(scratch):
         assert again.returncode == 0, again.stderr
         assert applied(conn) == installed
         check_round_trip(conn)
+
+
+def test_migration_0007_gives_queues_made_before_it_their_access_function(scratch):
+    with scratch.connect() as conn:
+        before = scratch.manage("migrate", "django_pgmq", "0006")
+        assert before.returncode == 0, before.stderr
+        conn.execute("SELECT pgmq.create('older')")
+        conn.execute("SELECT pgmq.send('older', '{\"kept\": true}')")
+        # A queue made by an install before 0007 had no access function.
+        conn.execute('DROP FUNCTION pgmq."_ops_older"')
+
+        after = scratch.manage("migrate", "django_pgmq")
+        assert after.returncode == 0, after.stderr
+        assert "0007_queue_ops" in applied(conn)
+        assert conn.execute("SELECT to_regproc('pgmq._ops_older') IS NOT NULL").fetchone()[0]
+        got = conn.execute("SELECT message FROM pgmq.read('older', 30, 5)").fetchall()
+        assert got == [({"kept": True},)]
+        check_round_trip(conn)

@@ -1,0 +1,55 @@
+-- Queue name rules: pgmq.validate_queue_name and pgmq.format_table_name.
+
+-- Same rules as django_pgmq/names.py: 1-47 chars of [A-Za-z0-9_-], not starting
+-- with '-', never containing '--'.
+CREATE OR REPLACE FUNCTION pgmq.validate_queue_name(queue_name text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $fn$
+BEGIN
+    IF queue_name IS NULL OR queue_name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'PQ001';
+    END IF;
+    IF length(queue_name) > 47 THEN
+        RAISE EXCEPTION 'queue name is too long, maximum length is 47 characters: "%" has %',
+            left(queue_name, 57), length(queue_name)
+            USING ERRCODE = 'PQ001';
+    END IF;
+    IF queue_name ~ '[$;'']|--' THEN
+        RAISE EXCEPTION 'queue name contains invalid characters: $, ;, --, or '': "%"', queue_name
+            USING ERRCODE = 'PQ001';
+    END IF;
+    IF queue_name !~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$' THEN
+        RAISE EXCEPTION 'queue name "%" is invalid: use ASCII letters, digits, ''_'' and ''-'' (not first)',
+            queue_name
+            USING ERRCODE = 'PQ001';
+    END IF;
+END
+$fn$;
+
+-- format_table_name's slow path: raise the name's error (or, should the rules above
+-- and the quick check ever disagree, return the name).
+CREATE OR REPLACE FUNCTION pgmq._invalid_queue_name(queue_name text, prefix text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    RETURN lower(prefix || '_' || queue_name);
+END
+$fn$;
+
+-- The unquoted table name for a queue: prefix '_' lower(name). An inlinable SQL
+-- function: every message function calls it, so the common case (a valid name) is one
+-- regular expression in the caller's own expression; a bad name gets
+-- validate_queue_name's error.
+CREATE OR REPLACE FUNCTION pgmq.format_table_name(queue_name text, prefix text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+    SELECT CASE
+        WHEN queue_name ~ '^[A-Za-z0-9_][A-Za-z0-9_-]{0,46}$' AND strpos(queue_name, '--') = 0
+        THEN lower(prefix || '_' || queue_name)
+        ELSE pgmq._invalid_queue_name(queue_name, prefix)
+    END;
+$fn$;

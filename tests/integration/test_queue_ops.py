@@ -1,0 +1,155 @@
+"""Each queue's access function (sql/15_queue_ops.sql): its life cycle, its plans, its mark."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import pytest
+
+pytestmark = pytest.mark.usefixtures("django_db_setup")
+
+
+@pytest.fixture
+def db(pg_connect) -> psycopg.Connection:
+    return pg_connect()
+
+
+def ops_function(db: psycopg.Connection, queue: str) -> str | None:
+    return db.execute("SELECT to_regproc(%s)::text", [f"pgmq._ops_{queue.lower()}"]).fetchone()[0]
+
+
+def scans(db: psycopg.Connection, queue: str) -> tuple[int, int]:
+    """(sequential scans of the live table, index entries its primary key has handed out)."""
+    db.execute("SELECT pg_stat_force_next_flush()")
+    db.execute("SELECT pg_stat_clear_snapshot()")
+    return db.execute(
+        "SELECT t.seq_scan + 0, i.idx_tup_read + 0 FROM pg_stat_user_tables t "
+        "JOIN pg_stat_user_indexes i ON i.relid = t.relid "
+        "WHERE t.schemaname = 'pgmq' AND t.relname = %s",
+        [f"q_{queue}"],
+    ).fetchone()
+
+
+@pytest.mark.parametrize(
+    "create",
+    [
+        "SELECT pgmq.create(%s)",
+        "SELECT pgmq.create_unlogged(%s)",
+        "SELECT pgmq.create_partitioned(%s, '1000', '100000')",
+    ],
+)
+def test_each_queue_has_an_access_function_until_it_is_dropped(db, queue_name, create):
+    db.execute(create, [queue_name])
+    assert ops_function(db, queue_name) == f"pgmq._ops_{queue_name}"
+    ids = [
+        r[0]
+        for r in db.execute(
+            "SELECT * FROM pgmq.send_batch(%s, %s::jsonb[])", [queue_name, ['{"a": 1}', '{"a": 2}']]
+        )
+    ]
+    got = db.execute("SELECT msg_id, message FROM pgmq.read(%s, 30, 5)", [queue_name]).fetchall()
+    assert got == [(ids[0], {"a": 1}), (ids[1], {"a": 2})]
+    db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+    assert ops_function(db, queue_name) is None
+
+
+def test_a_queue_whose_function_went_missing_gets_it_back_on_first_use(db, queue_name):
+    db.execute("SELECT pgmq.create(%s)", [queue_name])
+    db.execute(f'DROP FUNCTION pgmq."_ops_{queue_name}"')  # e.g. a dump restored without it
+    msg_id = db.execute("SELECT * FROM pgmq.send(%s, '{}')", [queue_name]).fetchone()[0]
+    assert ops_function(db, queue_name) is not None
+    assert db.execute("SELECT pgmq.archive(%s, %s::bigint)", [queue_name, msg_id]).fetchone()[0]
+    db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "SELECT * FROM pgmq.read(%s, 30, 1)",
+        "SELECT * FROM pgmq.send(%s, '{}')",
+        "SELECT * FROM pgmq.archive(%s, ARRAY[1]::bigint[])",
+        "SELECT * FROM pgmq.pop(%s)",
+    ],
+)
+def test_a_queue_that_does_not_exist_is_reported_by_its_table(db, call):
+    with pytest.raises(psycopg.errors.UndefinedTable, match=r'relation "pgmq.q_nope_x" does not'):
+        db.execute(call, ["nope_X"])
+    assert ops_function(db, "nope_x") is None
+
+
+@pytest.mark.parametrize("op", ["read", "pop"])
+def test_a_plan_made_on_an_empty_queue_still_walks_the_key_when_it_is_full(db, queue_name, op):
+    """The session's plans are made while the table is empty; later reads stay index walks."""
+    call = {
+        "read": "SELECT msg_id FROM pgmq.read(%s, 30, 10)",
+        "pop": "SELECT msg_id FROM pgmq.pop(%s, 10)",
+    }[op]
+    db.execute("SELECT pgmq.create(%s)", [queue_name])
+    db.execute(f"VACUUM ANALYZE pgmq.q_{queue_name}")  # statistics say: no pages, no rows
+    for _ in range(8):  # past any number of custom plans before a generic one
+        assert db.execute(call, [queue_name]).fetchall() == []
+    db.execute("SELECT pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[20000]))", [queue_name])
+    seq_before, read_before = scans(db, queue_name)
+    for _ in range(3):
+        assert len(db.execute(call, [queue_name]).fetchall()) == 10
+    seq_after, read_after = scans(db, queue_name)
+    assert seq_after == seq_before
+    # Three ordered walks of ten rows (and the mark's one look); a bitmap or full scan
+    # would hand out thousands of entries.
+    assert read_after - read_before < 200
+    db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+
+
+def test_a_recreated_queue_is_read_from_its_first_message(pg_connect, queue_name):
+    reader, admin = pg_connect(), pg_connect()
+    admin.execute("SELECT pgmq.create(%s)", [queue_name])
+    admin.execute("SELECT pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[500]))", [queue_name])
+    assert len(reader.execute("SELECT * FROM pgmq.pop(%s, 500)", [queue_name]).fetchall()) == 500
+    reader.execute("SELECT * FROM pgmq.read(%s, 30, 1)", [queue_name])  # mark at the end
+    admin.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+    admin.execute("SELECT pgmq.create(%s)", [queue_name])
+    msg_id = admin.execute("SELECT * FROM pgmq.send(%s, '{}')", [queue_name]).fetchone()[0]
+    assert msg_id == 1
+    got = reader.execute("SELECT msg_id FROM pgmq.read(%s, 30, 5)", [queue_name]).fetchall()
+    assert got == [(1,)]
+    admin.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+
+
+def test_messages_visible_again_below_newer_ones_are_read_first(pg_connect, queue_name):
+    reader, admin = pg_connect(), pg_connect()
+    admin.execute("SELECT pgmq.create(%s)", [queue_name])
+    ids = [
+        r[0]
+        for r in admin.execute(
+            "SELECT * FROM pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[6]))", [queue_name]
+        )
+    ]
+    first = [r[0] for r in reader.execute("SELECT * FROM pgmq.read(%s, 300, 2)", [queue_name])]
+    assert first == ids[:2]
+    reader.execute("SELECT pgmq.archive(%s, %s::bigint[])", [queue_name, ids[2:4]])
+    admin.execute("SELECT pgmq.set_vt(%s, %s::bigint[], 0)", [queue_name, ids[:2]])
+    again = [r[0] for r in reader.execute("SELECT * FROM pgmq.read(%s, 300, 3)", [queue_name])]
+    assert again == [ids[0], ids[1], ids[4]]
+    admin.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+
+
+def test_a_message_committed_late_below_the_mark_is_read_within_seconds(pg_connect, queue_name):
+    """The documented exception: an id handed out before the mark, committed after it."""
+    reader, admin, late = pg_connect(), pg_connect(), pg_connect(autocommit=False)
+    admin.execute("SELECT pgmq.create(%s)", [queue_name])
+    late_id = late.execute("SELECT * FROM pgmq.send(%s, '{\"late\": 1}')", [queue_name]).fetchone()[
+        0
+    ]
+    early = admin.execute("SELECT * FROM pgmq.send(%s, '{}')", [queue_name]).fetchone()[0]
+    assert early > late_id
+    got = reader.execute("SELECT msg_id FROM pgmq.pop(%s, 5)", [queue_name]).fetchall()
+    assert got == [(early,)]  # the late one is not committed yet
+    late.commit()
+    deadline = time.monotonic() + 5
+    found: list[tuple] = []
+    while not found and time.monotonic() < deadline:
+        found = reader.execute("SELECT msg_id FROM pgmq.read(%s, 30, 5)", [queue_name]).fetchall()
+        time.sleep(0.05)
+    assert found == [(late_id,)]
+    admin.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
