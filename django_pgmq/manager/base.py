@@ -174,13 +174,18 @@ class Base:
         params: dict[str, Any],
         queue: str | None,
         identifiers: dict[str, str] | None = None,
+        *,
+        commit: bool = False,
     ) -> list[tuple]:
         """Run a named query and return its rows, with database errors translated.
 
         ``identifiers`` fill the query's ``{name}`` slots, quoted by psycopg.sql.
+        ``commit`` sends COMMIT in the same round trip, right after the query: only
+        for a caller whose outermost atomic block ends at once (Django's commit
+        then finds the transaction over and just runs the on-commit callbacks).
         """
-        if identifiers:
-            sql = _statement(query, tuple(identifiers.items()))
+        if identifiers or commit:
+            sql = _statement(query, tuple(identifiers.items()) if identifiers else (), commit)
         else:
             sql = sqlfiles.queries()[query]
         connection = connections[self.using]
@@ -197,10 +202,15 @@ class Base:
 
 
 @functools.lru_cache(maxsize=256)
-def _statement(query: str, identifiers: tuple[tuple[str, str], ...]) -> str:
-    """A named query with its ``{name}`` slots filled by quoted identifiers (cached)."""
-    slots = {name: psql.Identifier(value) for name, value in identifiers}
-    return psql.SQL(sqlfiles.queries()[query]).format(**slots).as_string(None)
+def _statement(query: str, identifiers: tuple[tuple[str, str], ...], commit: bool = False) -> str:
+    """A named query with its ``{name}`` slots filled by quoted identifiers, maybe a COMMIT."""
+    text = sqlfiles.queries()[query]
+    if identifiers:
+        slots = {name: psql.Identifier(value) for name, value in identifiers}
+        text = psql.SQL(text).format(**slots).as_string(None)
+    # One simple-protocol query string (Django's client-side binding cursor): the
+    # first result holds the rows.
+    return text.rstrip().rstrip(";") + ";\nCOMMIT" if commit else text
 
 
 def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:

@@ -76,12 +76,21 @@ class WorkerOps(Base):
         return [row[0] for row in rows]
 
     def acknowledge_and_read(
-        self, queue: str, msg_ids: Iterable[int], *, delete: bool = False, vt: int, qty: int
+        self,
+        queue: str,
+        msg_ids: Iterable[int],
+        *,
+        delete: bool = False,
+        vt: int,
+        qty: int,
+        commit: bool = False,
     ) -> list[Message]:
         """Archive (or delete) messages, then read up to ``qty`` more, in one statement.
 
         The worker's atomic handlers: a batch's acknowledgement and the read of
         the next batch share one round trip (and the caller's transaction).
+        ``commit`` also commits that transaction in the same round trip: only for
+        the last statement of an outermost ``transaction.atomic()`` block.
         """
         validate_queue_name(queue)
         ids, _ = _ids(list(msg_ids))
@@ -92,4 +101,4 @@ class WorkerOps(Base):
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }
         query = "worker_delete_read" if delete else "worker_archive_read"
-        return [_message(row) for row in self._fetch(query, params, queue)]
+        return [_message(row) for row in self._fetch(query, params, queue, commit=commit)]

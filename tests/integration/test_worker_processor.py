@@ -235,3 +235,52 @@ def test_read_ahead_batches_are_handed_back_unread_when_a_consumer_thread_ends(m
     thread._hand_back_following()
     assert thread.following == {}
     assert [(x.msg_id, x.read_ct) for x in m.read(q, vt=30, qty=2)] == [(ids[0], 1), (ids[1], 1)]
+
+
+def test_outside_any_transaction_the_last_statement_carries_the_commit(transactional_db, queue):
+    """One round trip less per batch; the handlers' on-commit callbacks still run, once."""
+    from django.test.utils import CaptureQueriesContext
+
+    m = QueueManager()
+    ids = m.send_batch(queue, [{"n": i} for i in range(4)])
+    committed: list[int] = []
+
+    def handler(message):
+        _record(message)
+        transaction.on_commit(lambda: committed.append(message.msg_id))
+
+    with CaptureQueriesContext(connection) as captured:
+        outcome = processor(queue, handler).run(m.read(queue, vt=30, qty=2), lambda read: read(2))
+    assert outcome.done == 2 and committed == ids[:2]
+    statements = [q["sql"] for q in captured.captured_queries]
+    assert statements[-2].rstrip().endswith("COMMIT") and "pgmq.archive" in statements[-2]
+    assert statements[-1] == "COMMIT"  # what Django logs for its commit: psycopg sent nothing
+    assert not connection.in_atomic_block and connection.get_autocommit()
+    # Committed: seen from another connection, as is the read of the next batch.
+    with psycopg.connect(**_params()) as other:
+        archived = other.execute(
+            psycopg.sql.SQL("SELECT count(*) FROM pgmq.{}").format(
+                psycopg.sql.Identifier(f"a_{queue.lower()}")
+            )
+        ).fetchone()[0]
+    assert archived == 2
+    assert [(x.msg_id, x.read_ct) for x in outcome.following] == [(ids[2], 1), (ids[3], 1)]
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == ids[:2]
+
+
+def test_inside_a_callers_transaction_nothing_commits_early(m, q):
+    """The `db` fixture's transaction wraps the chunk: its statements commit nothing."""
+    ids = m.send_batch(q, [{"n": i} for i in range(3)])
+    outcome = processor(q, handlers.handle).run(m.read(q, vt=30, qty=2), lambda read: read(1))
+    assert outcome.done == 2 and [x.msg_id for x in outcome.following] == [ids[2]]
+    assert connection.in_atomic_block  # still the test's transaction
+    with psycopg.connect(**_params()) as other:  # which has committed nothing
+        assert other.execute(
+            "SELECT count(*) FROM pgmq.meta WHERE queue_name = %s", [q]
+        ).fetchone() == (0,)
+
+
+def _params() -> dict:
+    keep = ("host", "port", "user", "password", "dbname")
+    params = connection.get_connection_params()
+    return {k: v for k, v in params.items() if k in keep and v not in (None, "")}
