@@ -93,9 +93,14 @@ def _check_when(name: str, value: object) -> int | datetime:
     return _check_int(name, value, 0)
 
 
+# What json.dumps(value, cls=DjangoJSONEncoder, allow_nan=False) uses, made once
+# (encode() keeps no state between calls: threads can share it).
+_ENCODER = DjangoJSONEncoder(allow_nan=False)
+
+
 def _dump(value: Any, what: str, queue: str) -> str:
     try:
-        return json.dumps(value, cls=DjangoJSONEncoder, allow_nan=False)
+        return _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise InvalidPayload(f'queue "{queue}": {what} is not JSON-serializable: {exc}') from exc
 
