@@ -150,7 +150,10 @@ BEGIN
     END IF;
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', qtable);
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', atable);
-    EXECUTE format('DROP FUNCTION IF EXISTS pgmq.%I', pgmq.format_table_name(queue_name, '_ops'));
+    EXECUTE format(
+        'DROP FUNCTION IF EXISTS pgmq.%I("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb)',
+        pgmq.format_table_name(queue_name, '_ops'));
+    PERFORM pgmq._install_queue_route();
     DELETE FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
     RETURN true;
 END

@@ -1,5 +1,6 @@
 -- Per-queue access functions: the statements behind send, read, pop, archive, delete
--- and set_vt, written out for one queue's tables.
+-- and set_vt, written out for one queue's tables. (Helpers here are named _queue_ops_*,
+-- never _ops_*, which is the access functions' prefix: a queue may be called "missing".)
 --
 -- pgmq's functions take the queue name as text, so each call would otherwise build
 -- its statement with format() and EXECUTE it: parsed and planned again on every call,
@@ -27,7 +28,8 @@
 -- rows, and one made for "msg_id >= low LIMIT n" with unknown values could read and
 -- sort every row above the mark on every call.
 
--- Create or replace the access function of queue_name (its tables must exist).
+-- Create or replace the access function of queue_name (its tables must exist), and
+-- write the router again.
 CREATE OR REPLACE FUNCTION pgmq._install_queue_ops(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
@@ -144,6 +146,7 @@ $body$
             $pick$,
             pgmq.format_table_name(queue_name, 'q'))
     );
+    PERFORM pgmq._install_queue_route();
 END
 $fn$;
 
@@ -151,7 +154,7 @@ $fn$;
 -- restored without it) gets it here, under the queue's lock; returns ''. A queue without
 -- tables raises the error an EXECUTE on its table would: relation "pgmq.q_<name>" does
 -- not exist.
-CREATE OR REPLACE FUNCTION pgmq._ops_missing(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_missing(queue_name text)
 RETURNS text
 LANGUAGE plpgsql
 AS $fn$
@@ -168,19 +171,101 @@ BEGIN
 END
 $fn$;
 
--- The statement "SELECT * FROM pgmq._ops_<name>($1 .. $8)" for queue_name (SELECT msg_id
--- when ids_only). An inlinable SQL function, so each message function evaluates it as
--- part of its own expression; the rare case of a missing function is _ops_missing's.
-CREATE OR REPLACE FUNCTION pgmq._ops_statement(queue_name text, ids_only boolean)
+-- The statement "SELECT * FROM pgmq._ops_<name>($1 .. $8)" for queue_name. An inlinable
+-- SQL function, evaluated as part of the router's own expression; the rare case of a
+-- missing function is _queue_ops_missing's.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_statement(queue_name text)
 RETURNS text
 LANGUAGE sql VOLATILE
 AS $fn$
     SELECT CASE
             WHEN to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(queue_name, '_ops'))) IS NULL
-            THEN pgmq._ops_missing(queue_name)
+            THEN pgmq._queue_ops_missing(queue_name)
             ELSE ''
         END
-        || format('SELECT %s FROM pgmq.%I($1, $2, $3, $4, $5, $6, $7, $8)',
-                  CASE WHEN ids_only THEN 'msg_id' ELSE '*' END,
+        || format('SELECT * FROM pgmq.%I($1, $2, $3, $4, $5, $6, $7, $8)',
                   pgmq.format_table_name(queue_name, '_ops'));
 $fn$;
+
+-- The router: every message function calls pgmq._queue_ops_route, which calls the
+-- queue's access function by a static statement (its plan kept like any other), found by
+-- comparing the lower-cased name with the queues' names, in a tree of IFs over their
+-- sorted list (log2(queues) comparisons). Any other name takes the EXECUTE path above
+-- (a queue whose function is missing, or one made by a role that may not replace the
+-- router). It is written by _install_queue_route (below) whenever a queue's access
+-- function is made or dropped, and when this file is installed.
+-- The IF tree that picks among names (sorted, lower-case) by the variable lname.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_branches(names text[])
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+DECLARE
+    n integer := coalesce(cardinality(names), 0);
+    half integer := n / 2;
+BEGIN
+    IF n = 0 THEN
+        RETURN '';
+    ELSIF n = 1 THEN
+        RETURN format(
+            $if$
+IF lname = %L THEN
+    RETURN QUERY SELECT * FROM pgmq.%I(p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond);
+    RETURN;
+END IF;
+$if$,
+            names[1], '_ops_' || names[1]);
+    END IF;
+    RETURN format(E'IF lname < %L COLLATE "C" THEN\n%sELSE\n%sEND IF;\n',
+                  names[half + 1],
+                  pgmq._queue_ops_branches(names[1:half]),
+                  pgmq._queue_ops_branches(names[half + 1:n]));
+END
+$fn$;
+
+-- Write the router again with a branch for every queue's access function. Serialised
+-- by a lock, as two sessions may not replace one function at once. A role that may not
+-- replace it (not its owner) leaves it as it is: its queues take the EXECUTE path.
+CREATE OR REPLACE FUNCTION pgmq._install_queue_route()
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    names text[];
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
+    SELECT coalesce(array_agg(substr(p.proname, 6) ORDER BY substr(p.proname, 6) COLLATE "C"), '{}')
+    INTO names
+    FROM pg_proc p
+    WHERE p.pronamespace = 'pgmq'::regnamespace AND p.proname LIKE '\_ops\_%'
+      AND pg_get_function_identity_arguments(p.oid) = 'p_op "char", p_qty integer, '
+          'p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], '
+          'p_headers jsonb[], p_cond jsonb';
+    BEGIN
+        EXECUTE format(
+            $ddl$
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(
+    queue_name text, p_op "char", p_qty integer, p_secs integer, p_vt timestamptz,
+    p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $body$
+-- Written by pgmq._install_queue_route: %s queue(s).
+DECLARE
+    lname text := lower(queue_name);
+BEGIN
+%s
+    RETURN QUERY EXECUTE pgmq._queue_ops_statement(queue_name)
+        USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond;
+END
+$body$
+            $ddl$,
+            cardinality(names), pgmq._queue_ops_branches(names));
+    EXCEPTION WHEN insufficient_privilege THEN
+        RAISE NOTICE 'pgmq: % may not replace pgmq._queue_ops_route; new queues take its slower path',
+            current_user;
+    END;
+END
+$fn$;
+
+SELECT pgmq._install_queue_route();

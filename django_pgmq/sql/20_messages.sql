@@ -24,9 +24,9 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
-        USING 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()), NULL::bigint[],
-              ARRAY[msg], ARRAY[headers], NULL::jsonb;
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()),
+        NULL::bigint[], ARRAY[msg], ARRAY[headers], NULL::jsonb) r;
 END
 $fn$;
 
@@ -82,9 +82,9 @@ BEGIN
        OR (headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs)) THEN
         PERFORM pgmq._validate_batch_params(msgs, headers);  -- raises the error
     END IF;
-    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
-        USING 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()), NULL::bigint[],
-              msgs, headers, NULL::jsonb;
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()),
+        NULL::bigint[], msgs, headers, NULL::jsonb) r;
 END
 $fn$;
 
@@ -122,9 +122,9 @@ BEGIN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, false)
-        USING 'r'::"char", qty, coalesce(vt, 0), NULL::timestamptz,
-              NULL::bigint[], NULL::jsonb[], NULL::jsonb[], coalesce(conditional, '{}'::jsonb);
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'r'::"char", qty, coalesce(vt, 0), NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
+        NULL::jsonb[], coalesce(conditional, '{}'::jsonb));
 END
 $fn$;
 
@@ -186,9 +186,9 @@ BEGIN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, false)
-        USING 'p'::"char", qty, NULL::integer, NULL::timestamptz, NULL::bigint[], NULL::jsonb[], NULL::jsonb[],
-              NULL::jsonb;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'p'::"char", qty, NULL::integer, NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
+        NULL::jsonb[], NULL::jsonb);
 END
 $fn$;
 
@@ -199,9 +199,9 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
-        USING 'd'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[], NULL::jsonb[],
-              NULL::jsonb;
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 'd'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[],
+        NULL::jsonb[], NULL::jsonb) r;
 END
 $fn$;
 
@@ -216,9 +216,9 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, true)
-        USING 'a'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[], NULL::jsonb[],
-              NULL::jsonb;
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 'a'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[],
+        NULL::jsonb[], NULL::jsonb) r;
 END
 $fn$;
 
@@ -237,8 +237,9 @@ BEGIN
     IF vt IS NULL THEN
         RAISE EXCEPTION 'vt cannot be NULL' USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE pgmq._ops_statement(queue_name, false)
-        USING 'v'::"char", NULL::integer, NULL::integer, vt, msg_ids, NULL::jsonb[], NULL::jsonb[], NULL::jsonb;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'v'::"char", NULL::integer, NULL::integer, vt, msg_ids, NULL::jsonb[], NULL::jsonb[],
+        NULL::jsonb);
 END
 $fn$;
 

@@ -56,9 +56,13 @@ def test_each_queue_has_an_access_function_until_it_is_dropped(db, queue_name, c
 
 def test_a_queue_whose_function_went_missing_gets_it_back_on_first_use(db, queue_name):
     db.execute("SELECT pgmq.create(%s)", [queue_name])
-    db.execute(f'DROP FUNCTION pgmq."_ops_{queue_name}"')  # e.g. a dump restored without it
+    # As a queue from before migration 0007 was: no access function, not in the router.
+    db.execute(f'DROP FUNCTION pgmq."_ops_{queue_name}"')
+    db.execute("SELECT pgmq._install_queue_route()")
+    assert f"'{queue_name}'" not in route_source(db)
     msg_id = db.execute("SELECT * FROM pgmq.send(%s, '{}')", [queue_name]).fetchone()[0]
     assert ops_function(db, queue_name) is not None
+    assert f"'{queue_name}'" in route_source(db)
     assert db.execute("SELECT pgmq.archive(%s, %s::bigint)", [queue_name, msg_id]).fetchone()[0]
     db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
 
@@ -153,3 +157,38 @@ def test_a_message_committed_late_below_the_mark_is_read_within_seconds(pg_conne
         time.sleep(0.05)
     assert found == [(late_id,)]
     admin.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+
+
+@pytest.mark.parametrize("name", ["statement", "missing", "ops"])
+def test_a_queue_named_like_a_helper_works_and_drops(db, name):
+    db.execute("SELECT pgmq.create(%s)", [name])
+    msg_id = db.execute("SELECT * FROM pgmq.send(%s, '{}')", [name]).fetchone()[0]
+    assert db.execute("SELECT msg_id FROM pgmq.read(%s, 30, 1)", [name]).fetchall() == [(msg_id,)]
+    assert db.execute("SELECT pgmq.drop_queue(%s)", [name]).fetchone() == (True,)
+    assert ops_function(db, name) is None
+
+
+def route_source(db: psycopg.Connection) -> str:
+    return db.execute(
+        "SELECT prosrc FROM pg_proc WHERE oid = 'pgmq._queue_ops_route'::regproc"
+    ).fetchone()[0]
+
+
+def test_the_router_calls_every_queue_by_name_and_forgets_dropped_ones(db, queue_name):
+    names = [f"{queue_name}_{suffix}" for suffix in ("a", "B", "c-1", "d_2", "Z", "0", "x")]
+    for name in names:
+        db.execute("SELECT pgmq.create(%s)", [name])
+    source = route_source(db)
+    for name in names:
+        assert f"lname = '{name.lower()}'" in source
+    # every queue reached through the tree of comparisons, in any case of its name
+    for name in names:
+        for spelling in (name, name.upper(), name.lower()):
+            sent = db.execute(
+                "SELECT * FROM pgmq.send(%s, %s)", [spelling, f'"{spelling}"']
+            ).fetchone()[0]
+            got = db.execute("SELECT msg_id, message FROM pgmq.pop(%s)", [name]).fetchall()
+            assert got == [(sent, spelling)]
+    for name in names:
+        db.execute("SELECT pgmq.drop_queue(%s)", [name])
+    assert queue_name not in route_source(db)
