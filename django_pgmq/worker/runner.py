@@ -85,13 +85,15 @@ class Worker:
         self.stop_reason = ""
         self._counts = threading.Lock()
         self._next_sample = 0.0
+        self._caught = signals.Caught()  # the signals `run` catches
         self._logged = (0, 0, monotonic())  # processed, failed, when: the last totals' line
 
     # -- life cycle -------------------------------------------------------------
 
     def run(self) -> int:
         """Run until stopped; the exit status (0)."""
-        with signals.graceful(self.stop):
+        with signals.graceful() as caught:
+            self._caught = caught
             try:
                 self._start()
                 self._wait()
@@ -127,13 +129,18 @@ class Worker:
             thread.start()
 
     def _wait(self) -> None:
+        """Until stopped: act on a signal (see signals.py), an exit condition, or `stop`."""
         check = min(0.2, self.options.poll_interval)
-        while not self.stopping.wait(check):
+        while not self.stopping.is_set():
             limit = self.options.max_messages
-            if limit is not None and self.finished >= limit:
+            if self._caught.reason is not None:
+                self.stop(self._caught.reason)
+            elif limit is not None and self.finished >= limit:
                 self.stop(f"handled {self.finished} message(s) (--max-messages {limit})")
             elif self.options.until_empty and not len(self.holdings) and self._queues_empty():
                 self.stop("its queues are empty (--until-empty)")
+            else:
+                self.stopping.wait(check)
 
     def _shutdown(self) -> None:
         self.stop(self.stop_reason or "shutting down")
