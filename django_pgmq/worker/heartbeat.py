@@ -16,6 +16,7 @@ from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
 from ..manager import QueueManager
+from . import signals
 from .held import Holdings
 
 log = logging.getLogger("django_pgmq.worker")
@@ -44,6 +45,7 @@ class Heartbeat(threading.Thread):
         self.finished = threading.Event()
 
     def run(self) -> None:
+        signals.block_in_this_thread()
         next_beat = monotonic() + self.interval
         try:
             while not self.finished.wait(self.tick):

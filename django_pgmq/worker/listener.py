@@ -22,6 +22,7 @@ from django.db import connections
 from psycopg import sql
 
 from .. import sqlfiles
+from . import signals
 
 log = logging.getLogger("django_pgmq.worker")
 
@@ -70,6 +71,7 @@ class Listener(threading.Thread):
         self.connects = 0
 
     def run(self) -> None:
+        signals.block_in_this_thread()
         delay = FIRST_BACKOFF
         while not self.stopping.is_set():
             try:

@@ -16,6 +16,7 @@ from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
 from ..messages import Message
+from . import signals
 from .process import Processor, Reader
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class ConsumerThread(threading.Thread):
         self.following: dict[str, tuple[list[Message], float]] = {}
 
     def run(self) -> None:
+        signals.block_in_this_thread()
         worker = self.worker
         try:
             while not worker.stopping.is_set():

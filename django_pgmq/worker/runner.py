@@ -146,7 +146,7 @@ class Worker:
         self.stop(self.stop_reason or "shutting down")
         deadline = monotonic() + self.options.shutdown_timeout
         for thread in self.threads:
-            thread.join(timeout=max(0.0, deadline - monotonic()))
+            signals.join(thread, deadline - monotonic())
         stuck = [t.name for t in self.threads if t.is_alive()]
         if stuck:
             log.error(
@@ -159,9 +159,9 @@ class Worker:
             self._guarded("releasing held messages", self._release_unstarted)
         if self.heartbeat.is_alive():
             self.heartbeat.finished.set()
-            self.heartbeat.join(timeout=5)
+            signals.join(self.heartbeat, 5)
         if self.listener is not None:
-            self.listener.join(timeout=1)
+            signals.join(self.listener, 1)
         self._guarded("removing the worker's row", self.presence.unregister)
         connections.close_all()
         log.info(

@@ -73,3 +73,46 @@ print(signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, signal.getsignal(signa
     )
     assert result.stdout.split()[0] == "True"
     assert "default_int_handler" in result.stdout
+
+
+def test_signals_handed_to_another_thread_are_handled_while_the_main_thread_joins():
+    """A running handler's thread got SIGTERM then SIGINT from the kernel: the main thread,
+    waiting for that thread to finish, still exits at once (it used to wait for the handler,
+    which meanwhile acknowledged its message)."""
+    result = run(
+        """
+import time
+def handler():
+    time.sleep(5)
+    print("handler finished", flush=True)
+running = threading.Thread(target=handler)
+running.start()
+with signals.graceful() as caught:
+    signal.pthread_kill(running.ident, signal.SIGTERM)
+    signal.pthread_kill(running.ident, signal.SIGINT)
+    signals.join(running, 30)
+print("joined", flush=True)
+"""
+    )
+    # Both arrive before the main thread runs a handler: it takes them in signal-number order.
+    assert result.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM), result.stderr
+    assert "again: exiting now" in result.stderr
+    assert "handler finished" not in result.stdout and "joined" not in result.stdout
+
+
+def test_the_workers_threads_leave_sigterm_and_sigint_to_the_main_thread():
+    result = run(
+        """
+masks = {}
+def thread():
+    signals.block_in_this_thread()
+    masks["thread"] = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+t = threading.Thread(target=thread)
+t.start()
+t.join()
+signals.block_in_this_thread()  # no effect in the main thread
+main = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+print({signal.SIGTERM, signal.SIGINT} <= masks["thread"], signal.SIGTERM in main)
+"""
+    )
+    assert result.stdout.split() == ["True", "False"], result.stderr
