@@ -225,7 +225,7 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
     not logged) skips Django's cursor wrapper but does what it does: health
     check, connecting, refusing to run in a broken atomic block, Django's
     database exceptions. Otherwise Django's wrapper runs (wrappers see the
-    query, DEBUG logs it). Both run on one psycopg cursor kept per connection.
+    query, DEBUG logs it). Both use the cursor `_cursor` keeps for the statement.
     """
     if connection.execute_wrappers or connection.queries_logged:
         connection.close_if_health_check_failed()
