@@ -194,6 +194,18 @@ $fn$;
 
 -- delete / archive ------------------------------------------------------------
 
+-- delete(queue, id) and archive(queue, id): whether the message was there (op d or a).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_one(queue_name text, op "char", msg_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM pgmq._queue_ops_route(
+        queue_name, op, NULL::integer, NULL::integer, NULL::timestamptz, ARRAY[$3],
+        NULL::jsonb[], NULL::jsonb[], NULL::jsonb));
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION pgmq.delete(queue_name text, msg_ids bigint[])
 RETURNS SETOF bigint
 LANGUAGE plpgsql
@@ -207,8 +219,8 @@ $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.delete(queue_name text, msg_id bigint)
 RETURNS boolean
-LANGUAGE sql
-AS $fn$ SELECT EXISTS (SELECT 1 FROM pgmq.delete(queue_name, ARRAY[msg_id])); $fn$;
+LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN pgmq._queue_ops_one(queue_name, 'd', $2); END $fn$;
 
 -- Move messages to the archive table in one statement; returns the ids moved.
 CREATE OR REPLACE FUNCTION pgmq.archive(queue_name text, msg_ids bigint[])
@@ -224,8 +236,8 @@ $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.archive(queue_name text, msg_id bigint)
 RETURNS boolean
-LANGUAGE sql
-AS $fn$ SELECT EXISTS (SELECT 1 FROM pgmq.archive(queue_name, ARRAY[msg_id])); $fn$;
+LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN pgmq._queue_ops_one(queue_name, 'a', $2); END $fn$;
 
 -- set_vt ----------------------------------------------------------------------
 
