@@ -135,22 +135,20 @@ SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
 SELECT msg_id FROM pgmq.{queue} WHERE msg_id = ANY(%(ids)s::bigint[]) ORDER BY msg_id FOR UPDATE;
 
 -- name: worker_archive_read
--- The worker acknowledges a batch and reads the next in one round trip. The read
--- takes the archive's count as an argument (LATERAL), so it runs after the archive.
-SELECT r.msg_id, r.read_ct, r.enqueued_at, r.last_read_at, r.vt, r.message, r.headers
-FROM (SELECT count(*) AS acknowledged
-      FROM pgmq.archive(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])) AS a
-CROSS JOIN LATERAL pgmq.read(
+-- The worker acknowledges a batch and reads the next in one round trip. The read's
+-- qty is a subquery over the archive, so the archive runs first, exactly once.
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq.read(
     queue_name => %(queue)s, vt => %(vt)s::integer,
-    qty => CASE WHEN a.acknowledged >= 0 THEN %(qty)s::integer END) AS r;
+    qty => (SELECT CASE WHEN count(*) >= 0 THEN %(qty)s::integer END
+            FROM pgmq.archive(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
 -- name: worker_delete_read
-SELECT r.msg_id, r.read_ct, r.enqueued_at, r.last_read_at, r.vt, r.message, r.headers
-FROM (SELECT count(*) AS acknowledged
-      FROM pgmq.delete(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])) AS a
-CROSS JOIN LATERAL pgmq.read(
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq.read(
     queue_name => %(queue)s, vt => %(vt)s::integer,
-    qty => CASE WHEN a.acknowledged >= 0 THEN %(qty)s::integer END) AS r;
+    qty => (SELECT CASE WHEN count(*) >= 0 THEN %(qty)s::integer END
+            FROM pgmq.delete(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
 -- name: notify_throttles
 -- Notifications, FIFO groups, topics and partitions (issue 3).
