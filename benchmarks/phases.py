@@ -44,7 +44,9 @@ class Context:
 
 def _roles(ctx: Context, target: Target, kind: str, processes: int, **kw: Any) -> list[Role]:
     store = ctx.stores[target.store]
-    client = "manager" if target.client != "sql" else "sql"
+    # The worker targets measure pgmq_consume: their producers (and the notify sender) are
+    # the same SQL clients as every SQL target's, so a row compares consumers alone.
+    client = "manager" if target.client == "manager" else "sql"
     return [
         Role(
             kind=kind,

@@ -34,7 +34,7 @@ MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
 MAX_CURSORS = 100  # psycopg cursors kept per connection (see _cursor)
 
-# SQLSTATE of our SQL's errors (see sql/05_names.sql) -> Python exception.
+# SQLSTATE of our SQL's errors (see sql/00_schema.sql) -> Python exception.
 _SQLSTATE_ERRORS: dict[str, type[PgmqError]] = {
     "PQ000": FeatureNotAvailable,
     "PQ001": InvalidQueueName,
