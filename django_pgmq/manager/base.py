@@ -152,8 +152,8 @@ def _message(row: Sequence[Any]) -> Message:
             "enqueued_at": enqueued_at,
             "last_read_at": last_read_at,
             "vt": vt,
-            "message": json.loads(message) if isinstance(message, str) else message,
-            "headers": json.loads(headers) if isinstance(headers, str) else headers,
+            "message": _json(message),
+            "headers": _json(headers),
         },
     )
     return record
