@@ -78,10 +78,7 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    IF msgs IS NULL OR cardinality(msgs) = 0
-       OR (headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs)) THEN
-        PERFORM pgmq._validate_batch_params(msgs, headers);  -- raises the error
-    END IF;
+    PERFORM pgmq._validate_batch_params(msgs, headers);
     RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
         queue_name, 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()),
         NULL::bigint[], msgs, headers, NULL::jsonb) r;
