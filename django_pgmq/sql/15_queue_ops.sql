@@ -194,7 +194,8 @@ $fn$;
 -- (a queue whose function is missing, or one made by a role that may not replace the
 -- router). It is written by _install_queue_route (below) whenever a queue's access
 -- function is made or dropped, and when this file is installed.
--- The IF tree that picks among names (sorted, lower-case) by the variable lname.
+
+-- The router's tree of IFs: picks among names (sorted, lower-case) by its variable lname.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_branches(names text[])
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE
