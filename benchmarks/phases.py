@@ -162,14 +162,20 @@ def steady_load(
     crew = Crew(roles)
     crew.sync.bound.value = p.backlog
     samples: list[int] = []
+    with _running(crew, pool), _monitor(store, crew, samples):
+        yield crew, samples
+
+
+@contextlib.contextmanager
+def _running(crew: Crew, pool: WorkerPool | None) -> Iterator[None]:
+    """Start the worker pool (if any) and the crew; stop both on exit, raising what failed."""
     try:
         if pool:
             pool.start()
         crew.start()
-        with _monitor(store, crew, samples):
-            yield crew, samples
-            crew.stop()
-            crew.collect()
+        yield
+        crew.stop()
+        crew.collect()
     finally:
         crew.finish()
         problems = pool.stop() if pool else []
@@ -205,25 +211,12 @@ def run_notify(ctx: Context, phase: Phase, target: Target) -> dict[str, Any]:
         pool = WorkerPool(store, target.client, 1, 10)
     else:
         roles += _roles(ctx, target, "notify_listen", 1)
-    crew = Crew(roles)
-    problems: list[str] = []
-    try:
-        if pool:
-            pool.start()
-        crew.start()
+    with _running(Crew(roles), pool):
         win = Window(ctx, store)
         deadline = time.monotonic() + p.notify_count * 0.05 + 15
         while store.archived()["count"] < p.notify_count and time.monotonic() < deadline:
             time.sleep(0.05)
         measured = win.close()
-        crew.stop()
-        crew.collect()
-    finally:
-        crew.finish()
-        problems = pool.stop() if pool else []
-    errors = crew.errors() + "\n".join(problems)
-    if errors.strip():
-        raise RuntimeError(errors)
     done = store.archived()
     row = _row(done["count"], measured["stop"] - win.start, [], measured, "notify wake-up")
     row.update(p50_ms=_ms(done["p50"]), p99_ms=_ms(done["p99"]), rate=None)
