@@ -1,21 +1,8 @@
-"""Install the pgmq schema and SQL API from ``django_pgmq/sql``."""
+"""Install the pgmq schema and SQL API (frozen as released in 0.1.0: sql/0001_initial.sql)."""
 
 from django.db import migrations, models
 
-from django_pgmq import sqlfiles
-
-INSTALL_FILES = [
-    "00_schema.sql",
-    "05_names.sql",
-    "10_queues.sql",
-    "15_queue_ops.sql",
-    "20_messages.sql",
-    "30_metrics.sql",
-    "40_notify.sql",
-    "45_partitions.sql",
-    "50_fifo.sql",
-    "60_topics.sql",
-]
+from django_pgmq.migrations import _frozen
 
 
 class Migration(migrations.Migration):
@@ -24,7 +11,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql="\n".join(sqlfiles.read(name) for name in INSTALL_FILES),
+            sql=_frozen.read("0001_initial.sql"),
             reverse_sql="DROP SCHEMA IF EXISTS pgmq CASCADE;",
         ),
         migrations.CreateModel(

@@ -3,7 +3,7 @@
 import django.db.models.functions.datetime
 from django.db import migrations, models
 
-from django_pgmq import sqlfiles
+from django_pgmq.migrations import _frozen
 
 DROP_FUNCTIONS = """
 DROP FUNCTION IF EXISTS pgmq._dead_letter(text, bigint, text, text);
@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
     dependencies = [("django_pgmq", "0001_initial")]
 
     operations = [
-        migrations.RunSQL(sql=sqlfiles.read("70_worker.sql"), reverse_sql=DROP_FUNCTIONS),
+        migrations.RunSQL(sql=_frozen.read("0002_worker.sql"), reverse_sql=DROP_FUNCTIONS),
         migrations.CreateModel(
             name="QueueConfig",
             fields=[

@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from django_pgmq import sqlfiles
+from django_pgmq.migrations import _frozen
 
 REVERSE_SQL = """
 DROP TABLE IF EXISTS pgmq.celery_consumer, pgmq.celery_binding, pgmq.celery_queue;
@@ -36,5 +36,5 @@ class Migration(migrations.Migration):
     dependencies = [("django_pgmq", "0001_initial")]
 
     operations = [
-        migrations.RunSQL(sql=sqlfiles.read("80_celery.sql"), reverse_sql=REVERSE_SQL),
+        migrations.RunSQL(sql=_frozen.read("0003_celery.sql"), reverse_sql=REVERSE_SQL),
     ]

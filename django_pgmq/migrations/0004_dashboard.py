@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from django_pgmq import sqlfiles
+from django_pgmq.migrations import _frozen
 
 DROP_FUNCTIONS = """
 DROP FUNCTION IF EXISTS pgmq._dashboard_requeue(text, text, bigint[], boolean);
@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
     dependencies = [("django_pgmq", "0002_worker"), ("django_pgmq", "0003_celery")]
 
     operations = [
-        migrations.RunSQL(sql=sqlfiles.read("90_dashboard.sql"), reverse_sql=DROP_FUNCTIONS),
+        migrations.RunSQL(sql=_frozen.read("0004_dashboard.sql"), reverse_sql=DROP_FUNCTIONS),
         migrations.AlterModelOptions(
             name="queue",
             options={

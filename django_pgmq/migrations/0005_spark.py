@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from django_pgmq import sqlfiles
+from django_pgmq.migrations import _frozen
 
 DROP = """
 DO $drop$
@@ -30,4 +30,4 @@ DROP TABLE IF EXISTS pgmq.spark_stats, pgmq.spark_export_run, pgmq.spark_sink_ba
 class Migration(migrations.Migration):
     dependencies = [("django_pgmq", "0004_dashboard")]
 
-    operations = [migrations.RunSQL(sql=sqlfiles.read("95_spark.sql"), reverse_sql=DROP)]
+    operations = [migrations.RunSQL(sql=_frozen.read("0005_spark.sql"), reverse_sql=DROP)]

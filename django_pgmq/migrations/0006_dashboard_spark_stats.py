@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from django_pgmq import sqlfiles
+from django_pgmq.migrations import _frozen
 
 DROP = "DROP FUNCTION IF EXISTS pgmq._dashboard_spark_stats(text, interval, interval);"
 
@@ -10,4 +10,6 @@ DROP = "DROP FUNCTION IF EXISTS pgmq._dashboard_spark_stats(text, interval, inte
 class Migration(migrations.Migration):
     dependencies = [("django_pgmq", "0005_spark")]
 
-    operations = [migrations.RunSQL(sql=sqlfiles.read("91_dashboard_stats.sql"), reverse_sql=DROP)]
+    operations = [
+        migrations.RunSQL(sql=_frozen.read("0006_dashboard_spark_stats.sql"), reverse_sql=DROP)
+    ]

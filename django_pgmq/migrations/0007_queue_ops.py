@@ -3,11 +3,7 @@ functions through it, so their statements are planned once per session, not per 
 
 from django.db import migrations
 
-from django_pgmq import sqlfiles
-
-INSTALL_FILES = ["05_names.sql", "15_queue_ops.sql", "10_queues.sql", "20_messages.sql"]
-
-EXISTING_QUEUES = "SELECT pgmq._install_queue_ops(m.queue_name) FROM pgmq.meta m;"
+from django_pgmq.migrations import _frozen
 
 
 class Migration(migrations.Migration):
@@ -17,7 +13,7 @@ class Migration(migrations.Migration):
     # so the earlier migrations' code works with them.
     operations = [
         migrations.RunSQL(
-            sql="\n".join(sqlfiles.read(name) for name in INSTALL_FILES) + EXISTING_QUEUES,
+            sql=_frozen.read("0007_queue_ops.sql"),
             reverse_sql=migrations.RunSQL.noop,
         )
     ]

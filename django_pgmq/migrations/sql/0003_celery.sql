@@ -1,0 +1,417 @@
+-- Celery (kombu) transport support: which queues Celery declared, how its exchanges
+-- route to them, who consumes them, and the steps that must be atomic in the database
+-- (routing a publish, releasing held messages, dropping queues nobody uses).
+-- Messages themselves live in ordinary pgmq queues and go through the pgmq API.
+
+-- A Celery queue is a pgmq queue; this row keeps what AMQP declares about it.
+CREATE TABLE pgmq.celery_queue (
+    queue_name varchar PRIMARY KEY REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
+    celery_name text NOT NULL,
+    auto_delete boolean NOT NULL DEFAULT false,
+    expires interval,
+    message_ttl interval,
+    ever_consumed boolean NOT NULL DEFAULT false,
+    last_used_at timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE pgmq.celery_queue IS
+    'Queues declared by Celery through django_pgmq.contrib.celery (name as Celery knows it, '
+    'auto-delete, x-expires, x-message-ttl)';
+
+-- Exchange bindings, shared by every process: fanout, direct and topic routing happen here.
+CREATE TABLE pgmq.celery_binding (
+    exchange text NOT NULL,
+    exchange_type text NOT NULL CHECK (exchange_type IN ('direct', 'fanout', 'topic')),
+    routing_key text NOT NULL,
+    queue_name varchar NOT NULL REFERENCES pgmq.celery_queue (queue_name) ON DELETE CASCADE,
+    key_regex text,
+    PRIMARY KEY (exchange, queue_name, routing_key)
+);
+CREATE INDEX celery_binding_queue_idx ON pgmq.celery_binding (queue_name);
+
+-- Live consumers. A session is one transport connection holding a session-level advisory
+-- lock, so a consumer is alive exactly as long as its PostgreSQL session is.
+CREATE TABLE pgmq.celery_consumer (
+    queue_name varchar NOT NULL REFERENCES pgmq.celery_queue (queue_name) ON DELETE CASCADE,
+    session_id integer NOT NULL,
+    started_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue_name, session_id)
+);
+
+CREATE SEQUENCE pgmq.celery_session_seq AS integer MINVALUE 1 CYCLE;
+
+-- First key of every advisory lock the transport takes (second key: session id, 0 = cleaner).
+CREATE FUNCTION pgmq._celery_lock_space()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$ SELECT 1885105012 $fn$;
+
+-- Start a consumer session on the calling connection; it ends when the connection does.
+CREATE FUNCTION pgmq.celery_open_session()
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    sid integer;
+BEGIN
+    LOOP
+        sid := nextval('pgmq.celery_session_seq');
+        -- After the sequence wraps, skip ids whose session is still alive.
+        EXIT WHEN pg_try_advisory_lock(pgmq._celery_lock_space(), sid);
+    END LOOP;
+    RETURN sid;
+END
+$fn$;
+
+CREATE FUNCTION pgmq._celery_session_alive(sid integer)
+RETURNS boolean
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT EXISTS (
+        SELECT 1 FROM pg_locks l
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND l.classid = pgmq._celery_lock_space()::oid
+          AND l.objid = sid::oid
+    );
+$fn$;
+
+-- AMQP topic pattern ('*' one word, '#' any number of words) as a regular expression
+-- matched against '.' || routing_key.
+CREATE FUNCTION pgmq._celery_topic_regex(pattern text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+    SELECT CASE WHEN pattern = '' THEN '^\.$' ELSE
+        '^' || string_agg(
+            CASE w.word
+                WHEN '#' THEN '(\.[^.]*)*'
+                WHEN '*' THEN '\.[^.]*'
+                ELSE '\.' || regexp_replace(w.word, '([^A-Za-z0-9_])', '\\\1', 'g')
+            END, '' ORDER BY w.pos) || '$'
+    END
+    FROM unnest(string_to_array(pattern, '.')) WITH ORDINALITY AS w(word, pos);
+$fn$;
+
+-- Create the queue if needed (unlogged when not durable) and record its AMQP arguments.
+-- Existence is checked first so a declare never waits on locks held by a transaction
+-- that is sending to the same queue.
+CREATE FUNCTION pgmq.celery_declare_queue(
+    queue text,
+    original_name text,
+    durable boolean DEFAULT true,
+    is_auto_delete boolean DEFAULT false,
+    expires_ms bigint DEFAULT NULL,
+    ttl_ms bigint DEFAULT NULL
+)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF expires_ms IS NOT NULL AND expires_ms <= 0 OR ttl_ms IS NOT NULL AND ttl_ms < 0 THEN
+        RAISE EXCEPTION 'queue "%": x-expires must be positive and x-message-ttl not negative',
+            queue USING ERRCODE = 'PQ004';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue) THEN
+        IF durable THEN
+            PERFORM pgmq."create"(queue);
+        ELSE
+            PERFORM pgmq.create_unlogged(queue);
+        END IF;
+    END IF;
+    INSERT INTO pgmq.celery_queue AS c (queue_name, celery_name, auto_delete, expires, message_ttl)
+    VALUES (queue, original_name, is_auto_delete,
+            make_interval(secs => expires_ms / 1000.0), make_interval(secs => ttl_ms / 1000.0))
+    ON CONFLICT (queue_name) DO UPDATE
+    SET celery_name = EXCLUDED.celery_name,
+        auto_delete = EXCLUDED.auto_delete,
+        expires = EXCLUDED.expires,
+        message_ttl = EXCLUDED.message_ttl,
+        last_used_at = now(),
+        -- A redeclared auto-delete queue without live consumers starts afresh.
+        ever_consumed = c.ever_consumed AND EXISTS (
+            SELECT 1 FROM pgmq.celery_consumer k
+            WHERE k.queue_name = c.queue_name AND pgmq._celery_session_alive(k.session_id));
+END
+$fn$;
+
+-- Send to one queue and wake its consumers (NOTIFY is delivered at commit).
+-- Returns the message id, or NULL when no such queue exists (AMQP drops such messages).
+CREATE FUNCTION pgmq.celery_send(
+    queue text,
+    msg jsonb,
+    headers jsonb DEFAULT NULL,
+    deliver_at timestamptz DEFAULT NULL,
+    notify boolean DEFAULT true
+)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    sent bigint;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue) THEN
+        RETURN NULL;
+    END IF;
+    SELECT pgmq.send(queue, msg, headers, coalesce(deliver_at, clock_timestamp())) INTO sent;
+    IF notify THEN
+        PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
+    END IF;
+    RETURN sent;
+END
+$fn$;
+
+-- Route a message through an exchange's bindings; returns how many queues received it.
+CREATE FUNCTION pgmq.celery_publish(
+    exchange text,
+    routing_key text,
+    msg jsonb,
+    headers jsonb DEFAULT NULL,
+    deliver_at timestamptz DEFAULT NULL,
+    notify boolean DEFAULT true
+)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    target text;
+    delivered integer := 0;
+BEGIN
+    FOR target IN
+        SELECT DISTINCT b.queue_name
+        FROM pgmq.celery_binding b
+        WHERE b.exchange = $1
+          AND (b.exchange_type = 'fanout'
+               OR b.exchange_type = 'direct' AND b.routing_key = $2
+               OR b.exchange_type = 'topic' AND ('.' || $2) ~ b.key_regex)
+        ORDER BY 1
+    LOOP
+        IF pgmq.celery_send(target, msg, headers, deliver_at, notify) IS NOT NULL THEN
+            delivered := delivered + 1;
+        END IF;
+    END LOOP;
+    RETURN delivered;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.celery_bind(exchange text, exchange_type text, routing_key text, queue text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    INSERT INTO pgmq.celery_binding (exchange, exchange_type, routing_key, queue_name, key_regex)
+    VALUES ($1, $2, $3, $4, CASE WHEN $2 = 'topic' THEN pgmq._celery_topic_regex($3) END)
+    ON CONFLICT (exchange, queue_name, routing_key) DO UPDATE
+    SET exchange_type = EXCLUDED.exchange_type, key_regex = EXCLUDED.key_regex;
+$fn$;
+
+CREATE FUNCTION pgmq.celery_unbind(exchange text, routing_key text, queue text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    DELETE FROM pgmq.celery_binding b
+    WHERE b.exchange = $1 AND b.routing_key = $2 AND b.queue_name = $3;
+$fn$;
+
+CREATE FUNCTION pgmq.celery_delete_exchange(exchange text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    DELETE FROM pgmq.celery_binding b WHERE b.exchange = $1;
+$fn$;
+
+CREATE FUNCTION pgmq.celery_read(queue text, vt integer, qty integer)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RETURN QUERY SELECT * FROM pgmq.read(queue, vt, qty);
+END
+$fn$;
+
+CREATE FUNCTION pgmq.celery_pop(queue text, qty integer)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RETURN QUERY SELECT * FROM pgmq.pop(queue, qty);
+END
+$fn$;
+
+-- Acknowledge: archive (or delete) in one statement; returns how many were settled.
+CREATE FUNCTION pgmq.celery_ack(
+    queue text, msg_ids bigint[], archive boolean DEFAULT true
+)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    settled integer;
+BEGIN
+    IF archive THEN
+        SELECT count(*) INTO settled FROM pgmq.archive(queue, msg_ids);
+    ELSE
+        SELECT count(*) INTO settled FROM pgmq.delete(queue, msg_ids);
+    END IF;
+    RETURN settled;
+END
+$fn$;
+
+-- Push the visibility of held messages forward (the holder is alive).
+CREATE FUNCTION pgmq.celery_extend(
+    queue text, msg_ids bigint[], vt integer
+)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    extended integer;
+BEGIN
+    SELECT count(*) INTO extended FROM pgmq.set_vt(queue, msg_ids, vt);
+    RETURN extended;
+END
+$fn$;
+
+-- Make held messages visible now (reject with requeue, warm shutdown), in place.
+CREATE FUNCTION pgmq.celery_release(
+    queue text, msg_ids bigint[], notify boolean DEFAULT true
+)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    released integer;
+BEGIN
+    SELECT count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
+    IF released > 0 AND notify THEN
+        PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
+    END IF;
+    RETURN released;
+END
+$fn$;
+
+-- The earliest time one of these queues holds a visible message (NULL: all empty).
+CREATE FUNCTION pgmq.celery_next_visible(queues text[])
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    queue text;
+    earliest timestamptz;
+    candidate timestamptz;
+BEGIN
+    FOREACH queue IN ARRAY queues LOOP
+        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue);
+        BEGIN
+            EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
+                INTO candidate;
+            earliest := least(earliest, candidate);
+        EXCEPTION WHEN undefined_table THEN
+            NULL;  -- dropped just now
+        END;
+    END LOOP;
+    RETURN earliest;
+END
+$fn$;
+
+CREATE FUNCTION pgmq.celery_consume(queue text, session integer)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    INSERT INTO pgmq.celery_consumer (queue_name, session_id)
+    SELECT c.queue_name, $2 FROM pgmq.celery_queue c WHERE c.queue_name = $1
+    ON CONFLICT DO NOTHING;
+    UPDATE pgmq.celery_queue c SET ever_consumed = true, last_used_at = now()
+    WHERE c.queue_name = $1;
+$fn$;
+
+-- Drop the queue if AMQP would have: auto-delete and its last consumer gone, or unused
+-- for longer than x-expires. Dead sessions' consumer rows are forgotten first.
+CREATE FUNCTION pgmq._celery_drop_if_unused(queue text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    q pgmq.celery_queue;
+BEGIN
+    PERFORM pgmq.acquire_queue_lock(queue);
+    SELECT * INTO q FROM pgmq.celery_queue c WHERE c.queue_name = queue FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    DELETE FROM pgmq.celery_consumer k
+    WHERE k.queue_name = queue AND NOT pgmq._celery_session_alive(k.session_id);
+    IF EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name = queue) THEN
+        RETURN false;
+    END IF;
+    IF q.auto_delete AND q.ever_consumed
+       OR q.expires IS NOT NULL AND q.last_used_at + q.expires < now() THEN
+        PERFORM pgmq.drop_queue(queue);
+        RETURN true;
+    END IF;
+    RETURN false;
+END
+$fn$;
+
+-- A consumer leaves; returns true when that dropped its auto-delete queue.
+CREATE FUNCTION pgmq.celery_cancel(queue text, session integer)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    DELETE FROM pgmq.celery_consumer k WHERE k.queue_name = queue AND k.session_id = session;
+    UPDATE pgmq.celery_queue c SET last_used_at = now() WHERE c.queue_name = queue;
+    PERFORM set_config('lock_timeout', '2s', true);
+    BEGIN
+        RETURN pgmq._celery_drop_if_unused(queue);
+    EXCEPTION WHEN lock_not_available THEN
+        RETURN false;  -- busy: the periodic cleanup will drop it
+    END;
+END
+$fn$;
+
+-- Forget dead consumers, drop unused auto-delete and expired queues, and delete
+-- messages older than their queue's x-message-ttl. One cleaner at a time; returns the
+-- number of queues dropped.
+CREATE FUNCTION pgmq.celery_cleanup()
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    q record;
+    dropped integer := 0;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(pgmq._celery_lock_space(), 0) THEN
+        RETURN 0;
+    END IF;
+    PERFORM set_config('lock_timeout', '1s', true);
+    DELETE FROM pgmq.celery_consumer k WHERE NOT pgmq._celery_session_alive(k.session_id);
+    FOR q IN
+        SELECT c.queue_name FROM pgmq.celery_queue c
+        WHERE NOT EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name = c.queue_name)
+          AND (c.auto_delete AND c.ever_consumed
+               OR c.expires IS NOT NULL AND c.last_used_at + c.expires < now())
+        ORDER BY c.queue_name
+    LOOP
+        BEGIN
+            IF pgmq._celery_drop_if_unused(q.queue_name) THEN
+                dropped := dropped + 1;
+            END IF;
+        EXCEPTION WHEN lock_not_available OR undefined_table THEN
+            NULL;  -- in use right now, or dropped by someone else; next time
+        END;
+    END LOOP;
+    FOR q IN
+        SELECT c.queue_name, c.message_ttl FROM pgmq.celery_queue c
+        WHERE c.message_ttl IS NOT NULL ORDER BY c.queue_name
+    LOOP
+        BEGIN
+            EXECUTE format('DELETE FROM pgmq.%I WHERE enqueued_at < clock_timestamp() - $1',
+                           pgmq.format_table_name(q.queue_name, 'q'))
+                USING q.message_ttl;
+        EXCEPTION WHEN lock_not_available OR undefined_table THEN
+            NULL;  -- busy, or dropped since the loop started
+        END;
+    END LOOP;
+    RETURN dropped;
+END
+$fn$;

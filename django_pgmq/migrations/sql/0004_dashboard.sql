@@ -1,0 +1,364 @@
+-- Dashboard support for the Django admin: statistics that stay cheap on large queues,
+-- message browsing with keyset pagination, and requeueing.
+--
+-- Counting rule: a table is counted exactly while it holds at most `exact_limit` rows
+-- (checked with a LIMITed scan, so the check itself is bounded). Past that, figures
+-- come from the planner's row estimate or a TABLESAMPLE, and their names are listed in
+-- the `estimated` column so the admin can mark them.
+
+CREATE TYPE pgmq._dashboard_stats AS (
+    queue_name text,
+    depth bigint,
+    visible bigint,
+    in_flight bigint,
+    delayed bigint,
+    oldest_age_sec integer,
+    newest_age_sec integer,
+    oldest_visible_age_sec integer,
+    archive_size bigint,
+    archived_hour bigint,
+    archived_day bigint,
+    poison bigint,
+    total_messages bigint,
+    estimated text[]
+);
+
+-- The planner's row estimate for a whole table, or for its rows archived after `since`.
+-- It scales pg_class.reltuples to the table's current size and reads the archived_at
+-- index bounds, so it costs a plan, not a scan.
+CREATE FUNCTION pgmq._dashboard_estimate(tbl regclass, since timestamptz DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    plan json;
+BEGIN
+    IF since IS NULL THEN
+        EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s', tbl) INTO plan;
+    ELSE
+        EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s WHERE archived_at > %L', tbl, since)
+            INTO plan;
+    END IF;
+    RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric::bigint;
+END
+$fn$;
+
+-- Rows of `tbl` (archived after `since` when given), exact up to `exact_limit`, else
+-- estimated; `estimated` says which.
+CREATE FUNCTION pgmq._dashboard_count(
+    tbl regclass, exact_limit bigint, since timestamptz DEFAULT NULL,
+    OUT n bigint, OUT estimated boolean
+)
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF since IS NULL THEN
+        EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s LIMIT $1) s', tbl)
+            INTO n USING exact_limit + 1;
+    ELSE
+        EXECUTE format(
+            'SELECT count(*) FROM (SELECT 1 FROM %s WHERE archived_at > $2 LIMIT $1) s', tbl
+        ) INTO n USING exact_limit + 1, since;
+    END IF;
+    estimated := n > exact_limit;
+    IF estimated THEN
+        n := greatest(n, pgmq._dashboard_estimate(tbl, since));
+    END IF;
+END
+$fn$;
+
+-- Every dashboard figure of one queue. `max_reads` (from the queue's consumer settings)
+-- defines poison messages; NULL leaves poison NULL.
+CREATE FUNCTION pgmq._dashboard_queue_stats(
+    queue_name text, exact_limit bigint DEFAULT 50000, max_reads integer DEFAULT NULL
+)
+RETURNS pgmq._dashboard_stats
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    r pgmq._dashboard_stats;
+    qtable regclass;
+    atable regclass;
+    est boolean;
+    est_names text[] := '{}';
+    future bigint;
+    future_read bigint;
+    sampled bigint;
+    s_in_flight bigint;
+    s_delayed bigint;
+    s_poison bigint;
+    oldest timestamptz;
+    newest timestamptz;
+    oldest_vt timestamptz;
+    -- The real time, not the transaction's start: a dashboard request may sit in a
+    -- transaction, and the message functions compare vt with clock_timestamp() too.
+    at timestamptz := clock_timestamp();
+BEGIN
+    IF exact_limit IS NULL OR exact_limit < 1 THEN
+        RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
+            USING ERRCODE = 'PQ004';
+    END IF;
+    r.queue_name := pgmq._require_queue(queue_name);
+    qtable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))::regclass;
+    atable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))::regclass;
+
+    SELECT c.n, c.estimated INTO r.depth, est FROM pgmq._dashboard_count(qtable, exact_limit) c;
+    IF NOT est THEN
+        -- Small table: every figure exact, in one pass.
+        EXECUTE format(
+            $q$SELECT count(*) FILTER (WHERE vt <= $2),
+                      count(*) FILTER (WHERE vt > $2 AND read_ct > 0),
+                      count(*) FILTER (WHERE vt > $2 AND read_ct = 0),
+                      count(*) FILTER (WHERE read_ct >= $1)
+               FROM %s$q$, qtable
+        ) INTO r.visible, r.in_flight, r.delayed, r.poison USING max_reads, at;
+    ELSE
+        est_names := est_names || ARRAY['depth', 'visible'];
+        -- Messages not yet visible, counted up to a limit (one pass; live tables have no
+        -- vt index, see 10_queues.sql: about 0.15 s for a million rows here).
+        EXECUTE format(
+            $q$SELECT count(*), count(*) FILTER (WHERE read_ct > 0)
+               FROM (SELECT read_ct FROM %s WHERE vt > $2 LIMIT $1) s$q$, qtable
+        ) INTO future, future_read USING exact_limit + 1, at;
+        -- One block sample of about 10,000 rows for what an index cannot answer.
+        EXECUTE format(
+            $q$SELECT count(*),
+                      count(*) FILTER (WHERE vt > $3 AND read_ct > 0),
+                      count(*) FILTER (WHERE vt > $3 AND read_ct = 0),
+                      count(*) FILTER (WHERE read_ct >= $2)
+               FROM %s TABLESAMPLE SYSTEM ($1)$q$, qtable
+        ) INTO sampled, s_in_flight, s_delayed, s_poison
+          USING least(100.0, 1000000.0 / r.depth), max_reads, at;
+        sampled := greatest(sampled, 1);
+        IF future <= exact_limit THEN
+            r.in_flight := future_read;
+            r.delayed := future - future_read;
+        ELSE
+            r.in_flight := round(r.depth::numeric * s_in_flight / sampled);
+            r.delayed := round(r.depth::numeric * s_delayed / sampled);
+            est_names := est_names || ARRAY['in_flight', 'delayed'];
+        END IF;
+        r.visible := greatest(r.depth - r.in_flight - r.delayed, 0);
+        IF max_reads IS NOT NULL THEN
+            r.poison := round(r.depth::numeric * s_poison / sampled);
+            est_names := est_names || 'poison'::text;
+        END IF;
+    END IF;
+    IF max_reads IS NULL THEN
+        r.poison := NULL;
+    END IF;
+
+    -- Ages: oldest and newest through the primary key; the oldest visible vt takes one pass.
+    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
+    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
+    EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
+    r.oldest_age_sec := extract(epoch FROM at - oldest)::integer;
+    r.newest_age_sec := extract(epoch FROM at - newest)::integer;
+    r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
+
+    SELECT c.n, c.estimated INTO r.archive_size, est FROM pgmq._dashboard_count(atable, exact_limit) c;
+    IF est THEN
+        est_names := est_names || 'archive_size'::text;
+    END IF;
+    SELECT c.n, c.estimated INTO r.archived_hour, est
+    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 hour') c;
+    IF est THEN
+        est_names := est_names || 'archived_hour'::text;
+    END IF;
+    SELECT c.n, c.estimated INTO r.archived_day, est
+    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 day') c;
+    IF est THEN
+        est_names := est_names || 'archived_day'::text;
+    END IF;
+
+    r.total_messages := coalesce(
+        pg_sequence_last_value(pg_get_serial_sequence(qtable::text, 'msg_id')::regclass), 0
+    );
+    r.estimated := est_names;
+    RETURN r;
+END
+$fn$;
+
+-- Dashboard figures of every queue; `max_reads` maps queue names to their max_reads.
+-- A queue dropped while this runs is left out rather than failing the whole page.
+CREATE FUNCTION pgmq._dashboard_all_stats(exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}')
+RETURNS SETOF pgmq._dashboard_stats
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    name text;
+BEGIN
+    FOR name IN SELECT m.queue_name FROM pgmq.meta m ORDER BY m.queue_name LOOP
+        BEGIN
+            RETURN NEXT pgmq._dashboard_queue_stats(
+                name, exact_limit, (coalesce(max_reads, '{}') ->> name)::integer
+            );
+        EXCEPTION
+            WHEN undefined_table OR SQLSTATE 'PQ002' THEN
+                CONTINUE;
+        END;
+    END LOOP;
+END
+$fn$;
+
+-- Messages archived per bucket over the last `window_size`, with enqueue-to-archive
+-- latency percentiles (seconds). Counts read at most `row_limit` archive rows, the
+-- newest, through the archived_at index; percentiles read at most `latency_limit`
+-- rows (whole rows, so far fewer). `truncated` / `latency_truncated` (the same on
+-- every row) say when a limit cut the window short: older buckets are then missing.
+CREATE FUNCTION pgmq._dashboard_throughput(
+    queue_name text, window_size interval, bucket_size interval,
+    row_limit bigint DEFAULT 200000, latency_limit bigint DEFAULT 20000
+)
+RETURNS TABLE (
+    bucket_start timestamptz, archived bigint,
+    p50_sec double precision, p95_sec double precision, p99_sec double precision,
+    truncated boolean, latency_truncated boolean
+)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    atable regclass;
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    IF bucket_size IS NULL OR bucket_size <= interval '0' OR window_size IS NULL
+       OR window_size < bucket_size THEN
+        RAISE EXCEPTION 'window_size must be at least bucket_size and bucket_size positive, got % and %',
+            window_size, bucket_size
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF row_limit IS NULL OR row_limit < 1 OR latency_limit IS NULL OR latency_limit < 1 THEN
+        RAISE EXCEPTION 'row_limit and latency_limit must be positive, got % and %',
+            row_limit, latency_limit
+            USING ERRCODE = 'PQ004';
+    END IF;
+    atable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))::regclass;
+    RETURN QUERY EXECUTE format(
+        $q$
+        WITH counted AS (
+            SELECT date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b
+            FROM (SELECT archived_at FROM %1$s WHERE archived_at > $4 - $1
+                  ORDER BY archived_at DESC LIMIT $3) newest
+        ), counts AS (
+            SELECT b, count(*) AS n FROM counted GROUP BY b
+        ), timed AS (
+            SELECT date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b,
+                   extract(epoch FROM archived_at - enqueued_at)::float8 AS latency
+            FROM %1$s WHERE archived_at > $4 - $1
+            ORDER BY archived_at DESC LIMIT $5
+        ), latencies AS (
+            SELECT b,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY latency) AS p50,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY latency) AS p95,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY latency) AS p99
+            FROM timed GROUP BY b
+        )
+        SELECT counts.b, counts.n, latencies.p50, latencies.p95, latencies.p99,
+               (SELECT count(*) FROM counted) >= $3,
+               (SELECT count(*) FROM timed) >= $5
+        FROM counts LEFT JOIN latencies USING (b)
+        ORDER BY 1
+        $q$, atable
+    ) USING window_size, bucket_size, row_limit, clock_timestamp(), latency_limit;
+END
+$fn$;
+
+-- One page of a queue's live messages (or its archive), keyset-paginated on msg_id.
+-- Filters: read_ct at least `min_read_ct`; a header `header_key` present (or equal to
+-- `header_value`); the message containing `contains`. `after_id` continues past the
+-- last row shown; `before_id` goes back from the first row shown.
+CREATE FUNCTION pgmq._dashboard_messages(
+    queue_name text,
+    from_archive boolean DEFAULT false,
+    newest_first boolean DEFAULT true,
+    min_read_ct integer DEFAULT NULL,
+    header_key text DEFAULT NULL,
+    header_value text DEFAULT NULL,
+    contains jsonb DEFAULT NULL,
+    after_id bigint DEFAULT NULL,
+    before_id bigint DEFAULT NULL,
+    page_size integer DEFAULT 50
+)
+RETURNS TABLE (
+    msg_id bigint, read_ct integer, enqueued_at timestamptz, last_read_at timestamptz,
+    vt timestamptz, archived_at timestamptz, message jsonb, headers jsonb
+)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    tbl regclass;
+    backwards boolean := before_id IS NOT NULL;
+    -- Scan direction: reversed when paging back, then put right by the outer ORDER BY.
+    scan_desc boolean := newest_first <> backwards;
+    cursor_id bigint := coalesce(before_id, after_id);
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    IF page_size IS NULL OR page_size < 1 OR page_size > 1000 THEN
+        RAISE EXCEPTION 'page_size must be between 1 and 1000, got %', page_size
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF after_id IS NOT NULL AND before_id IS NOT NULL THEN
+        RAISE EXCEPTION 'give after_id or before_id, not both' USING ERRCODE = 'PQ004';
+    END IF;
+    tbl := format(
+        'pgmq.%I', pgmq.format_table_name(queue_name, CASE WHEN from_archive THEN 'a' ELSE 'q' END)
+    )::regclass;
+    RETURN QUERY EXECUTE format(
+        $q$
+        SELECT * FROM (
+            SELECT t.msg_id, t.read_ct, t.enqueued_at, t.last_read_at, t.vt, %s, t.message, t.headers
+            FROM %s t
+            WHERE ($1::integer IS NULL OR t.read_ct >= $1)
+              AND ($2::text IS NULL OR ($3::text IS NULL AND t.headers ? $2)
+                   OR t.headers ->> $2 = $3)
+              AND ($4::jsonb IS NULL OR t.message @> $4)
+              AND ($5::bigint IS NULL OR t.msg_id %s $5)
+            ORDER BY t.msg_id %s
+            LIMIT $6
+        ) page
+        ORDER BY msg_id %s
+        $q$,
+        CASE WHEN from_archive THEN 't.archived_at' ELSE 'NULL::timestamptz' END,
+        tbl,
+        CASE WHEN scan_desc THEN '<' ELSE '>' END,
+        CASE WHEN scan_desc THEN 'DESC' ELSE 'ASC' END,
+        CASE WHEN newest_first THEN 'DESC' ELSE 'ASC' END
+    ) USING min_read_ct, header_key, header_value, contains, cursor_id, page_size;
+END
+$fn$;
+
+-- Move messages from a queue's live table (or its archive) into the live table of
+-- `target_queue`, visible at once, with a fresh msg_id and read_ct 0, in one statement.
+-- Requeues archived messages (source = target, from_archive) and dead letters
+-- (source = the dead-letter queue). Returns the new ids, in the old ids' order.
+CREATE FUNCTION pgmq._dashboard_requeue(
+    source_queue text, target_queue text, msg_ids bigint[], from_archive boolean DEFAULT false
+)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    source_table text;
+    target_table text;
+BEGIN
+    PERFORM pgmq._require_queue(source_queue);
+    PERFORM pgmq._require_queue(target_queue);
+    source_table := pgmq.format_table_name(source_queue, CASE WHEN from_archive THEN 'a' ELSE 'q' END);
+    target_table := pgmq.format_table_name(target_queue, 'q');
+    IF source_table = target_table THEN
+        RAISE EXCEPTION 'requeue needs two different tables, got % twice', source_table
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN QUERY EXECUTE format(
+        $q$
+        WITH moved AS (
+            DELETE FROM pgmq.%I WHERE msg_id = ANY($1) RETURNING msg_id, message, headers
+        )
+        INSERT INTO pgmq.%I (vt, message, headers)
+        SELECT clock_timestamp(), message, headers FROM moved ORDER BY msg_id
+        RETURNING msg_id
+        $q$,
+        source_table, target_table
+    ) USING msg_ids;
+END
+$fn$;

@@ -1,0 +1,322 @@
+-- The Spark data source and pipeline (django_pgmq/contrib/spark): streaming claims,
+-- write staging, export runs and per-minute archive statistics.
+
+-- A streaming query's offsets are batch numbers: each row is one batch of messages
+-- the query claimed (vt pushed forward, read_ct + 1, last_read_at = claimed_at).
+-- Never a msg_id high-water mark: ids are assigned at insert but commit in another
+-- order, so a mark would skip messages that commit late.
+CREATE TABLE pgmq.spark_stream_batch (
+    queue_name text NOT NULL,
+    consumer text NOT NULL,
+    batch bigint NOT NULL,
+    msg_ids bigint[] NOT NULL,
+    claimed_at timestamptz NOT NULL,
+    acked_at timestamptz,
+    PRIMARY KEY (queue_name, consumer, batch)
+);
+
+COMMENT ON TABLE pgmq.spark_stream_batch IS
+    'Batches claimed by Spark streaming queries (django_pgmq.contrib.spark); offsets of the pgmq source';
+
+-- Staging tables of all-or-nothing writes: one per batch write, one per streaming writer id.
+CREATE TABLE pgmq.spark_stage (
+    stage_table text PRIMARY KEY,
+    queue_name text NOT NULL,
+    writer_id text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (queue_name, writer_id)
+);
+
+-- The last micro-batch each exactly-once streaming writer committed.
+CREATE TABLE pgmq.spark_sink_batch (
+    queue_name text NOT NULL,
+    writer_id text NOT NULL,
+    batch_id bigint NOT NULL,
+    committed_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue_name, writer_id)
+);
+
+-- Runs of pgmq_spark_export: which rows (archived before cutoff, msg_id <= max_msg_id)
+-- go to which path, and how far the run got, so a rerun resumes it.
+CREATE TABLE pgmq.spark_export_run (
+    run_id uuid PRIMARY KEY,
+    queue_name text NOT NULL,
+    path text NOT NULL,
+    cutoff timestamptz NOT NULL,
+    max_msg_id bigint NOT NULL,
+    exported bigint,
+    removed bigint,
+    stage text NOT NULL DEFAULT 'started'
+        CHECK (stage IN ('started', 'written', 'published', 'done')),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz
+);
+CREATE INDEX spark_export_run_open ON pgmq.spark_export_run (queue_name, path) WHERE stage <> 'done';
+
+-- Written by pgmq_spark_stats, read by the admin's charts: one row per queue and minute.
+CREATE TABLE pgmq.spark_stats (
+    queue_name text NOT NULL,
+    minute timestamptz NOT NULL,
+    archived bigint NOT NULL,
+    wait_p50 double precision,
+    wait_p95 double precision,
+    wait_p99 double precision,
+    retries bigint NOT NULL,
+    computed_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue_name, minute)
+);
+
+COMMENT ON TABLE pgmq.spark_stats IS
+    'Per queue and minute: archived messages, wait (archived_at - enqueued_at, seconds) p50/p95/p99, '
+    'retries (read_ct > 1); written by manage.py pgmq_spark_stats';
+
+-- Serialises claim and acknowledgement of one streaming consumer.
+CREATE FUNCTION pgmq._spark_consumer_lock(queue_name text, consumer text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pg_advisory_xact_lock(hashtext('pgmq.spark.' || lower(queue_name) || '.' || consumer));
+$fn$;
+
+-- Claim up to qty visible messages (all when qty is NULL; only msg_id <= max_msg_id when
+-- given) for a consumer and record them as its next batch; NULL when nothing was visible.
+-- Messages already in the consumer's unacknowledged batches are never claimed twice.
+CREATE FUNCTION pgmq.spark_claim(
+    queue_name text, consumer text, vt integer, qty integer, max_msg_id bigint, min_batch bigint
+)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    stamp timestamptz := clock_timestamp();
+    held bigint[];
+    ids bigint[];
+    next_batch bigint;
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    IF vt IS NULL OR vt < 1 THEN
+        RAISE EXCEPTION 'vt must be at least 1 second, got %', vt USING ERRCODE = 'PQ004';
+    END IF;
+    PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
+    SELECT coalesce(array_agg(id), '{}') INTO held
+    FROM pgmq.spark_stream_batch b, unnest(b.msg_ids) AS id
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NULL;
+
+    EXECUTE format(
+        $q$
+        WITH picked AS (
+            SELECT msg_id FROM pgmq.%I
+            WHERE vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
+            ORDER BY msg_id
+            LIMIT $4
+            FOR UPDATE SKIP LOCKED
+        ), claimed AS (
+            UPDATE pgmq.%I q
+            SET vt = $1 + make_interval(secs => $5), read_ct = q.read_ct + 1, last_read_at = $1
+            FROM picked WHERE q.msg_id = picked.msg_id
+            RETURNING q.msg_id
+        )
+        SELECT array_agg(msg_id ORDER BY msg_id) FROM claimed
+        $q$,
+        qtable, qtable
+    ) INTO ids USING stamp, max_msg_id, held, qty, vt;
+
+    IF ids IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT greatest(coalesce(max(b.batch), 0), coalesce(min_batch, 0)) + 1 INTO next_batch
+    FROM pgmq.spark_stream_batch b WHERE b.queue_name = $1 AND b.consumer = $2;
+    INSERT INTO pgmq.spark_stream_batch (queue_name, consumer, batch, msg_ids, claimed_at)
+    VALUES ($1, $2, next_batch, ids, stamp);
+    RETURN next_batch;
+END
+$fn$;
+
+-- Keep the consumer's unacknowledged batches in (after_batch, upto_batch] invisible for vt
+-- more seconds; only messages still carrying its claim (last_read_at = claimed_at) are touched.
+CREATE FUNCTION pgmq.spark_hold(
+    queue_name text, consumer text, after_batch bigint, upto_batch bigint, vt integer
+)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    held bigint;
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    EXECUTE format(
+        $q$
+        WITH touched AS (
+            UPDATE pgmq.%I q SET vt = clock_timestamp() + make_interval(secs => $5)
+            FROM pgmq.spark_stream_batch b
+            WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch > $3 AND b.batch <= $4
+              AND b.acked_at IS NULL AND q.msg_id = ANY (b.msg_ids) AND q.last_read_at = b.claimed_at
+            RETURNING 1
+        )
+        SELECT count(*) FROM touched
+        $q$,
+        pgmq.format_table_name(queue_name, 'q')
+    ) INTO held USING queue_name, consumer, after_batch, upto_batch, vt;
+    RETURN held;
+END
+$fn$;
+
+-- Acknowledge the consumer's batches up to upto_batch (Spark committed them): archive,
+-- delete or leave ('none') their messages, mark them, and keep only the last marked row.
+CREATE FUNCTION pgmq.spark_ack(queue_name text, consumer text, upto_batch bigint, mode text)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    ids bigint[];
+    batches integer;
+    last_acked bigint;
+BEGIN
+    IF mode IS NULL OR mode NOT IN ('archive', 'delete', 'none') THEN
+        RAISE EXCEPTION 'ack must be archive, delete or none, got %', coalesce(mode, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
+    SELECT array_agg(id), count(DISTINCT b.batch) INTO ids, batches
+    FROM pgmq.spark_stream_batch b, unnest(b.msg_ids) AS id
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
+    IF ids IS NULL THEN
+        RETURN 0;
+    END IF;
+    IF mode = 'archive' THEN
+        PERFORM count(*) FROM pgmq.archive(queue_name, ids);
+    ELSIF mode = 'delete' THEN
+        PERFORM count(*) FROM pgmq.delete(queue_name, ids);
+    END IF;
+    UPDATE pgmq.spark_stream_batch b SET acked_at = clock_timestamp()
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
+    SELECT max(b.batch) INTO last_acked FROM pgmq.spark_stream_batch b
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL;
+    DELETE FROM pgmq.spark_stream_batch b
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL AND b.batch < last_acked;
+    RETURN batches;
+END
+$fn$;
+
+-- A staging table for an all-or-nothing write into a queue. A streaming writer passes its
+-- writer_id and gets the same table back after a restart.
+CREATE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    stage text;
+BEGIN
+    IF writer_id IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtext('pgmq.spark.stage.' || lower(stored) || '.' || writer_id));
+        SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
+        WHERE s.queue_name = stored AND s.writer_id = $2;
+        IF stage IS NOT NULL AND to_regclass(format('pgmq.%I', stage)) IS NOT NULL THEN
+            RETURN stage;
+        END IF;
+        DELETE FROM pgmq.spark_stage s WHERE s.queue_name = stored AND s.writer_id = $2;
+    END IF;
+    stage := 'spark_stage_' || replace(gen_random_uuid()::text, '-', '');
+    EXECUTE format(
+        'CREATE UNLOGGED TABLE pgmq.%I (part integer NOT NULL, attempt bigint NOT NULL, '
+        'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz NOT NULL, message jsonb, headers jsonb)',
+        stage
+    );
+    INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id) VALUES (stage, stored, $2);
+    RETURN stage;
+END
+$fn$;
+
+-- Move the rows of the given task attempts from a staging table into its queue, in one
+-- transaction. A batch write's stage is dropped. A streaming writer's stage is emptied, and
+-- its batch_id recorded: a batch it already committed is skipped (returns -1), so a
+-- replayed micro-batch is written once.
+CREATE FUNCTION pgmq.spark_stage_commit(stage text, attempts bigint[], batch_id bigint DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    entry pgmq.spark_stage;
+    moved bigint;
+BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF entry.writer_id IS NOT NULL AND batch_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM pgmq.spark_sink_batch k
+        WHERE k.queue_name = entry.queue_name AND k.writer_id = entry.writer_id
+          AND k.batch_id >= $3
+    ) THEN
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+        RETURN -1;
+    END IF;
+    EXECUTE format(
+        'INSERT INTO pgmq.%I (vt, message, headers) '
+        'SELECT vt, message, headers FROM pgmq.%I WHERE attempt = ANY ($1) ORDER BY part, seq',
+        pgmq.format_table_name(entry.queue_name, 'q'), stage
+    ) USING attempts;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    IF entry.writer_id IS NULL THEN
+        EXECUTE format('DROP TABLE pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+        IF batch_id IS NOT NULL THEN
+            INSERT INTO pgmq.spark_sink_batch AS k (queue_name, writer_id, batch_id)
+            VALUES (entry.queue_name, entry.writer_id, batch_id)
+            ON CONFLICT (queue_name, writer_id)
+            DO UPDATE SET batch_id = excluded.batch_id, committed_at = now();
+        END IF;
+    END IF;
+    RETURN moved;
+END
+$fn$;
+
+-- Abort: drop a batch write's staging table, empty a streaming writer's. False if unknown.
+CREATE FUNCTION pgmq.spark_stage_abort(stage text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    entry pgmq.spark_stage;
+BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF entry.writer_id IS NULL THEN
+        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+    END IF;
+    RETURN true;
+END
+$fn$;
+
+-- Drop the staging tables of batch writes started longer ago than older_than: jobs whose
+-- driver died between the tasks and commit/abort. Returns how many were dropped.
+CREATE FUNCTION pgmq.spark_stage_drop_stale(older_than interval)
+RETURNS integer
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stale text;
+    dropped integer := 0;
+BEGIN
+    FOR stale IN
+        SELECT s.stage_table FROM pgmq.spark_stage s
+        WHERE s.writer_id IS NULL AND s.created_at < now() - older_than
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stale);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stale;
+        dropped := dropped + 1;
+    END LOOP;
+    RETURN dropped;
+END
+$fn$;

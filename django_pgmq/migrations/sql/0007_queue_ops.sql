@@ -1,0 +1,805 @@
+-- Queue name rules: pgmq.validate_queue_name and pgmq.format_table_name.
+
+-- Same rules as django_pgmq/names.py: 1-47 chars of [A-Za-z0-9_-], not starting
+-- with '-', never containing '--'.
+CREATE OR REPLACE FUNCTION pgmq.validate_queue_name(queue_name text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $fn$
+BEGIN
+    IF queue_name IS NULL OR queue_name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'PQ001';
+    END IF;
+    IF length(queue_name) > 47 THEN
+        RAISE EXCEPTION 'queue name is too long, maximum length is 47 characters: "%" has %',
+            left(queue_name, 57), length(queue_name)
+            USING ERRCODE = 'PQ001';
+    END IF;
+    IF queue_name ~ '[$;'']|--' THEN
+        RAISE EXCEPTION 'queue name contains invalid characters: $, ;, --, or '': "%"', queue_name
+            USING ERRCODE = 'PQ001';
+    END IF;
+    IF queue_name !~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$' THEN
+        RAISE EXCEPTION 'queue name "%" is invalid: use ASCII letters, digits, ''_'' and ''-'' (not first)',
+            queue_name
+            USING ERRCODE = 'PQ001';
+    END IF;
+END
+$fn$;
+
+-- format_table_name's slow path: raise the name's error (or, should the rules above
+-- and the quick check ever disagree, return the name).
+CREATE OR REPLACE FUNCTION pgmq._invalid_queue_name(queue_name text, prefix text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    RETURN lower(prefix || '_' || queue_name);
+END
+$fn$;
+
+-- The unquoted table name for a queue: prefix '_' lower(name). An inlinable SQL
+-- function: every message function calls it, so the common case (a valid name) is one
+-- regular expression in the caller's own expression; a bad name gets
+-- validate_queue_name's error.
+CREATE OR REPLACE FUNCTION pgmq.format_table_name(queue_name text, prefix text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+    SELECT CASE
+        WHEN queue_name ~ '^[A-Za-z0-9_][A-Za-z0-9_-]{0,46}$' AND strpos(queue_name, '--') = 0
+        THEN lower(prefix || '_' || queue_name)
+        ELSE pgmq._invalid_queue_name(queue_name, prefix)
+    END;
+$fn$;
+
+-- Per-queue access functions: the statements behind send, read, pop, archive, delete
+-- and set_vt, written out for one queue's tables. (Helpers here are named _queue_ops_*,
+-- never _ops_*, which is the access functions' prefix: a queue may be called "missing".)
+--
+-- pgmq's functions take the queue name as text, so each call would otherwise build
+-- its statement with format() and EXECUTE it: parsed and planned again on every call,
+-- which costs more server CPU than the rows it moves at batch 10. Instead every queue
+-- gets pgmq._ops_<name>, a PL/pgSQL function whose statements name the queue's
+-- tables, so PostgreSQL parses them once per session and keeps their plans. The
+-- public functions (sql/20_messages.sql) only check their arguments and call it.
+--
+-- Low-water mark: read and pop walk the primary key from the oldest message. Archived
+-- and deleted messages leave index entries behind until VACUUM removes them, and in a
+-- busy queue autovacuum (at most once a minute per table) leaves hundreds of thousands,
+-- so a walk from the start of the index would slow every read as the minute goes on. So
+-- each session keeps, per queue, the smallest msg_id alive when it last looked (a
+-- session setting pgmq.low_<name>) and starts its reads there, looking again once a
+-- second. Every message alive then has an id at or above the mark and ids only grow,
+-- so no message is skipped; the one exception is a message whose sending transaction
+-- was still open when the mark was taken and which had a lower id than every message
+-- alive: it becomes visible to this session at the next look, within a second.
+--
+-- Plans: the function runs with plan_cache_mode = force_generic_plan, so one plan per
+-- statement is kept (a custom plan per call would cost what EXECUTE costs), and with
+-- enable_seqscan and enable_bitmapscan off, so that plan walks the primary key in order
+-- whatever the statistics were when it was made. Without them a plan made while the
+-- table was empty could keep a sequential scan while the queue grows to millions of
+-- rows, and one made for "msg_id >= low LIMIT n" with unknown values could read and
+-- sort every row above the mark on every call.
+
+-- Create or replace the access function of queue_name (its tables must exist), and
+-- write the router again.
+CREATE OR REPLACE FUNCTION pgmq._install_queue_ops(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    EXECUTE format(
+        $ddl$
+CREATE OR REPLACE FUNCTION pgmq.%1$I(
+    p_op "char", p_qty integer, p_secs integer, p_vt timestamptz, p_ids bigint[],
+    p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $body$
+-- Generated by pgmq._install_queue_ops for the tables pgmq.%2$I and pgmq.%3$I.
+-- Ops: s send (p_msgs, p_headers, p_vt), r read (p_qty, p_secs, p_cond), p pop (p_qty),
+-- a archive, d delete (p_ids), v set_vt (p_ids, p_vt). s, a and d return only msg_id.
+DECLARE
+    mark text;
+    low bigint;
+BEGIN
+    IF p_op = 'r' OR p_op = 'p' THEN
+        -- The low-water mark (see sql/15_queue_ops.sql): "<table oid> <next look> <msg_id>";
+        -- the table's oid tells a mark of a dropped queue from one of its namesake.
+        mark := current_setting(%4$L, true);
+        IF coalesce(split_part(mark, ' ', 1), '') <> %6$L
+           OR split_part(mark, ' ', 2)::float8 < extract(epoch FROM clock_timestamp()) THEN
+            low := coalesce(
+                (SELECT q.msg_id FROM pgmq.%2$I q ORDER BY q.msg_id LIMIT 1),
+                pg_sequence_last_value(%5$L::regclass),
+                0);
+            PERFORM set_config(%4$L, concat_ws(' ', %6$L,
+                extract(epoch FROM clock_timestamp()) + 1, low), false);
+        ELSE
+            low := split_part(mark, ' ', 3)::bigint;
+        END IF;
+    END IF;
+    IF p_op = 'r' THEN
+        -- Claimed with "= ANY(ARRAY(pick))": the update then looks up exactly the picked
+        -- rows by key, whatever the plan's row estimates (a join could walk the table).
+        RETURN QUERY
+        WITH claimed AS (
+            UPDATE pgmq.%2$I m
+            SET vt = clock_timestamp() + make_interval(secs => p_secs),
+                read_ct = m.read_ct + 1,
+                last_read_at = clock_timestamp()
+            WHERE m.msg_id = ANY(ARRAY(%7$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM claimed c ORDER BY c.msg_id;
+    ELSIF p_op = 's' THEN
+        -- A function scan yields the arrays in order and the insert numbers rows as they
+        -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
+        RETURN QUERY
+        INSERT INTO pgmq.%2$I AS q (vt, message, headers)
+        SELECT p_vt, u.msg, u.hdr FROM unnest(p_msgs, p_headers) AS u(msg, hdr)
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb;
+    ELSIF p_op = 'a' THEN
+        RETURN QUERY
+        WITH moved AS (
+            DELETE FROM pgmq.%2$I q WHERE q.msg_id = ANY(p_ids)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        INSERT INTO pgmq.%3$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
+        SELECT * FROM moved
+        RETURNING a.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb;
+    ELSIF p_op = 'd' THEN
+        RETURN QUERY
+        DELETE FROM pgmq.%2$I q WHERE q.msg_id = ANY(p_ids)
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb;
+    ELSIF p_op = 'p' THEN
+        RETURN QUERY
+        WITH removed AS (
+            DELETE FROM pgmq.%2$I m
+            WHERE m.msg_id = ANY(ARRAY(%7$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM removed r ORDER BY r.msg_id;
+    ELSIF p_op = 'v' THEN
+        RETURN QUERY
+        WITH moved AS (
+            UPDATE pgmq.%2$I q SET vt = p_vt WHERE q.msg_id = ANY(p_ids)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        SELECT * FROM moved m ORDER BY m.msg_id;
+    ELSE
+        RAISE EXCEPTION 'unknown queue operation: %%', p_op USING ERRCODE = 'PQ004';
+    END IF;
+END
+$body$
+        $ddl$,
+        pgmq.format_table_name(queue_name, '_ops'),
+        pgmq.format_table_name(queue_name, 'q'),
+        pgmq.format_table_name(queue_name, 'a'),
+        -- '-' may not appear in a setting's name, '$' may (and never in a queue name)
+        'pgmq.low_' || replace(pgmq.format_table_name(queue_name, 'q'), '-', '$'),
+        pg_get_serial_sequence(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')), 'msg_id'),
+        to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')))::oid::text,
+        -- read's and pop's pick: the oldest visible messages from the mark up, locked
+        format(
+            $pick$
+                SELECT q.msg_id FROM pgmq.%I q
+                WHERE q.msg_id >= low AND q.vt <= clock_timestamp()
+                  AND (p_cond IS NULL OR p_cond = '{}'::jsonb OR q.message @> p_cond)
+                ORDER BY q.msg_id
+                LIMIT p_qty
+                FOR UPDATE SKIP LOCKED
+            $pick$,
+            pgmq.format_table_name(queue_name, 'q'))
+    );
+    PERFORM pgmq._install_queue_route();
+END
+$fn$;
+
+-- A queue whose tables exist without its access function (made before it existed, or
+-- restored without it) gets it here, under the queue's lock; returns ''. A queue without
+-- tables raises the error an EXECUTE on its table would: relation "pgmq.q_<name>" does
+-- not exist.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_missing(queue_name text)
+RETURNS text
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF to_regclass('pgmq.' || quote_ident(pgmq.format_table_name(queue_name, 'q'))) IS NULL THEN
+        RAISE EXCEPTION 'relation "pgmq.%" does not exist', pgmq.format_table_name(queue_name, 'q')
+            USING ERRCODE = '42P01';
+    END IF;
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    IF to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(queue_name, '_ops'))) IS NULL THEN
+        PERFORM pgmq._install_queue_ops(queue_name);
+    END IF;
+    RETURN '';
+END
+$fn$;
+
+-- The statement "SELECT * FROM pgmq._ops_<name>($1 .. $8)" for queue_name. An inlinable
+-- SQL function, evaluated as part of the router's own expression; the rare case of a
+-- missing function is _queue_ops_missing's.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_statement(queue_name text)
+RETURNS text
+LANGUAGE sql VOLATILE
+AS $fn$
+    SELECT CASE
+            WHEN to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(queue_name, '_ops'))) IS NULL
+            THEN pgmq._queue_ops_missing(queue_name)
+            ELSE ''
+        END
+        || format('SELECT * FROM pgmq.%I($1, $2, $3, $4, $5, $6, $7, $8)',
+                  pgmq.format_table_name(queue_name, '_ops'));
+$fn$;
+
+-- The router: every message function calls pgmq._queue_ops_route, which calls the
+-- queue's access function by a static statement (its plan kept like any other), found by
+-- comparing the lower-cased name with the queues' names, in a tree of IFs over their
+-- sorted list (log2(queues) comparisons). Any other name takes the EXECUTE path above
+-- (a queue whose function is missing, or one made by a role that may not replace the
+-- router). It is written by _install_queue_route (below) whenever a queue's access
+-- function is made or dropped, and when this file is installed.
+
+-- The router's tree of IFs: picks among names (sorted, lower-case) by its variable lname.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_branches(names text[])
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+DECLARE
+    n integer := coalesce(cardinality(names), 0);
+    half integer := n / 2;
+BEGIN
+    IF n = 0 THEN
+        RETURN '';
+    ELSIF n = 1 THEN
+        RETURN format(
+            $if$
+IF lname = %L THEN
+    RETURN QUERY SELECT * FROM pgmq.%I(p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond);
+    RETURN;
+END IF;
+$if$,
+            names[1], '_ops_' || names[1]);
+    END IF;
+    RETURN format(E'IF lname < %L COLLATE "C" THEN\n%sELSE\n%sEND IF;\n',
+                  names[half + 1],
+                  pgmq._queue_ops_branches(names[1:half]),
+                  pgmq._queue_ops_branches(names[half + 1:n]));
+END
+$fn$;
+
+-- Write the router again with a branch for every queue's access function. Serialised
+-- by a lock, as two sessions may not replace one function at once. A role that may not
+-- replace it (not its owner) leaves it as it is: its queues take the EXECUTE path.
+CREATE OR REPLACE FUNCTION pgmq._install_queue_route()
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    names text[];
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
+    SELECT coalesce(array_agg(substr(p.proname, 6) ORDER BY substr(p.proname, 6) COLLATE "C"), '{}')
+    INTO names
+    FROM pg_proc p
+    WHERE p.pronamespace = 'pgmq'::regnamespace AND p.proname LIKE '\_ops\_%'
+      AND pg_get_function_identity_arguments(p.oid) = 'p_op "char", p_qty integer, '
+          'p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], '
+          'p_headers jsonb[], p_cond jsonb';
+    BEGIN
+        EXECUTE format(
+            $ddl$
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(
+    queue_name text, p_op "char", p_qty integer, p_secs integer, p_vt timestamptz,
+    p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $body$
+-- Written by pgmq._install_queue_route: %s queue(s).
+DECLARE
+    lname text := lower(queue_name);
+BEGIN
+%s
+    RETURN QUERY EXECUTE pgmq._queue_ops_statement(queue_name)
+        USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond;
+END
+$body$
+            $ddl$,
+            cardinality(names), pgmq._queue_ops_branches(names));
+    EXCEPTION WHEN insufficient_privilege THEN
+        RAISE NOTICE 'pgmq: % may not replace pgmq._queue_ops_route; new queues take its slower path',
+            current_user;
+    END;
+END
+$fn$;
+
+SELECT pgmq._install_queue_route();
+
+-- Queue management: create, drop, purge, list.
+
+-- The catalogue row of queue_name (all NULL when it is new); PQ003 when a name
+-- differing only in case already holds its tables.
+CREATE OR REPLACE FUNCTION pgmq._same_name_queue(queue_name text)
+RETURNS pgmq.meta
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    existing pgmq.meta;
+BEGIN
+    SELECT m.* INTO existing FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    IF existing.queue_name IS NOT NULL AND existing.queue_name <> queue_name THEN
+        RAISE EXCEPTION 'queue name "%" maps to table pgmq.%, which queue "%" already uses',
+            queue_name, pgmq.format_table_name(queue_name, 'q'), existing.queue_name
+            USING ERRCODE = 'PQ003',
+                  HINT = 'Table names are lower-cased; use the existing name or another one.';
+    END IF;
+    RETURN existing;
+END
+$fn$;
+
+-- The live and archive tables of a queue with their indexes (each IF NOT EXISTS).
+-- q_key / a_key: the range partition key of a partitioned table, NULL for a plain one.
+-- A partitioned table's primary key must hold its partition key, hence (msg_id, key).
+-- The storage of a live table (a plain queue's, or one partition of a partitioned
+-- queue's; a partitioned parent stores nothing). Every read updates vt, read_ct and
+-- last_read_at: none of them is indexed (unlike pgmq, there is no index on vt: read
+-- walks the primary key, skipping invisible rows, with or without it), so the update
+-- can be HOT (no new index entries, about a quarter less WAL per message) when the
+-- page has room, which a fillfactor below 100 keeps for it.
+CREATE OR REPLACE FUNCTION pgmq._tune_live_table(tbl text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    EXECUTE format('ALTER TABLE pgmq.%I SET (fillfactor = 80)', tbl);
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq._create_queue_tables(queue_name text, unlogged boolean, q_key text, a_key text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    atable text := pgmq.format_table_name(queue_name, 'a');
+BEGIN
+    EXECUTE format(
+        $ddl$
+        CREATE %s TABLE IF NOT EXISTS pgmq.%I (
+            msg_id bigint GENERATED ALWAYS AS IDENTITY,
+            read_ct integer NOT NULL DEFAULT 0,
+            enqueued_at timestamptz NOT NULL DEFAULT now(),
+            last_read_at timestamptz,
+            vt timestamptz NOT NULL,
+            message jsonb,
+            headers jsonb,
+            PRIMARY KEY (%s)
+        ) %s
+        $ddl$,
+        CASE WHEN unlogged THEN 'UNLOGGED' ELSE '' END, qtable,
+        CASE WHEN coalesce(q_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE format('msg_id, %I', q_key) END,
+        CASE WHEN q_key IS NULL THEN '' ELSE format('PARTITION BY RANGE (%I)', q_key) END
+    );
+    IF q_key IS NULL THEN
+        PERFORM pgmq._tune_live_table(qtable);
+    END IF;
+
+    EXECUTE format(
+        $ddl$
+        CREATE TABLE IF NOT EXISTS pgmq.%I (
+            msg_id bigint NOT NULL,
+            read_ct integer NOT NULL DEFAULT 0,
+            enqueued_at timestamptz NOT NULL DEFAULT now(),
+            last_read_at timestamptz,
+            archived_at timestamptz NOT NULL DEFAULT now(),
+            vt timestamptz NOT NULL,
+            message jsonb,
+            headers jsonb,
+            PRIMARY KEY (%s)
+        ) %s
+        $ddl$,
+        atable,
+        CASE WHEN coalesce(a_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE format('msg_id, %I', a_key) END,
+        CASE WHEN a_key IS NULL THEN '' ELSE format('PARTITION BY RANGE (%I)', a_key) END
+    );
+    -- pgmq's index name; '<atable>_archived_at_idx' would pass 63 bytes for a 47-char name.
+    EXECUTE format(
+        'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
+        'archived_at_idx_' || lower(queue_name), atable
+    );
+    PERFORM pgmq._install_queue_ops(queue_name);
+END
+$fn$;
+
+-- Create the live and archive tables of a queue and record it; idempotent.
+CREATE OR REPLACE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    PERFORM pgmq._same_name_queue(queue_name);
+    PERFORM pgmq._create_queue_tables(queue_name, unlogged, NULL, NULL);
+    INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged)
+    VALUES (queue_name, false, unlogged)
+    ON CONFLICT DO NOTHING;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.create_non_partitioned(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._create_queue(queue_name, false);
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.create_unlogged(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._create_queue(queue_name, true);
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq."create"(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._create_queue(queue_name, false);
+$fn$;
+
+-- create_partitioned and convert_archive_partitioned: sql/45_partitions.sql.
+
+-- Drop a queue's tables and catalogue row; false (with a notice) when it does not exist.
+CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    atable text := pgmq.format_table_name(queue_name, 'a');
+BEGIN
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    IF to_regclass(format('pgmq.%I', qtable)) IS NULL
+       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
+        RAISE NOTICE 'pgmq queue `%` does not exist', queue_name;
+        RETURN false;
+    END IF;
+    EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', qtable);
+    EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', atable);
+    EXECUTE format(
+        'DROP FUNCTION IF EXISTS pgmq.%I("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb)',
+        pgmq.format_table_name(queue_name, '_ops'));
+    PERFORM pgmq._install_queue_route();
+    DELETE FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    RETURN true;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text, partitioned boolean)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RAISE WARNING 'drop_queue(queue_name, partitioned) is deprecated and will be removed in PGMQ v2.0. '
+        'Use drop_queue(queue_name) instead';
+    RETURN pgmq.drop_queue(queue_name);
+END
+$fn$;
+
+-- Remove every live message (the archive is kept); returns how many there were.
+CREATE OR REPLACE FUNCTION pgmq.purge_queue(queue_name text)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    removed bigint;
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    -- Lock first so the count and the truncate see the same rows.
+    EXECUTE format('LOCK TABLE pgmq.%I IN ACCESS EXCLUSIVE MODE', qtable);
+    EXECUTE format('SELECT count(*) FROM pgmq.%I', qtable) INTO removed;
+    EXECUTE format('TRUNCATE TABLE pgmq.%I', qtable);
+    RETURN removed;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.list_queues()
+RETURNS SETOF pgmq.queue_record
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT queue_name, is_partitioned, is_unlogged, created_at
+    FROM pgmq.meta
+    ORDER BY queue_name;
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.detach_archive(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq.validate_queue_name(queue_name);
+    RAISE WARNING 'detach_archive(queue_name) is deprecated and is a no-op. It will be removed in PGMQ v2.0. '
+        'Archive tables are no longer member objects.';
+END
+$fn$;
+
+-- Messages: send, send_batch, read, read_with_poll, pop, delete, archive, set_vt.
+-- Each family has one plpgsql implementation, which checks its arguments and calls
+-- the queue's access function (sql/15_queue_ops.sql) with one op; the other overloads
+-- call it with defaults or turn an integer delay into a timestamp (send and send_batch's
+-- in PL/pgSQL, whose static call is cheaper per call than an SQL function's).
+
+CREATE OR REPLACE FUNCTION pgmq._delay_to_vt(delay integer)
+RETURNS timestamptz
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+BEGIN
+    IF delay IS NULL OR delay < 0 THEN
+        RAISE EXCEPTION 'delay cannot be negative, got: %', coalesce(delay::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN clock_timestamp() + make_interval(secs => delay);
+END
+$fn$;
+
+-- send ----------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay timestamptz)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()),
+        NULL::bigint[], ARRAY[msg], ARRAY[headers], NULL::jsonb) r;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, clock_timestamp()); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, pgmq._delay_to_vt(delay)); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, delay timestamptz)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, delay); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, headers, clock_timestamp()); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, headers, pgmq._delay_to_vt(delay)); END $fn$;
+
+-- send_batch ----------------------------------------------------------------
+
+-- pgmq's batch checks, shared by send_batch and send_batch_topic (which makes them
+-- before any queue is chosen, so a routing key that matches nothing still reports them).
+CREATE OR REPLACE FUNCTION pgmq._validate_batch_params(msgs jsonb[], headers jsonb[])
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+BEGIN
+    IF msgs IS NULL OR cardinality(msgs) = 0 THEN
+        RAISE EXCEPTION 'msgs cannot be NULL or empty' USING ERRCODE = 'PQ004';
+    END IF;
+    IF headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs) THEN
+        RAISE EXCEPTION 'headers array length (%) must match msgs array length (%)',
+            cardinality(headers), cardinality(msgs)
+            USING ERRCODE = 'PQ004';
+    END IF;
+END
+$fn$;
+
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch(
+    queue_name text, msgs jsonb[], headers jsonb[], delay timestamptz
+)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    PERFORM pgmq._validate_batch_params(msgs, headers);
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()),
+        NULL::bigint[], msgs, headers, NULL::jsonb) r;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[])
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], clock_timestamp()); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], pgmq._delay_to_vt(delay)); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], delay timestamptz)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], delay); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[])
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, headers, clock_timestamp()); END $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[], delay integer)
+RETURNS SETOF bigint LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, headers, pgmq._delay_to_vt(delay)); END $fn$;
+
+-- read ----------------------------------------------------------------------
+
+-- Claim up to qty visible messages, oldest first, hiding them for vt seconds.
+CREATE OR REPLACE FUNCTION pgmq.read(
+    queue_name text, vt integer, qty integer, conditional jsonb DEFAULT '{}'
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF qty IS NULL OR qty < 0 THEN
+        RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'r'::"char", qty, coalesce(vt, 0), NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
+        NULL::jsonb[], coalesce(conditional, '{}'::jsonb));
+END
+$fn$;
+
+-- Run a reader statement ($1 queue_name, $2 vt, $3 qty, $4 extra argument as text)
+-- until it returns rows or max_poll_seconds pass; shared by every *_with_poll.
+CREATE OR REPLACE FUNCTION pgmq._poll(
+    reader text, queue_name text, vt integer, qty integer, extra text,
+    max_poll_seconds integer, poll_interval_ms integer
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    deadline timestamptz := clock_timestamp() + make_interval(secs => coalesce(max_poll_seconds, 0));
+    rec pgmq.message_record;
+    got boolean;
+BEGIN
+    IF poll_interval_ms IS NULL OR poll_interval_ms <= 0 THEN
+        RAISE EXCEPTION 'poll_interval_ms must be positive, got: %', coalesce(poll_interval_ms::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    LOOP
+        got := false;
+        FOR rec IN EXECUTE reader USING queue_name, vt, qty, extra LOOP
+            got := true;
+            RETURN NEXT rec;
+        END LOOP;
+        EXIT WHEN got OR clock_timestamp() >= deadline;
+        PERFORM pg_sleep(least(poll_interval_ms / 1000.0,
+                               extract(epoch FROM deadline - clock_timestamp())));
+    END LOOP;
+END
+$fn$;
+
+-- Like read, but wait up to max_poll_seconds for a message to become visible.
+CREATE OR REPLACE FUNCTION pgmq.read_with_poll(
+    queue_name text,
+    vt integer,
+    qty integer,
+    max_poll_seconds integer DEFAULT 5,
+    poll_interval_ms integer DEFAULT 100,
+    conditional jsonb DEFAULT '{}'
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._poll(
+        'SELECT * FROM pgmq.read($1, $2, $3, $4::jsonb)',
+        queue_name, vt, qty, conditional::text, max_poll_seconds, poll_interval_ms);
+$fn$;
+
+-- Read and delete in one step (at-most-once).
+CREATE OR REPLACE FUNCTION pgmq.pop(queue_name text, qty integer DEFAULT 1)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF qty IS NULL OR qty < 0 THEN
+        RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'p'::"char", qty, NULL::integer, NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
+        NULL::jsonb[], NULL::jsonb);
+END
+$fn$;
+
+-- delete / archive ------------------------------------------------------------
+
+-- delete(queue, id) and archive(queue, id): whether the message was there (op d or a).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_one(queue_name text, op "char", msg_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM pgmq._queue_ops_route(
+        queue_name, op, NULL::integer, NULL::integer, NULL::timestamptz, ARRAY[$3],
+        NULL::jsonb[], NULL::jsonb[], NULL::jsonb));
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.delete(queue_name text, msg_ids bigint[])
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 'd'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[],
+        NULL::jsonb[], NULL::jsonb) r;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.delete(queue_name text, msg_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN pgmq._queue_ops_one(queue_name, 'd', $2); END $fn$;
+
+-- Move messages to the archive table in one statement; returns the ids moved.
+CREATE OR REPLACE FUNCTION pgmq.archive(queue_name text, msg_ids bigint[])
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
+        queue_name, 'a'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[],
+        NULL::jsonb[], NULL::jsonb) r;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.archive(queue_name text, msg_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$ BEGIN RETURN pgmq._queue_ops_one(queue_name, 'a', $2); END $fn$;
+
+-- set_vt ----------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt timestamptz)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF vt IS NULL THEN
+        RAISE EXCEPTION 'vt cannot be NULL' USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'v'::"char", NULL::integer, NULL::integer, vt, msg_ids, NULL::jsonb[], NULL::jsonb[],
+        NULL::jsonb);
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt integer)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, msg_ids, clock_timestamp() + make_interval(secs => vt)); $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt timestamptz)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, ARRAY[msg_id], vt); $fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt integer)
+RETURNS SETOF pgmq.message_record LANGUAGE sql
+AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, ARRAY[msg_id], clock_timestamp() + make_interval(secs => vt)); $fn$;
+SELECT pgmq._install_queue_ops(m.queue_name) FROM pgmq.meta m;
