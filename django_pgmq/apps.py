@@ -1,6 +1,7 @@
 """App configuration for django-pgmq."""
 
 from django.apps import AppConfig
+from django.db.models.signals import pre_migrate
 
 
 class DjangoPgmqConfig(AppConfig):
@@ -12,6 +13,11 @@ class DjangoPgmqConfig(AppConfig):
     def ready(self) -> None:
         from . import conf  # noqa: F401  (registers the settings checks)
         from .notify import hook_pgtrigger_command
+        from .schema_guard import refuse_foreign_schema
+
+        # Before any migration runs: never install over, upgrade or drop a pgmq schema
+        # this app did not make (the pgmq extension's, or a SQL-only install's).
+        pre_migrate.connect(refuse_foreign_schema, sender=self, dispatch_uid="django_pgmq_guard")
 
         # Queue triggers reach pgtrigger's registry when its command runs, not here:
         # ready() must not query a database that may be unreachable or not migrated.

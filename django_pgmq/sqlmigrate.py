@@ -1,0 +1,263 @@
+"""Keep the frozen migrations and the live SQL in ``django_pgmq/sql/`` in step.
+
+``python -m django_pgmq.sqlmigrate check`` builds two scratch databases on the
+configured server, one from every migration's frozen SQL and one from the live files,
+and lists the objects of schema ``pgmq`` that differ (exit 1 when any does).
+
+``python -m django_pgmq.sqlmigrate make "why"`` writes the next migration, carrying
+the SQL that takes the migrated schema to the live one: functions, indexes,
+constraints and triggers are written for you (with the reverse); a changed table,
+column, type or sequence is listed as ``-- BY HAND`` for you to write, and ``check``
+(and the test suite) fails until you have.
+
+Both need ``DJANGO_SETTINGS_MODULE`` (the example project's works) and a server on
+which the database user may create databases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from django_pgmq import sqlschema
+
+APP = "django_pgmq"
+LIVE_FILE = re.compile(r"^\d\d_\w+\.sql$")
+
+# (drop, create) statements per object, keyed as sqlschema keys them.
+_DEFINITIONS = """
+SELECT format('function pgmq.%s(%s)', p.proname, pg_get_function_identity_arguments(p.oid)),
+       format('DROP FUNCTION IF EXISTS %s;', p.oid::regprocedure),
+       pg_get_functiondef(p.oid) || E';\\n'
+       || coalesce(format(E'COMMENT ON FUNCTION %s IS %L;\\n', p.oid::regprocedure,
+                          obj_description(p.oid, 'pg_proc')), ''),
+       pg_get_function_result(p.oid) || ' ' || pg_get_function_arguments(p.oid)
+FROM pg_proc p
+WHERE p.pronamespace = 'pgmq'::regnamespace AND p.prokind IN ('f', 'p')
+UNION ALL
+SELECT format('index pgmq.%s', c.relname), format('DROP INDEX IF EXISTS pgmq.%I;', c.relname),
+       pg_get_indexdef(c.oid) || E';\\n', ''
+FROM pg_class c
+WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('i', 'I')
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = c.oid)
+UNION ALL
+SELECT format('constraint %s on pgmq.%s', con.conname, c.relname),
+       format('ALTER TABLE pgmq.%I DROP CONSTRAINT IF EXISTS %I;', c.relname, con.conname),
+       format(E'ALTER TABLE pgmq.%I ADD CONSTRAINT %I %s;\\n', c.relname, con.conname,
+              pg_get_constraintdef(con.oid)), ''
+FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
+WHERE c.relnamespace = 'pgmq'::regnamespace
+UNION ALL
+SELECT format('trigger %s on pgmq.%s', t.tgname, c.relname),
+       format('DROP TRIGGER IF EXISTS %I ON pgmq.%I;', t.tgname, c.relname),
+       pg_get_triggerdef(t.oid) || E';\\n', ''
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+WHERE c.relnamespace = 'pgmq'::regnamespace AND NOT t.tgisinternal
+"""
+
+
+@dataclass(frozen=True)
+class Step:
+    """SQL that moves a schema from one state to another, and what it cannot write."""
+
+    sql: str
+    by_hand: list[str]
+
+
+def live_sql() -> list[str]:
+    """The live SQL API: the numbered files of ``django_pgmq/sql/`` in order."""
+    folder = files(APP).joinpath("sql")
+    names = sorted(f.name for f in folder.iterdir() if LIVE_FILE.match(f.name))
+    return [folder.joinpath(name).read_text(encoding="utf-8") for name in names]
+
+
+def frozen_sql() -> list[str]:
+    """The SQL every migration of the app runs, in the order ``migrate`` runs them."""
+    from django.db.migrations import RunSQL
+    from django.db.migrations.loader import MigrationLoader
+
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    (leaf,) = loader.graph.leaf_nodes(APP)
+    statements = []
+    for app, name in loader.graph.forwards_plan(leaf):
+        if app != APP:
+            continue
+        for operation in loader.graph.nodes[app, name].operations:
+            if isinstance(operation, RunSQL):
+                parts = [operation.sql] if isinstance(operation.sql, str) else operation.sql
+                statements.extend(parts)
+    return statements
+
+
+def server_conninfo(alias: str | None = None) -> str:
+    """A libpq connection string for the server behind a Django database alias."""
+    from django.db import connections
+
+    from django_pgmq import conf
+
+    params = connections[alias or conf.database_alias()].get_connection_params()
+    keep = {"host", "port", "user", "password", "dbname"}
+    return make_conninfo(**{k: v for k, v in params.items() if k in keep and v not in (None, "")})
+
+
+@contextmanager
+def scratch_database(conninfo: str, statements: list[str]) -> Iterator[psycopg.Connection]:
+    """A new database on conninfo's server with ``statements`` run in it; dropped after."""
+    name = f"pgmq_sqlmigrate_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(conninfo, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        try:
+            with psycopg.connect(make_conninfo(conninfo, dbname=name)) as conn:
+                # Statement order inside the files need not follow dependencies of
+                # SQL-language bodies: the catalogue, not the order, is compared.
+                conn.execute("SET check_function_bodies = off")
+                for text in statements:
+                    conn.execute(text.encode())
+                conn.commit()
+                yield conn
+        finally:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def compare(conninfo: str) -> list[str]:
+    """Objects whose definition after all migrations differs from the live SQL's."""
+    with (
+        scratch_database(conninfo, frozen_sql()) as migrated,
+        scratch_database(conninfo, live_sql()) as live,
+    ):
+        return sqlschema.differences(sqlschema.signature(live), sqlschema.signature(migrated))
+
+
+def _definitions(conn: psycopg.Connection) -> dict[str, tuple[str, str, str]]:
+    return {key: (drop, create, header) for key, drop, create, header in conn.execute(_DEFINITIONS)}
+
+
+def step(old: psycopg.Connection, new: psycopg.Connection) -> Step:
+    """The SQL that takes ``old``'s pgmq schema to ``new``'s."""
+    old_sig, new_sig = sqlschema.signature(old), sqlschema.signature(new)
+    old_defs, new_defs = _definitions(old), _definitions(new)
+    drops, creates, by_hand = [], [], []
+    for key in sorted(old_sig.keys() | new_sig.keys()):
+        if old_sig.get(key) == new_sig.get(key):
+            continue
+        if key not in old_defs and key not in new_defs:
+            by_hand.append(key)
+            continue
+        before, after = old_defs.get(key), new_defs.get(key)
+        if before and (after is None or after[2] != before[2] or not after[2]):
+            drops.append(before[0])
+        if after:
+            creates.append(after[1])
+    lines = ["SET LOCAL check_function_bodies = off;", *drops, *creates]
+    lines += [f"-- BY HAND: {key}" for key in by_hand]
+    return Step(sql="\n".join(lines) + "\n", by_hand=by_hand)
+
+
+def _migrations_dir() -> Path:
+    return Path(str(files(f"{APP}.migrations")))
+
+
+def _slug(why: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", why.lower()).strip("_")[:40].strip("_")
+    if not slug:
+        raise SystemExit('sqlmigrate: say why in a few words, for example: make "faster read"')
+    return slug
+
+
+MIGRATION_TEMPLATE = '''"""{why}
+
+Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
+migrations/sql/ ({name}.sql, and its _reverse) and is never edited.
+"""
+
+from django.db import migrations
+
+from django_pgmq.migrations import _frozen
+
+
+class Migration(migrations.Migration):
+    dependencies = [("django_pgmq", "{previous}")]
+
+    operations = [
+        migrations.RunSQL(
+            sql=_frozen.read("{name}.sql"),
+            reverse_sql=_frozen.read("{name}_reverse.sql"),
+        )
+    ]
+'''
+
+
+def make(why: str, conninfo: str) -> Path | None:
+    """Write the next migration carrying what the live SQL changed; None when nothing did."""
+    slug = _slug(why)
+    with (
+        scratch_database(conninfo, frozen_sql()) as migrated,
+        scratch_database(conninfo, live_sql()) as live,
+    ):
+        forward, backward = step(migrated, live), step(live, migrated)
+    if forward.sql == backward.sql == "SET LOCAL check_function_bodies = off;\n":
+        return None
+    folder = _migrations_dir()
+    numbers = [int(p.name[:4]) for p in folder.glob("[0-9][0-9][0-9][0-9]_*.py")]
+    previous = max(folder.glob("[0-9][0-9][0-9][0-9]_*.py")).stem
+    name = f"{max(numbers) + 1:04d}_{slug}"
+    header = f"-- {name}: {why}\n-- Frozen when written; never edit a released migration.\n"
+    (folder / "sql" / f"{name}.sql").write_text(header + forward.sql, encoding="utf-8")
+    (folder / "sql" / f"{name}_reverse.sql").write_text(header + backward.sql, encoding="utf-8")
+    text = MIGRATION_TEMPLATE.format(
+        why=why.strip().rstrip(".") + ".", name=name, previous=previous
+    )
+    path = folder / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    for key in forward.by_hand:
+        print(f"write by hand in migrations/sql/{name}.sql: {key}", file=sys.stderr)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m django_pgmq.sqlmigrate``."""
+    parser = argparse.ArgumentParser(prog="python -m django_pgmq.sqlmigrate", description=__doc__)
+    parser.add_argument("--database", help="Django database alias (default: PGMQ['DATABASE'])")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("check", help="list objects where the migrations and live SQL differ")
+    make_parser = commands.add_parser("make", help="write a migration for the live SQL's changes")
+    make_parser.add_argument("why", help="what the change is for, in a few words")
+    args = parser.parse_args(argv)
+    if not os.environ.get("DJANGO_SETTINGS_MODULE"):
+        parser.error("set DJANGO_SETTINGS_MODULE (in this repository: example_project.settings)")
+
+    import django
+
+    django.setup()
+    conninfo = server_conninfo(args.database)
+    if args.command == "check":
+        found = compare(conninfo)
+        for line in found:
+            print(line)
+        print("the migrations produce the live SQL" if not found else f"{len(found)} differ")
+        return 1 if found else 0
+    path = make(args.why, conninfo)
+    if path is None:
+        print("nothing to do: the migrations already produce the live SQL")
+        return 0
+    print(f"wrote {path} and its SQL under {path.parent / 'sql'}")
+    remaining = compare(conninfo)
+    for line in remaining:
+        print(line, file=sys.stderr)
+    return 1 if remaining else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
