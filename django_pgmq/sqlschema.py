@@ -9,6 +9,7 @@ The upgrade test and ``python -m django_pgmq.sqlmigrate`` compare installs with 
 from __future__ import annotations
 
 import difflib
+import re
 
 import psycopg
 
@@ -96,12 +97,26 @@ _QUERIES = {
 }
 
 
+# Generated bodies (a queue's access function) name their table's oid as a literal;
+# oids differ between two equal databases, so they are compared as the table's name.
+_RELATION_OIDS = (
+    "SELECT c.oid::text, c.relname FROM pg_class c WHERE c.relnamespace = 'pgmq'::regnamespace"
+)
+_OID_LITERAL = re.compile(r"'(\d+)'")
+
+
 def signature(conn: psycopg.Connection) -> Signature:
     """Every object of schema ``pgmq`` in ``conn``'s database, keyed by kind and name."""
+    oids = dict(conn.execute(_RELATION_OIDS).fetchall())
+
+    def named(match: re.Match[str]) -> str:
+        oid = match.group(1)
+        return f"'<oid of pgmq.{oids[oid]}>'" if oid in oids else match.group(0)
+
     found: Signature = {}
     for query in _QUERIES.values():
         for key, definition in conn.execute(query):
-            found[key] = definition
+            found[key] = _OID_LITERAL.sub(named, definition)
     return found
 
 

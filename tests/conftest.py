@@ -11,6 +11,7 @@ from django.db import connection
 from psycopg.conninfo import make_conninfo
 
 from django_pgmq import QueueManager
+from tests.scratch import Scratch, scratch_database
 
 
 @pytest.fixture
@@ -95,3 +96,17 @@ def subprocess_env(test_database_url) -> dict[str, str]:
         PYTHONUNBUFFERED="1",
     )
     return env
+
+
+@pytest.fixture
+def scratch(pg_dsn, subprocess_env) -> Iterator[Scratch]:
+    """An empty database beside the test database, reachable by DATABASE_URL."""
+    with scratch_database(pg_dsn, subprocess_env) as made:
+        yield made
+
+
+@pytest.fixture
+def other_scratch(pg_dsn, subprocess_env) -> Iterator[Scratch]:
+    """A second empty database, for tests that compare two installs."""
+    with scratch_database(pg_dsn, subprocess_env) as made:
+        yield made

@@ -1,64 +1,12 @@
-"""The install migration, run by `manage.py migrate` in subprocesses against scratch databases.
-
-Each test creates its own database on the test server and drops it afterwards,
-so the shared test database is never migrated back and forth.
-"""
+"""The install migration, run by `manage.py migrate` in subprocesses against scratch databases
+(tests/scratch.py: each test's own database, dropped afterwards)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass
-class Scratch:
-    dsn: str
-    env: dict[str, str]
-
-    def connect(self) -> psycopg.Connection:
-        return psycopg.connect(self.dsn, autocommit=True)
-
-    def manage(self, *args: str) -> subprocess.CompletedProcess:
-        """Run manage.py against this database."""
-        return self.python(str(ROOT / "manage.py"), *args)
-
-    def python(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-
-
-@pytest.fixture
-def scratch(pg_dsn, subprocess_env) -> Iterator[Scratch]:
-    """An empty database beside the test database, reachable by DATABASE_URL."""
-    name = f"{os.environ.get('PGMQ_TEST_DB_PREFIX', 'test_')}scratch_{uuid.uuid4().hex[:8]}"
-    admin = psycopg.connect(make_conninfo(pg_dsn, dbname="postgres"), autocommit=True)
-    admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = subprocess_env["DATABASE_URL"].rsplit("/", 1)[0] + "/" + name
-    try:
-        yield Scratch(make_conninfo(pg_dsn, dbname=name), {**subprocess_env, "DATABASE_URL": url})
-    finally:
-        admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
-        admin.close()
 
 
 def has_pgmq_schema(conn: psycopg.Connection) -> bool:

@@ -1,0 +1,262 @@
+"""Upgrades: an install of 0.1.0 upgraded by ``migrate`` equals a fresh install.
+
+The released migrations are frozen (their SQL lives in migrations/sql/ and never
+changes), the live SQL in django_pgmq/sql/ equals what the migrations produce, and a
+database migrated to 0.1.0 (0007) with queues of every kind and their messages,
+then migrated to the head, has the same pg_catalog signature as a fresh install
+given the same queues, keeps every message, and every queue still works.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from django_pgmq import sqlmigrate, sqlschema
+from tests.integration.test_migrations import applied, has_pgmq_schema
+
+pytestmark = pytest.mark.slow
+
+FROZEN = Path(sqlmigrate.__file__).parent / "migrations" / "sql"
+
+# The SQL of 0.1.0 (a2b74f4). A failure here means a released migration was edited:
+# undo that, and ship the change as a new migration (python -m django_pgmq.sqlmigrate make).
+RELEASED = {
+    "0001_initial.sql": "3aa82e9e88bdff58534f4ad83ba6d1df97f1945011022720b0fbaeda7839bfda",
+    "0002_worker.sql": "a220901bea658d054c311194bf1e446248339df578e09087e93eb3654ea51bf4",
+    "0003_celery.sql": "fadfe38a27dd9833faf617ad956e1fd32846349afc0023d29726943d6d86c4e0",
+    "0004_dashboard.sql": "fb4ee7036114da561b7bb5793c9e095e7b4c184520c8ec0429ed5a2132a6b983",
+    "0005_spark.sql": "27261b488598d951d37a826360a0653f40aa4bd44b50219078bd5cd8adca92e3",
+    "0006_dashboard_spark_stats.sql": (
+        "b15e8f2b974c89a1435abd51f99785be7ab4236cf027b32a88fa846022f24cf2"
+    ),
+    "0007_queue_ops.sql": "93cc750cd6d79b1a53da8fee3382022327f291b010e0d6adda38830ef38ebea6",
+}
+
+# Queues of every kind, made the same way in both databases: name -> messages sent.
+QUEUE_SETUP = [
+    "SELECT pgmq.create('plain')",
+    "SELECT pgmq.create_unlogged('unlogged')",
+    "SELECT pgmq.create_partitioned('parted', '10', '100')",
+    "SELECT pgmq.create('notified')",
+    "SELECT pgmq.enable_notify_insert('notified', 250)",
+    "SELECT pgmq.create('fifo')",
+    "SELECT pgmq.create_fifo_index('fifo')",
+    "SELECT pgmq.create('topical')",
+    "SELECT pgmq.bind_topic('orders.*', 'topical')",
+    "SELECT pgmq.create('Mixed-Case_q')",
+]
+QUEUES = ["plain", "unlogged", "parted", "notified", "fifo", "topical", "Mixed-Case_q"]
+SENT_PER_QUEUE = 12
+
+
+def populate(conn: psycopg.Connection) -> None:
+    """Queues of every kind with messages, some read, some archived, one dead-lettered."""
+    for statement in QUEUE_SETUP:
+        conn.execute(statement)
+    for queue in QUEUES:
+        headers = {"x-group-id": "g1"} if queue == "fifo" else None
+        for n in range(SENT_PER_QUEUE):
+            conn.execute(
+                "SELECT pgmq.send(queue_name => %s, msg => %s, headers => %s)",
+                [queue, json.dumps({"queue": queue, "n": n}), json.dumps(headers)],
+            )
+        conn.execute("SELECT pgmq.read(queue_name => %s, vt => 0, qty => 3)", [queue])
+        conn.execute("SELECT pgmq.archive(queue_name => %s, msg_id => 1)", [queue])
+    conn.execute("SELECT pgmq.send_topic('orders.new', '{\"topic\": true}')")
+    # The worker's dead-letter move: the message leaves 'plain' for a queue made for it.
+    conn.execute("SELECT pgmq._dead_letter('plain', 2, 'plain_dlq', 'failed 5 times')")
+
+
+def contents(conn: psycopg.Connection) -> dict[str, list]:
+    """Every message of every queue and archive, as (msg_id, read_ct, message, headers)."""
+    found = {}
+    names = [r[0] for r in conn.execute("SELECT queue_name FROM pgmq.meta ORDER BY 1")]
+    for name in names:
+        for kind in ("q", "a"):
+            table = conn.execute("SELECT pgmq.format_table_name(%s, %s)", [name, kind]).fetchone()
+            rows = conn.execute(
+                psycopg.sql.SQL(
+                    "SELECT msg_id, read_ct, message, headers FROM pgmq.{} ORDER BY msg_id"
+                ).format(psycopg.sql.Identifier(table[0]))
+            ).fetchall()
+            found[f"{kind}_{name}"] = rows
+    return found
+
+
+def test_released_migrations_keep_the_sql_they_ran():
+    for name, digest in RELEASED.items():
+        actual = hashlib.sha256((FROZEN / name).read_bytes()).hexdigest()
+        assert actual == digest, f"released migration SQL {name} was edited"
+
+
+def test_no_migration_reads_the_live_sql_files():
+    for path in sorted((FROZEN.parent).glob("[0-9][0-9][0-9][0-9]_*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "sqlfiles" not in text and "django_pgmq/sql" not in text, path.name
+
+
+def test_the_live_sql_equals_what_the_migrations_produce(pg_dsn):
+    differences = sqlmigrate.compare(pg_dsn)
+    assert not differences, (
+        "django_pgmq/sql/ differs from the schema the migrations produce; run "
+        "python -m django_pgmq.sqlmigrate make 'why':\n" + "\n".join(differences)
+    )
+
+
+def test_an_upgraded_0_1_0_install_equals_a_fresh_one(scratch, other_scratch):
+    old, fresh = scratch, other_scratch
+    with old.connect() as conn:
+        done = old.manage("migrate", "django_pgmq", "0007")
+        assert done.returncode == 0, done.stderr
+        populate(conn)
+        before = contents(conn)
+        assert before["q_plain_dlq"] and before["a_parted"]
+
+        done = old.manage("migrate")
+        assert done.returncode == 0, done.stderr
+        upgraded = sqlschema.signature(conn)
+        assert contents(conn) == before  # every message kept, as it was
+
+    with fresh.connect() as conn:
+        done = fresh.manage("migrate")
+        assert done.returncode == 0, done.stderr
+        populate(conn)
+        installed = sqlschema.signature(conn)
+
+    assert any(key.startswith("trigger") for key in installed)
+    assert any(key.startswith("index pgmq.a_parted") for key in installed)
+    assert sqlschema.differences(installed, upgraded) == []
+
+    with old.connect() as conn:
+        for queue in [*QUEUES, "plain_dlq"]:
+            msg_id = conn.execute(
+                "SELECT * FROM pgmq.send(queue_name => %s, msg => '{\"after\": 1}')", [queue]
+            ).fetchone()[0]
+            got = conn.execute(
+                "SELECT msg_id FROM pgmq.read(queue_name => %s, vt => 30, qty => 100)", [queue]
+            ).fetchall()
+            assert (msg_id,) in got, queue
+
+
+def test_the_signature_sees_a_changed_function_body(scratch):
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq")
+        assert done.returncode == 0, done.stderr
+        before = sqlschema.signature(conn)
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION pgmq._probe() RETURNS int LANGUAGE sql AS 'SELECT 1'"
+        )
+        body = conn.execute(
+            "SELECT pg_get_functiondef('pgmq.metrics_all()'::regprocedure)"
+        ).fetchone()[0]
+        conn.execute(body.replace("BEGIN", "BEGIN -- edited", 1))
+        found = sqlschema.differences(before, sqlschema.signature(conn))
+    assert [line.split("\n")[0] for line in found] == [
+        "unexpected: function pgmq._probe()",
+        "differs: function pgmq.metrics_all()",
+    ]
+
+
+def test_make_writes_sql_that_takes_the_migrated_schema_to_the_live_one(pg_dsn):
+    changed = [
+        *sqlmigrate.live_sql(),
+        "CREATE OR REPLACE FUNCTION pgmq.metrics_all() RETURNS SETOF pgmq.metrics_result "
+        "LANGUAGE sql AS $$ SELECT * FROM pgmq.metrics('nothing') $$;"
+        "CREATE FUNCTION pgmq._new_helper(x int) RETURNS int LANGUAGE sql AS 'SELECT x';"
+        "CREATE INDEX meta_created ON pgmq.meta (created_at);",
+    ]
+    with (
+        sqlmigrate.scratch_database(pg_dsn, sqlmigrate.frozen_sql()) as migrated,
+        sqlmigrate.scratch_database(pg_dsn, changed) as target,
+    ):
+        forward, backward = sqlmigrate.step(migrated, target), sqlmigrate.step(target, migrated)
+        assert forward.by_hand == [] and backward.by_hand == []
+        original = sqlschema.signature(migrated)
+        migrated.execute(forward.sql.encode())
+        assert (
+            sqlschema.differences(sqlschema.signature(target), sqlschema.signature(migrated)) == []
+        )
+        migrated.execute(backward.sql.encode())
+        assert sqlschema.differences(original, sqlschema.signature(migrated)) == []
+    assert "CREATE OR REPLACE FUNCTION pgmq.metrics_all()" in forward.sql
+    assert "DROP FUNCTION IF EXISTS pgmq._new_helper(integer);" in backward.sql
+
+
+def test_make_flags_a_table_change_for_writing_by_hand(pg_dsn):
+    changed = [*sqlmigrate.live_sql(), "ALTER TABLE pgmq.meta ADD COLUMN note text;"]
+    with (
+        sqlmigrate.scratch_database(pg_dsn, sqlmigrate.frozen_sql()) as migrated,
+        sqlmigrate.scratch_database(pg_dsn, changed) as target,
+    ):
+        forward = sqlmigrate.step(migrated, target)
+    assert forward.by_hand == ["table pgmq.meta"]
+    assert "-- BY HAND: table pgmq.meta" in forward.sql
+
+
+def test_migrate_refuses_an_upgrade_onto_a_foreign_pgmq_schema(scratch):
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq", "0006")
+        assert done.returncode == 0, done.stderr
+        # Someone replaced our schema with a SQL-only pgmq install of their own.
+        conn.execute("DROP SCHEMA pgmq CASCADE")
+        conn.execute("CREATE SCHEMA pgmq")
+        conn.execute("CREATE TABLE pgmq.theirs (x int)")
+        before = applied(conn)
+
+        result = scratch.manage("migrate")
+        assert result.returncode != 0
+        assert 'django-pgmq: schema "pgmq" already exists in this database' in result.stderr
+        assert "Traceback" not in result.stderr
+        assert applied(conn) == before
+        assert conn.execute("SELECT to_regclass('pgmq.theirs') IS NOT NULL").fetchone()[0]
+        assert conn.execute("SELECT to_regclass('pgmq.meta')").fetchone() == (None,)
+        # ... and migrate zero does not drop it either.
+        result = scratch.manage("migrate", "django_pgmq", "zero")
+        assert result.returncode != 0
+        assert conn.execute("SELECT to_regclass('pgmq.theirs') IS NOT NULL").fetchone()[0]
+        assert applied(conn) == before
+
+
+def test_migrate_refuses_an_upgrade_when_the_pgmq_extension_appeared(scratch):
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq", "0006")
+        assert done.returncode == 0, done.stderr
+        before = applied(conn)
+        conn.execute("SET allow_system_table_mods = on")
+        conn.execute(
+            "INSERT INTO pg_extension (oid, extname, extowner, extnamespace, extrelocatable, "
+            "extversion) SELECT (SELECT max(oid::bigint) + 1 FROM pg_extension)::oid, 'pgmq', "
+            "10, 'public'::regnamespace, false, '1.13.0'"
+        )
+        result = scratch.manage("migrate")
+        assert result.returncode != 0
+        assert "django-pgmq: this database already has the pgmq extension installed" in (
+            result.stderr
+        )
+        assert "Traceback" not in result.stderr
+        assert applied(conn) == before
+
+
+def test_migrate_zero_removes_everything_with_queues_of_every_kind(scratch):
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq")
+        assert done.returncode == 0, done.stderr
+        populate(conn)
+        done = scratch.manage("migrate", "django_pgmq", "zero")
+        assert done.returncode == 0, done.stderr
+        assert not has_pgmq_schema(conn)
+        assert applied(conn) == []
+        leftovers = conn.execute(
+            "SELECT c.oid::regclass::text FROM pg_class c JOIN pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', "
+            "'information_schema', 'pg_toast') AND c.relname NOT LIKE 'django_migrations%%' "
+            "UNION ALL SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n "
+            "ON n.oid = p.pronamespace WHERE n.nspname NOT IN ('pg_catalog', "
+            "'information_schema')"
+        ).fetchall()
+        assert leftovers == []
