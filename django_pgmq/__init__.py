@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from importlib import metadata as _metadata
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,10 @@ if TYPE_CHECKING:
     from .manager import QueueManager
     from .worker import consumer
 
-__version__ = "0.1.0"
+try:  # one version source: the installed package's metadata (pyproject.toml)
+    __version__ = _metadata.version("django-pgmq")
+except _metadata.PackageNotFoundError:  # a checkout used without installing it
+    __version__ = "0+unknown"
 
 # Imported on first use: Spark executors and plain Celery apps import this package
 # without Django settings, and should not pay for loading Django's ORM.

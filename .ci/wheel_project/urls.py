@@ -1,0 +1,4 @@
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [path("admin/", admin.site.urls), path("pgmq/", include("django_pgmq.urls"))]
