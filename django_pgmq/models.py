@@ -109,3 +109,53 @@ class QueueSample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.queue} @ {self.sampled_at:%Y-%m-%d %H:%M:%S}"
+
+
+class TaskResultRecord(models.Model):
+    """One Django task enqueued with ``django_pgmq.tasks.PgmqBackend``: its state and result.
+
+    The backend's ``get_result`` reads it; the worker updates it per attempt. The
+    message on the pgmq queue only points here (by ``id``). Finished rows are
+    purged after the backend's retention (worker maintenance, ``pgmq_maintain``).
+    """
+
+    class Status(models.TextChoices):
+        # The values of Django's TaskResultStatus.
+        READY = "READY", "Ready"
+        RUNNING = "RUNNING", "Running"
+        FAILED = "FAILED", "Failed"
+        SUCCESSFUL = "SUCCESSFUL", "Successful"
+
+    id = models.UUIDField(primary_key=True)
+    backend = models.CharField(max_length=100)
+    queue_name = models.CharField(max_length=47)
+    task_path = models.CharField(max_length=255)
+    priority = models.SmallIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.READY)
+    args = models.JSONField(default=list)
+    kwargs = models.JSONField(default=dict)
+    run_after = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    last_attempted_at = models.DateTimeField(null=True, blank=True)
+    return_value = models.JSONField(null=True, blank=True)
+    errors = models.JSONField(default=list, blank=True)
+    worker_ids = models.JSONField(default=list, blank=True)
+    max_attempts = models.PositiveIntegerField(
+        default=1, help_text="Attempts (worker_ids) after which a failure is final."
+    )
+    msg_id = models.BigIntegerField(null=True, blank=True, help_text="Its message on the queue.")
+
+    class Meta:
+        ordering = ["-enqueued_at"]
+        verbose_name = "task result"
+        indexes = [
+            models.Index(fields=["status", "finished_at"], name="pgmq_task_status_finished"),
+            models.Index(fields=["task_path"], name="pgmq_task_path"),
+            models.Index(fields=["queue_name", "status"], name="pgmq_task_queue_status"),
+            models.Index(fields=["enqueued_at"], name="pgmq_task_enqueued"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_path} ({self.status})"
