@@ -71,6 +71,10 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     elif name in _ON_DEFAULT_DATABASE:
         value = _on_default_database(name)
+    elif name.startswith("a") and name[1:] in _ON_DEFAULT_DATABASE:  # asend, aread, ...
+        from .manager.aio import module_twin
+
+        value = module_twin(__getattr__(name[1:]))
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
@@ -89,7 +93,21 @@ __all__ = [
     "QueueMetrics",
     "QueueNameConflict",
     "QueueNotFound",
+    "aarchive",
+    "acreate_queue",
+    "adelete",
+    "adrop_queue",
+    "alist_queues",
+    "ametrics",
+    "ametrics_all",
+    "apop",
+    "apurge_queue",
     "archive",
+    "aread",
+    "aread_with_poll",
+    "asend",
+    "asend_batch",
+    "aset_vt",
     "consumer",
     "create_queue",
     "delete",

@@ -9,19 +9,32 @@ combines them.
 
 from __future__ import annotations
 
+from .aio import AsyncOps
 from .dashboard import DashboardOps
 from .messages import MessageOps
 from .notifications import NotifyOps
 from .partitions import PartitionOps
 from .queues import QueueOps
 from .routing import RoutingOps
+from .tasks import TaskOps
 from .worker import WorkerOps
 
 
 class QueueManager(
-    QueueOps, MessageOps, NotifyOps, RoutingOps, PartitionOps, WorkerOps, DashboardOps
+    QueueOps,
+    MessageOps,
+    NotifyOps,
+    RoutingOps,
+    PartitionOps,
+    WorkerOps,
+    DashboardOps,
+    TaskOps,
+    AsyncOps,
 ):
-    """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``)."""
+    """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).
+
+    Every public method has an async twin named with an ``a`` in front (``asend``, ...).
+    """
 
 
 __all__ = ["QueueManager"]

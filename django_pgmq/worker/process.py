@@ -20,12 +20,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import inspect
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic
+from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.db import connections, transaction
 
 from ..manager import QueueManager
@@ -80,6 +83,23 @@ class _FirstFailed(Exception):
         self.message = message
         self.error = error
         self.rest = rest
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def call_handler(handler: Callable[[Any], Any], argument: Any) -> Any:
+    """Call a handler; an ``async def`` one is awaited to the end on an event loop.
+
+    asgiref runs the coroutine on a loop of its own while this thread waits, and
+    runs its ``sync_to_async`` calls (the ORM's async methods) back on this
+    thread, so they use this thread's connection and the chunk's transaction.
+    """
+    result = handler(argument)
+    if inspect.isawaitable(result):
+        return async_to_sync(_await)(result)
+    return result
 
 
 def error_text(exc: BaseException) -> str:
@@ -147,7 +167,8 @@ class Processor:
         outcome: Outcome,
     ) -> None:
         """Acknowledge ``done``; with ``read_next`` (atomic), read the next batch in one go."""
-        if read_next is not None and self.consumer.atomic and not self.stopping.is_set():
+        reads_ahead = self.consumer.atomic and not self.settings.priority
+        if read_next is not None and reads_ahead and not self.stopping.is_set():
             reader = functools.partial(self._acknowledge_and_read, done)
             outcome.following = read_next(reader)
         elif done:
@@ -246,7 +267,7 @@ class Processor:
         """Run the first handler of a chunk, without a savepoint (see the module's docstring)."""
         self.holdings.start(self.queue, [message.msg_id])
         try:
-            self.consumer.handler(self._decode(message))
+            call_handler(self.consumer.handler, self._decode(message))
         except Exception as exc:
             raise _FirstFailed(message, exc, rest) from exc
 
@@ -255,7 +276,7 @@ class Processor:
         self.holdings.start(self.queue, [message.msg_id])
         try:
             with self._savepoint():
-                self.consumer.handler(self._decode(message))
+                call_handler(self.consumer.handler, self._decode(message))
         except Exception as exc:
             self._fail([message], exc, outcome)
             return False
@@ -278,7 +299,7 @@ class Processor:
             return []
         try:
             with self._savepoint():
-                self.consumer.handler(decoded)
+                call_handler(self.consumer.handler, decoded)
         except Exception as exc:
             self._fail(decoded, exc, outcome)
             return []
