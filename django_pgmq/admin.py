@@ -16,7 +16,8 @@ from django.http import HttpResponse
 from django.urls import URLPattern, path
 
 from .dashboard import actions, views
-from .models import Queue
+from .models import Queue, TaskResultRecord
+from .tasks.admin import TaskResultRecordAdmin
 
 
 @admin.register(Queue)
@@ -44,3 +45,6 @@ class QueueAdmin(admin.ModelAdmin):
                 name="django_pgmq_queue_history",
             ),
         ]
+
+
+admin.site.register(TaskResultRecord, TaskResultRecordAdmin)

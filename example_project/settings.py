@@ -109,3 +109,21 @@ CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "rpc://")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # ---- end of Celery settings ----
+
+# ---- Django Tasks (django_pgmq.tasks) ----
+# Each queue name is a pgmq queue (made on first enqueue, or when a worker starts);
+# `manage.py pgmq_consume --tasks` runs them. Django 6.x has django.tasks; on 5.2
+# install the backport: pip install "django-pgmq[tasks]".
+TASKS = {
+    "default": {
+        "BACKEND": "django_pgmq.tasks.PgmqBackend",
+        "QUEUES": ["default", "emails"],
+    },
+    # Failed tasks run again, up to twice, after a backoff from 0.2 s.
+    "retrying": {
+        "BACKEND": "django_pgmq.tasks.PgmqBackend",
+        "QUEUES": ["retrying"],
+        "OPTIONS": {"retries": 2, "retry_delay": 0.2, "retention_days": 7},
+    },
+}
+# ---- end of Django Tasks settings ----

@@ -45,6 +45,7 @@ class QueueSettings:
     dead_letter: str
     on_success: str
     retry_delay: float
+    priority: bool = False  # read highest header priority first (Django task queues)
 
     def describe(self) -> str:
         """One line for the start-up log."""
@@ -52,6 +53,7 @@ class QueueSettings:
             [
                 ", batch handler" if self.consumer.batch_handler else "",
                 "" if self.consumer.atomic else ", not atomic",
+                ", by priority" if self.priority else "",
             ]
         )
         return (

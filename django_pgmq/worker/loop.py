@@ -136,7 +136,9 @@ class ConsumerThread(threading.Thread):
             return [], 0.0
         claimed_at = monotonic()
         try:
-            if reader is None:
+            if reader is None and settings.priority:
+                messages = worker.manager.read_by_priority(queue, vt=settings.vt, qty=wanted)
+            elif reader is None:
                 messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
             else:
                 messages = reader(wanted)

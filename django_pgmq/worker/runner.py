@@ -53,6 +53,7 @@ class WorkerOptions:
     until_empty: bool = False
     shutdown_timeout: float = 30.0
     heartbeat: float | None = None  # None: PGMQ["WORKER_HEARTBEAT"]
+    maintenance: Callable[[], None] | None = None  # run with the samples (e.g. purge results)
 
 
 class Worker:
@@ -247,6 +248,8 @@ class Worker:
             queues = [*self.settings, *(s.dead_letter for s in self.settings.values())]
             retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
             sample_queues(self.manager, queues, interval=interval, retention=retention)
+            if self.options.maintenance is not None:
+                self.options.maintenance()
 
     def _queues_empty(self) -> bool:
         try:

@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError
 
+from ... import conf
 from ...worker import config, registry
 from ...worker.runner import Worker, WorkerOptions
 from ..base import PgmqCommand, positive_int
@@ -45,8 +46,9 @@ Handlers are functions decorated with @django_pgmq.consumer("QUEUE", ...) in an
 installed app's consumers.py, or the one given with --handler. Options given
 here override the decorator's, which override the queue's QueueConfig row.
 Woken by LISTEN/NOTIFY (notifications are enabled on the queues if needed),
-with polling as fallback. SIGTERM or SIGINT stops gracefully (exit 0); a
-second one exits at once.
+with polling as fallback. With --tasks it runs the Django tasks of a TASKS
+backend (django_pgmq.tasks.PgmqBackend) instead, highest priority first.
+SIGTERM or SIGINT stops gracefully (exit 0); a second one exits at once.
 
 examples:
   manage.py pgmq_consume orders
@@ -54,10 +56,27 @@ examples:
   manage.py pgmq_consume orders --handler shop.tasks.handle_order --batch 50
   manage.py pgmq_consume orders --no-listen --poll-interval 0.5   # behind PgBouncer
   manage.py pgmq_consume orders --until-empty                     # drain, then exit
+  manage.py pgmq_consume --tasks                                  # Django tasks, every queue
+  manage.py pgmq_consume --tasks --backend reports emails         # one backend's queue
 """
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("queues", nargs="+", metavar="QUEUE", help="Queues to consume.")
+        parser.add_argument(
+            "queues",
+            nargs="*",
+            metavar="QUEUE",
+            help="Queues to consume (with --tasks: default every queue of the backend).",
+        )
+        parser.add_argument(
+            "--tasks",
+            action="store_true",
+            help="Run Django tasks of a django_pgmq.tasks.PgmqBackend (see --backend).",
+        )
+        parser.add_argument(
+            "--backend",
+            metavar="ALIAS",
+            help="With --tasks: the TASKS backend alias (default: 'default').",
+        )
         parser.add_argument(
             "--handler", metavar="DOTTED.PATH", help="Handler for every QUEUE given."
         )
@@ -141,14 +160,23 @@ examples:
             "on_success": "delete" if options["delete"] else None,
             "retry_delay": options["retry_delay"],
         }
+        using, maintenance = options["database"], None
         try:
-            registry.autodiscover()
-            queues = config.plan(
-                options["queues"],
-                handler=options["handler"],
-                overrides=overrides,
-                using=options["database"],
-            )
+            if options["tasks"]:
+                queues, backend = self._task_queues(options, overrides)
+                using, maintenance = backend.database, backend.purge_results
+            elif not options["queues"]:
+                raise CommandError("name at least one QUEUE (or run Django tasks with --tasks)")
+            else:
+                if options["backend"]:
+                    raise CommandError("--backend goes with --tasks")
+                registry.autodiscover()
+                queues = config.plan(
+                    options["queues"],
+                    handler=options["handler"],
+                    overrides=overrides,
+                    using=using,
+                )
         except ImproperlyConfigured as exc:
             raise CommandError(str(exc)) from exc
         worker_options = WorkerOptions(
@@ -159,5 +187,25 @@ examples:
             until_empty=options["until_empty"],
             shutdown_timeout=options["shutdown_timeout"],
             heartbeat=options["heartbeat"],
+            maintenance=maintenance,
         )
-        Worker(queues, worker_options, using=options["database"]).run()
+        Worker(queues, worker_options, using=using).run()
+
+    def _task_queues(
+        self, options: dict[str, Any], overrides: dict[str, Any]
+    ) -> tuple[list[config.QueueSettings], Any]:
+        """--tasks: the backend's queues to run, and the backend."""
+        from ...tasks import worker as task_worker
+
+        settled_by_tasks = ("handler", "max_reads", "dead_letter", "delete")
+        clashing = [f"--{name.replace('_', '-')}" for name in settled_by_tasks if options[name]]
+        if clashing:
+            raise CommandError(f"{', '.join(clashing)} cannot be used with --tasks")
+        backend = task_worker.backend_named(options["backend"] or "default")
+        if options["database"] not in (backend.database, conf.database_alias()):
+            raise CommandError(
+                f"--database {options['database']!r}: task backend {backend.alias!r} uses "
+                f"database {backend.database!r}"
+            )
+        queues = task_worker.plan(backend, options["queues"], overrides)
+        return queues, backend

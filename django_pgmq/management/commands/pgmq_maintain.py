@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError
 from django.db import DatabaseError
 
@@ -33,7 +35,8 @@ messages. Run it from cron, e.g. every few minutes: running it often, or twice
 at once, is safe (each queue is maintained under its queue lock). Each queue is
 its own transaction; one that fails (e.g. its locks are not granted within
 --lock-timeout because a long transaction uses the queue) is reported and the
-others go on; the exit status is then 1.
+others go on; the exit status is then 1. Without QUEUE arguments it also purges
+the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention.
 
 examples:
   manage.py pgmq_maintain
@@ -67,6 +70,8 @@ examples:
             self._list(manager, queues)
             return
         failed: list[str] = []
+        if not options["queues"]:
+            self._purge_task_results(options["verbosity"])
         for queue in queues:
             try:
                 changes = manager.maintain_partitions(queue, lock_timeout=options["lock_timeout"])
@@ -83,6 +88,28 @@ examples:
         if failed:
             names = ", ".join(f'"{q}"' for q in failed)
             raise CommandError(f"{len(failed)} queue(s) not maintained: {names}")
+
+    def _purge_task_results(self, verbosity: int) -> None:
+        """Delete the finished results of Django tasks past their backend's retention."""
+        if not any(
+            str(params.get("BACKEND", "")).startswith("django_pgmq.tasks")
+            for params in getattr(settings, "TASKS", {}).values()
+        ):
+            return
+        try:
+            from ...tasks.backend import configured_backends
+
+            backends = configured_backends()
+        except ImproperlyConfigured as exc:
+            self.stderr.write(f"task results not purged: {one_line(exc)}")
+            return
+        for backend in backends:
+            purged = backend.purge_results()
+            if verbosity > 0:
+                self.stdout.write(
+                    f"task backend {backend.alias!r}: {purged} result(s) finished more than "
+                    f"{backend.retention_days:g} day(s) ago purged"
+                )
 
     def _report(self, queue: str, changes: list[PartitionChange]) -> None:
         if not changes:

@@ -1,0 +1,222 @@
+"""`PgmqBackend`: Django's Tasks API on pgmq queues in the project's own database.
+
+``enqueue`` writes the task's result row and sends its message (header
+``priority``, delay ``run_after``) on Django's connection, in one transaction
+that joins the caller's: a task enqueued in a transaction that rolls back never
+existed. ``manage.py pgmq_consume --tasks`` runs the messages (see runner.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connections, transaction
+from django.utils import timezone
+
+from .. import conf
+from ..errors import PgmqError
+from ..manager import QueueManager
+from ..models import TaskResultRecord
+from ..names import validate_queue_name
+from . import results
+from .compat import (
+    BaseTaskBackend,
+    Task,
+    TaskResult,
+    TaskResultDoesNotExist,
+    TaskResultStatus,
+    task_enqueued,
+)
+
+DEFAULTS: dict[str, Any] = {
+    "database": None,  # None: PGMQ["DATABASE"]
+    "retries": 0,
+    "retry_delay": 1.0,
+    "retention_days": 7.0,
+}
+
+# (database alias, queue) pairs known to be task queues, per process.
+_READY_QUEUES: set[tuple[str, str]] = set()
+_READY_LOCK = threading.Lock()
+
+
+class PgmqBackend(BaseTaskBackend):
+    """Django Tasks backend: each task queue name is a pgmq queue; results in a table."""
+
+    supports_defer = True
+    supports_priority = True
+    supports_async_task = True
+    supports_get_result = True
+
+    def __init__(self, alias: str, params: dict[str, Any]) -> None:
+        super().__init__(alias, params)
+        options = {**DEFAULTS, **{k.lower(): v for k, v in self.options.items()}}
+        self.database: str = options["database"] or conf.database_alias()
+        self.retries = options["retries"]
+        self.retry_delay = options["retry_delay"]
+        self.retention_days = options["retention_days"]
+        self.unknown_options = sorted(set(options) - set(DEFAULTS))
+        problems = self._option_problems()
+        if problems:
+            raise ImproperlyConfigured(f"TASKS[{alias!r}]: " + "; ".join(problems))
+
+    @property
+    def retention(self) -> timedelta:
+        """How long finished results are kept."""
+        return timedelta(days=float(self.retention_days))
+
+    # -- Django's API -----------------------------------------------------------
+
+    def enqueue(self, task: Task, args: Iterable[Any], kwargs: dict[str, Any]) -> TaskResult:
+        """Store the task's result row and send its message, in the caller's transaction."""
+        self.validate_task(task)
+        result = TaskResult(  # normalises args and kwargs: TypeError before anything is written
+            task=task,
+            id=str(uuid.uuid4()),
+            status=TaskResultStatus.READY,
+            enqueued_at=None,
+            started_at=None,
+            finished_at=None,
+            last_attempted_at=None,
+            args=list(args),
+            kwargs=dict(kwargs),
+            backend=self.alias,
+            errors=[],
+            worker_ids=[],
+        )
+        run_after = task.run_after
+        if run_after is not None and timezone.is_naive(run_after):  # USE_TZ = False
+            run_after = timezone.make_aware(run_after)
+        manager = QueueManager(self.database)
+        with transaction.atomic(using=self.database, savepoint=False):
+            self.prepare_queue(task.queue_name)
+            msg_id = manager.send(
+                task.queue_name,
+                {"id": result.id, "task": task.module_path},
+                delay=run_after or 0,
+                headers={"priority": task.priority},
+            )
+            record = TaskResultRecord(
+                id=result.id,
+                backend=self.alias,
+                queue_name=task.queue_name,
+                task_path=task.module_path,
+                priority=task.priority,
+                args=result.args,
+                kwargs=result.kwargs,
+                run_after=run_after,
+                enqueued_at=timezone.now(),
+                max_attempts=self.retries + 1,
+                msg_id=msg_id,
+            )
+            record.save(using=self.database, force_insert=True)
+        object.__setattr__(result, "enqueued_at", record.enqueued_at)
+        task_enqueued.send(type(self), task_result=result)
+        return result
+
+    def get_result(self, result_id: str) -> TaskResult:
+        """The result of a task enqueued with this backend, from any process."""
+        try:
+            key = uuid.UUID(str(result_id))
+        except ValueError:
+            raise TaskResultDoesNotExist(f"no task result {result_id!r}") from None
+        record = (
+            TaskResultRecord.objects.using(self.database).filter(pk=key, backend=self.alias).first()
+        )
+        if record is None:
+            raise TaskResultDoesNotExist(f"no task result {result_id!r}")
+        return results.to_result(record)
+
+    def check(self, **kwargs: Any) -> Iterable[checks.CheckMessage]:
+        """Django system checks: queue names pgmq accepts, options of the right kind."""
+        yield from super().check(**kwargs)
+        hint = f"see TASKS[{self.alias!r}]"
+        for queue in sorted(self.queues):
+            try:
+                validate_queue_name(queue)
+            except PgmqError as exc:
+                yield checks.Error(str(exc), hint=hint, id="django_pgmq.E101")
+        if self.database not in settings.DATABASES:
+            yield checks.Error(
+                f"OPTIONS database {self.database!r} is not in DATABASES",
+                hint=hint,
+                id="django_pgmq.E102",
+            )
+        for name in self.unknown_options:
+            yield checks.Warning(
+                f"unknown OPTIONS key {name!r} (known: {', '.join(DEFAULTS)})",
+                hint=hint,
+                id="django_pgmq.W101",
+            )
+
+    def _option_problems(self) -> list[str]:
+        """What is wrong with the numeric OPTIONS, one line each."""
+        problems = []
+        retries = self.retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            problems.append(f"OPTIONS retries must be an integer of at least 0, got {retries!r}")
+        for name in ("retry_delay", "retention_days"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                problems.append(f"OPTIONS {name} must be a number above 0, got {value!r}")
+        return problems
+
+    # -- queues -----------------------------------------------------------------
+
+    def prepare_queue(self, queue: str) -> None:
+        """Make ``queue`` a task queue (created, priority index) unless known to be one.
+
+        Once it is committed, this process remembers it and skips the round trip.
+        """
+        key = (self.database, queue)
+        if key in _READY_QUEUES:
+            return
+        QueueManager(self.database).enable_task_queue(queue)
+
+        def remember() -> None:
+            with _READY_LOCK:
+                _READY_QUEUES.add(key)
+
+        if connections[self.database].in_atomic_block:
+            transaction.on_commit(remember, using=self.database)
+        else:
+            remember()
+
+    def retry(self, record: TaskResultRecord) -> None:
+        """Run a FAILED task again (the admin's action): READY, with ``retries`` more attempts.
+
+        Its errors and worker ids are kept; a new message is sent.
+        """
+        with transaction.atomic(using=self.database):
+            self.prepare_queue(record.queue_name)
+            record.msg_id = QueueManager(self.database).send(
+                record.queue_name,
+                {"id": str(record.id), "task": record.task_path},
+                headers={"priority": record.priority},
+            )
+            record.status = TaskResultRecord.Status.READY
+            record.finished_at = None
+            record.max_attempts = len(record.worker_ids) + self.retries + 1
+            record.save(
+                using=self.database,
+                update_fields=["msg_id", "status", "finished_at", "max_attempts"],
+            )
+
+    def purge_results(self) -> int:
+        """Delete results finished longer ago than the retention; how many."""
+        return results.purge(self.database, self.alias, self.retention)
+
+
+def configured_backends() -> list[PgmqBackend]:
+    """Every ``TASKS`` backend that is a `PgmqBackend` (``pgmq_maintain`` purges their results)."""
+    from .compat import task_backends
+
+    backends = [task_backends[alias] for alias in getattr(settings, "TASKS", {})]
+    return [backend for backend in backends if isinstance(backend, PgmqBackend)]

@@ -1,0 +1,164 @@
+"""Task results: the `TaskResultRecord` rows and Django's `TaskResult` built from them.
+
+The backend writes a row when a task is enqueued; the worker's runner updates
+it per attempt (`start_attempt`, `succeed`, `fail`); `get_result` reads it.
+"""
+
+from __future__ import annotations
+
+import copy
+import traceback
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from ..models import TaskResultRecord
+from .compat import Task, TaskError, TaskResult, TaskResultDoesNotExist, TaskResultStatus
+from .errors import WorkerLost
+
+Status = TaskResultRecord.Status
+FINISHED = (Status.SUCCESSFUL, Status.FAILED)
+
+
+def error_entry(exc: BaseException) -> dict[str, str]:
+    """An error as stored: the exception's class path and its formatted traceback."""
+    kind = type(exc)
+    return {
+        "exception_class_path": f"{kind.__module__}.{kind.__qualname__}",
+        "traceback": "".join(traceback.format_exception(exc)),
+    }
+
+
+def load_task(path: str) -> Task:
+    """The `Task` a result names (a module-level ``@task`` function), or ImportError."""
+    try:
+        task = import_string(path)
+    except ImportError:
+        raise
+    except Exception as exc:  # the module raised while importing
+        raise ImportError(f"cannot import task {path!r}: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(task, Task):
+        raise ImportError(f"{path!r} is not a task (decorate it with @task)")
+    return task
+
+
+def task_of(record: TaskResultRecord, task: Task) -> Task:
+    """``task`` with the options it was enqueued with (not validated again: settings may change)."""
+    enqueued = copy.copy(task)
+    for name, value in (
+        ("priority", record.priority),
+        ("queue_name", record.queue_name),
+        ("run_after", record.run_after),
+        ("backend", record.backend),
+    ):
+        object.__setattr__(enqueued, name, value)
+    return enqueued
+
+
+def to_result(record: TaskResultRecord, task: Task | None = None) -> TaskResult:
+    """Django's `TaskResult` of a row; ``task`` saves importing it again."""
+    if task is None:
+        try:
+            task = load_task(record.task_path)
+        except ImportError as exc:
+            raise TaskResultDoesNotExist(
+                f"task result {record.id}: its task cannot be loaded: {exc}"
+            ) from exc
+    result = TaskResult(
+        task=task_of(record, task),
+        id=str(record.id),
+        status=TaskResultStatus(record.status),
+        enqueued_at=record.enqueued_at,
+        started_at=record.started_at,
+        finished_at=record.finished_at,
+        last_attempted_at=record.last_attempted_at,
+        args=record.args,
+        kwargs=record.kwargs,
+        backend=record.backend,
+        errors=[TaskError(**error) for error in record.errors],
+        worker_ids=list(record.worker_ids),
+    )
+    object.__setattr__(result, "_return_value", record.return_value)
+    return result
+
+
+def refresh_result(result: TaskResult, record: TaskResultRecord) -> None:
+    """Copy a row's state into an existing `TaskResult` (the runner's, sent with signals)."""
+    for name, value in (
+        ("status", TaskResultStatus(record.status)),
+        ("started_at", record.started_at),
+        ("finished_at", record.finished_at),
+        ("last_attempted_at", record.last_attempted_at),
+        ("errors", [TaskError(**error) for error in record.errors]),
+        ("worker_ids", list(record.worker_ids)),
+        ("_return_value", record.return_value),
+    ):
+        object.__setattr__(result, name, value)
+
+
+def start_attempt(using: str, result_id: str, worker_id: str) -> TaskResultRecord | None:
+    """Mark a result RUNNING for a new attempt by ``worker_id``; None if it is not to run.
+
+    Not to run: no such row, or already finished (a message that came back after
+    its verdict was written). A row still RUNNING lost its previous attempt's
+    worker: that attempt is recorded as failed (`WorkerLost`), and when it was
+    the last one allowed the result is FAILED instead of run again.
+    """
+    with transaction.atomic(using=using):
+        record = (
+            TaskResultRecord.objects.using(using).select_for_update().filter(pk=result_id).first()
+        )
+        if record is None or record.status in FINISHED:
+            return None
+        now = timezone.now()
+        if record.status == Status.RUNNING:
+            record.errors.append(error_entry(WorkerLost(_lost_text(record))))
+            if len(record.worker_ids) >= record.max_attempts:
+                record.status, record.finished_at = Status.FAILED, now
+                record.save(update_fields=["status", "finished_at", "errors"])
+                return None
+        record.status = Status.RUNNING
+        record.started_at = record.started_at or now
+        record.last_attempted_at = now
+        record.worker_ids.append(worker_id)
+        record.save(
+            update_fields=["status", "started_at", "last_attempted_at", "worker_ids", "errors"]
+        )
+        return record
+
+
+def _lost_text(record: TaskResultRecord) -> str:
+    worker = record.worker_ids[-1] if record.worker_ids else "unknown"
+    return f"attempt {len(record.worker_ids)} on worker {worker} ended without a verdict"
+
+
+def succeed(using: str, record: TaskResultRecord, value: Any) -> None:
+    """Record a successful attempt and its (JSON-normalised) return value."""
+    record.status = Status.SUCCESSFUL
+    record.finished_at = timezone.now()
+    record.return_value = value
+    record.save(using=using, update_fields=["status", "finished_at", "return_value"])
+
+
+def fail(using: str, record: TaskResultRecord, exc: BaseException) -> bool:
+    """Record a failed attempt; True when the task runs again (READY), False when FAILED."""
+    record.errors.append(error_entry(exc))
+    again = len(record.worker_ids) < record.max_attempts
+    if again:
+        record.status = Status.READY
+    else:
+        record.status, record.finished_at = Status.FAILED, timezone.now()
+    record.save(using=using, update_fields=["status", "finished_at", "errors"])
+    return again
+
+
+def purge(using: str, backend: str, retention: timedelta, now: datetime | None = None) -> int:
+    """Delete the backend's results finished more than ``retention`` ago; how many."""
+    cutoff = (now or timezone.now()) - retention
+    finished = TaskResultRecord.objects.using(using).filter(
+        backend=backend, status__in=FINISHED, finished_at__lt=cutoff
+    )
+    return finished.delete()[0]

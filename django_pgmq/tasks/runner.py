@@ -1,0 +1,113 @@
+"""Running one task message in the worker: the handler of a task queue.
+
+The worker consumes task queues like any queue, with this handler, not atomic
+(a task commits its own work, and its result says RUNNING while it runs). Each
+message names a result row; the runner marks it RUNNING, calls the task (an
+``async def`` one on an event loop), and records SUCCESSFUL or FAILED with the
+return value or the error. A failed attempt with attempts left is put back
+READY and raised to the processor as `RetryTask`, which retries the message
+after a backoff. A message whose result is already finished is only acknowledged.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import socket
+from typing import TYPE_CHECKING, Any
+
+from ..messages import Message
+from ..models import TaskResultRecord
+from . import results
+from .compat import (
+    Task,
+    TaskContext,
+    TaskResult,
+    normalize_json,
+    task_finished,
+    task_started,
+)
+from .errors import RetryTask
+
+if TYPE_CHECKING:
+    from .backend import PgmqBackend
+
+log = logging.getLogger("django_pgmq.worker")
+
+
+def worker_id() -> str:
+    """This process, as recorded in a result's ``worker_ids`` (one entry per attempt)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def check_arguments(task: Task, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """TypeError naming the task when its stored arguments do not fit its signature."""
+    params = list(inspect.signature(task.func).parameters.values())[int(task.takes_context) :]
+    signature = inspect.Signature([p.replace(annotation=p.empty) for p in params])
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"arguments do not fit {task.module_path}{signature}: {exc}") from None
+
+
+class TaskRunner:
+    """The handler of a backend's task queues: runs the task each message names."""
+
+    def __init__(self, backend: PgmqBackend) -> None:
+        self.backend = backend
+        self.using = backend.database
+        self.worker_id = worker_id()
+
+    def run(self, message: Message) -> None:
+        """Run one task message; raises `RetryTask` when the attempt failed with more to come."""
+        payload = message.message if isinstance(message.message, dict) else {}
+        result_id = payload.get("id")
+        if not isinstance(result_id, str):
+            log.error("%r is not a task message (no result id); dropped", message.message)
+            return
+        record = results.start_attempt(self.using, result_id, self.worker_id)
+        if record is None:
+            log.info("task result %s is finished or gone; its message is dropped", result_id)
+            return
+        try:
+            task = results.load_task(record.task_path)
+        except ImportError as exc:
+            self._failed(record, None, exc)
+            return
+        result = results.to_result(record, task)
+        task_started.send(type(self.backend), task_result=result)
+        try:
+            check_arguments(task, record.args, record.kwargs)
+            value = normalize_json(self._call(task, result, record))
+        except Exception as exc:
+            self._failed(record, result, exc)
+        else:
+            results.succeed(self.using, record, value)
+            results.refresh_result(result, record)
+            task_finished.send(type(self.backend), task_result=result)
+
+    @staticmethod
+    def _call(task: Task, result: TaskResult, record: TaskResultRecord) -> Any:
+        """Call the task (``Task.call`` runs an ``async def`` one on an event loop)."""
+        if task.takes_context:
+            return task.call(TaskContext(task_result=result), *record.args, **record.kwargs)
+        return task.call(*record.args, **record.kwargs)
+
+    def _failed(self, record: TaskResultRecord, result: TaskResult | None, exc: Exception) -> None:
+        again = results.fail(self.using, record, exc)
+        if result is not None:
+            results.refresh_result(result, record)
+        attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
+        if again:
+            raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
+        log.warning(
+            "task %s (%s) failed (%s): %s: %s",
+            record.task_path,
+            record.id,
+            attempt,
+            type(exc).__name__,
+            exc,
+        )
+        if result is not None:
+            task_finished.send(type(self.backend), task_result=result)

@@ -1,0 +1,69 @@
+"""``pgmq_consume --tasks``: the queue settings that make the worker run a backend's tasks."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+from ..manager import QueueManager
+from ..worker.config import QueueSettings, resolve
+from ..worker.registry import Consumer
+from .backend import PgmqBackend
+from .compat import task_backends
+from .runner import TaskRunner
+
+
+def backend_named(alias: str) -> PgmqBackend:
+    """The ``TASKS`` backend ``alias``, which must be a `PgmqBackend`."""
+    try:
+        backend = task_backends[alias]
+    except Exception as exc:  # InvalidTaskBackend(Error): unknown alias, unimportable class
+        raise ImproperlyConfigured(f"task backend {alias!r}: {exc}") from exc
+    if not isinstance(backend, PgmqBackend):
+        raise ImproperlyConfigured(
+            f"task backend {alias!r} is {type(backend).__module__}.{type(backend).__name__}, "
+            "not django_pgmq.tasks.PgmqBackend"
+        )
+    return backend
+
+
+def plan(
+    backend: PgmqBackend, queues: Sequence[str], overrides: Mapping[str, Any] | None = None
+) -> list[QueueSettings]:
+    """Settings for each task queue to run (all the backend's QUEUES when none is named).
+
+    Each queue is made a task queue first (created if missing, priority index).
+    Tasks are not atomic (their result says RUNNING while they run), never
+    dead-lettered (the runner decides when a failure is final: the result is
+    FAILED), deleted once run (the result row is their record), read by priority.
+    """
+    names = list(dict.fromkeys(queues)) or sorted(backend.queues)
+    if not names:
+        raise ImproperlyConfigured(
+            f"task backend {backend.alias!r} has no QUEUES: name the queues to run"
+        )
+    unknown = [q for q in names if backend.queues and q not in backend.queues]
+    if unknown:
+        raise ImproperlyConfigured(
+            f"queue(s) {', '.join(map(repr, unknown))} not in task backend {backend.alias!r}'s "
+            f"QUEUES ({', '.join(sorted(backend.queues))})"
+        )
+    manager = QueueManager(backend.database)
+    runner = TaskRunner(backend)
+    result = []
+    for queue in names:
+        manager.enable_task_queue(queue)
+        consumer = Consumer(
+            runner.run,
+            queue=queue,
+            max_reads=0,
+            on_success="delete",
+            retry_delay=float(backend.retry_delay),
+            atomic=False,
+        )
+        settings = resolve(queue, consumer, overrides or {}, None)
+        result.append(dataclasses.replace(settings, priority=True))
+    return result
