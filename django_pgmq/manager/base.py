@@ -225,12 +225,14 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
     not logged) skips Django's cursor wrapper but does what it does: health
     check, connecting, refusing to run in a broken atomic block, Django's
     database exceptions. Otherwise Django's wrapper runs (wrappers see the
-    query, DEBUG logs it). Both use the cursor `_cursor` keeps for the statement.
+    query, DEBUG logs it). Both use the cursor `_cursor` keeps for the statement;
+    opening it on a dead connection raises Django's `OperationalError`, as any query does.
     """
     if connection.execute_wrappers or connection.queries_logged:
         connection.close_if_health_check_failed()
         connection.ensure_connection()
-        cursor = _cursor(connection, sql)
+        with connection.wrap_database_errors:  # a dead connection fails here already
+            cursor = _cursor(connection, sql)
         if connection.queries_logged:
             wrapped = connection.make_debug_cursor(cursor)
         else:
@@ -240,9 +242,9 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
     if connection.connection is None or connection.health_check_enabled:
         connection.close_if_health_check_failed()
         connection.ensure_connection()
-    cursor = _cursor(connection, sql)
     connection.validate_no_broken_transaction()
     with connection.wrap_database_errors:
+        cursor = _cursor(connection, sql)
         cursor.execute(sql, params)
         return cursor.fetchall()
 

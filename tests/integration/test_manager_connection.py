@@ -143,3 +143,20 @@ def test_statements_past_the_cursor_limit_still_run(manager, queue, monkeypatch)
     assert manager.archive(queue, ids) == ids
     kept = connections["default"]._pgmq_cursors[1]
     assert 1 <= len(kept) <= 2
+
+
+def test_a_connection_the_server_dropped_raises_djangos_error_on_every_call(
+    manager, queue, pg_connect
+):
+    """Each call on a dead connection raises Django's OperationalError, never psycopg's."""
+    import psycopg
+
+    manager.send(queue, {"n": 1})
+    pid = connection.connection.info.backend_pid
+    pg_connect().execute("SELECT pg_terminate_backend(%s)", [pid])
+    for call in (lambda: manager.send(queue, {"n": 2}), lambda: manager.metrics(queue)):
+        with pytest.raises(DatabaseError) as raised:
+            call()
+        assert not isinstance(raised.value, psycopg.Error)
+    connection.close()
+    assert [m.message for m in manager.read(queue, vt=30, qty=5)] == [{"n": 1}]
