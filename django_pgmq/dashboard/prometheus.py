@@ -1,4 +1,8 @@
-"""The dashboard's figures in Prometheus' text format, for ``path("pgmq/metrics", metrics)``.
+"""The dashboard's figures for Prometheus, exported with prometheus_client.
+
+``path("pgmq/metrics", metrics)`` serves them. Each scrape runs one bounded SQL
+query (`QueueManager.prometheus_scrape`) through a `PgmqCollector`; the reply is
+OpenMetrics when the scraper asks for it (``Accept``), else Prometheus' text format.
 
 Access: a request bearing ``Authorization: Bearer <PGMQ["METRICS_TOKEN"]>`` (when that
 setting is set), or a logged-in staff user with the ``django_pgmq.view_queue``
@@ -8,114 +12,121 @@ permission. ``?db=<alias>`` selects another database.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
+from prometheus_client import CollectorRegistry
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import choose_encoder
 
 from .. import conf
-from ..models import Worker
+from ..manager import QueueManager
+from ..manager.scrape import Scrape, ScrapedQueue
 from .access import current_db
-from .overview import QueueRow, load_overview
+from .overview import default_max_reads
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+PLAIN_TEXT = "text/plain; charset=utf-8"
 
-# name, type, help, value of a row (None: leave the sample out).
-FAMILIES: list[tuple[str, str, str, Callable[[QueueRow], float | None]]] = [
-    ("pgmq_queue_length", "gauge", "Messages in the queue.", lambda r: r.stats.depth),
-    ("pgmq_queue_visible_length", "gauge", "Messages ready to read.", lambda r: r.stats.visible),
+# Gauges per queue: name, help, value of a queue (None: leave the sample out).
+QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None]]] = [
+    ("pgmq_queue_length", "Messages in the queue.", lambda q, _: q.stats.depth),
+    ("pgmq_queue_visible_length", "Messages ready to read.", lambda q, _: q.stats.visible),
     (
         "pgmq_queue_in_flight_length",
-        "gauge",
         "Read messages not yet visible again.",
-        lambda r: r.stats.in_flight,
+        lambda q, _: q.stats.in_flight,
     ),
     (
         "pgmq_queue_delayed_length",
-        "gauge",
         "Sent with a delay, not yet visible.",
-        lambda r: r.stats.delayed,
+        lambda q, _: q.stats.delayed,
     ),
     (
         "pgmq_queue_oldest_message_age_seconds",
-        "gauge",
         "Age of the oldest message.",
-        lambda r: r.stats.oldest_age_sec,
+        lambda q, _: q.stats.oldest_age_sec,
     ),
     (
         "pgmq_queue_oldest_visible_age_seconds",
-        "gauge",
         "How long the oldest ready message has waited.",
-        lambda r: r.stats.oldest_visible_age_sec,
+        lambda q, _: q.stats.oldest_visible_age_sec,
     ),
-    ("pgmq_archive_length", "gauge", "Messages in the archive.", lambda r: r.stats.archive_size),
+    ("pgmq_archive_length", "Messages in the archive.", lambda q, _: q.stats.archive_size),
     (
         "pgmq_archived_last_hour",
-        "gauge",
         "Messages archived in the last hour.",
-        lambda r: r.stats.archived_hour,
+        lambda q, _: q.stats.archived_hour,
     ),
     (
         "pgmq_archived_last_day",
-        "gauge",
         "Messages archived in the last day.",
-        lambda r: r.stats.archived_day,
+        lambda q, _: q.stats.archived_day,
     ),
     (
         "pgmq_poison_messages",
-        "gauge",
         "Messages read at least max_reads times.",
-        lambda r: r.stats.poison,
+        lambda q, _: q.stats.poison,
     ),
     (
         "pgmq_dead_letter_length",
-        "gauge",
         "Messages in the queue's dead-letter queue.",
-        lambda r: r.dead_letter_depth,
+        lambda q, scrape: _dead_letter_depth(q, scrape),
     ),
-    ("pgmq_queue_workers", "gauge", "Live workers consuming the queue.", lambda r: r.workers),
-    (
-        "pgmq_messages_total",
-        "counter",
-        "Messages ever sent to the queue.",
-        lambda r: r.stats.total_messages,
-    ),
+    ("pgmq_queue_workers", "Live workers consuming the queue.", lambda q, _: q.workers),
 ]
 
 
-def label_value(text: str) -> str:
-    """A label value escaped as the text format requires."""
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+def _dead_letter_depth(queue: ScrapedQueue, scrape: Scrape) -> int | None:
+    """Depth of the queue's dead-letter queue; None when it does not exist."""
+    for other in scrape.queues:
+        if other.stats.queue_name == queue.dead_letter:
+            return other.stats.depth
+    return None
 
 
-def _labels(**labels: str) -> str:
-    return ",".join(f'{k}="{label_value(v)}"' for k, v in labels.items())
+class PgmqCollector:
+    """A prometheus_client collector of one database's queues: one SQL query per `collect`."""
+
+    def __init__(self, using: str) -> None:
+        self.using = using
+
+    def collect(self) -> Iterator[Metric]:
+        scrape = QueueManager(self.using).prometheus_scrape(
+            exact_limit=int(conf.get("DASHBOARD_EXACT_LIMIT")),
+            default_max_reads=default_max_reads(),
+        )
+        yield from metric_families(scrape, self.using)
 
 
-def render_metrics(rows: Iterable[QueueRow], db: str, live_workers: int) -> str:
-    """Every metric family for ``rows``, plus which figures are estimates."""
-    rows = list(rows)
-    lines: list[str] = []
-    for name, kind, text, value in FAMILIES:
-        lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}"]
-        for row in rows:
-            figure = value(row)
+def metric_families(scrape: Scrape, db: str) -> Iterator[Metric]:
+    """The metric families of a scrape: per-queue gauges and counters, workers, estimates."""
+    labels = ["database", "queue"]
+    for name, text, value in QUEUE_GAUGES:
+        family = GaugeMetricFamily(name, text, labels=labels)
+        for queue in scrape.queues:
+            figure = value(queue, scrape)
             if figure is not None:
-                lines.append(f"{name}{{{_labels(database=db, queue=row.name)}}} {figure}")
-    lines += [
-        "# HELP pgmq_figure_estimated 1 when a queue's figure is an estimate, not a count.",
-        "# TYPE pgmq_figure_estimated gauge",
-    ]
-    for row in rows:
-        for figure in sorted(row.stats.estimated):
-            labels = _labels(database=db, queue=row.name, figure=figure)
-            lines.append(f"pgmq_figure_estimated{{{labels}}} 1")
-    lines += [
-        "# HELP pgmq_workers_live Workers whose heartbeat is current.",
-        "# TYPE pgmq_workers_live gauge",
-        f"pgmq_workers_live{{{_labels(database=db)}}} {live_workers}",
-    ]
-    return "\n".join(lines) + "\n"
+                family.add_metric([db, queue.stats.queue_name], figure)
+        yield family
+    sent = CounterMetricFamily("pgmq_messages", "Messages ever sent to the queue.", labels=labels)
+    for queue in scrape.queues:
+        sent.add_metric([db, queue.stats.queue_name], queue.stats.total_messages)
+    yield sent
+    estimated = GaugeMetricFamily(
+        "pgmq_figure_estimated",
+        "1 when a queue's figure is an estimate, not a count.",
+        labels=[*labels, "figure"],
+    )
+    for queue in scrape.queues:
+        for figure in sorted(queue.stats.estimated):
+            estimated.add_metric([db, queue.stats.queue_name, figure], 1)
+    yield estimated
+    live = GaugeMetricFamily(
+        "pgmq_workers_live", "Workers whose heartbeat is current.", labels=["database"]
+    )
+    live.add_metric([db], scrape.live_workers)
+    yield live
 
 
 def _token_ok(request: HttpRequest) -> bool:
@@ -132,11 +143,12 @@ def metrics(request: HttpRequest) -> HttpResponse:
     if not _token_ok(request):
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:
-            response = HttpResponse("credentials required\n", status=401, content_type=CONTENT_TYPE)
+            response = HttpResponse("credentials required\n", status=401, content_type=PLAIN_TEXT)
             response["WWW-Authenticate"] = 'Bearer realm="pgmq metrics"'
             return response
         if not (user.is_active and user.is_staff and user.has_perm("django_pgmq.view_queue")):
-            return HttpResponse("permission denied\n", status=403, content_type=CONTENT_TYPE)
-    db = current_db(request)
-    live = Worker.objects.using(db).alive().count()
-    return HttpResponse(render_metrics(load_overview(db), db, live), content_type=CONTENT_TYPE)
+            return HttpResponse("permission denied\n", status=403, content_type=PLAIN_TEXT)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(PgmqCollector(current_db(request)))
+    encode, content_type = choose_encoder(request.headers.get("Accept", ""))
+    return HttpResponse(encode(registry), content_type=content_type)

@@ -16,6 +16,7 @@ from .notifications import NotifyOps
 from .partitions import PartitionOps
 from .queues import QueueOps
 from .routing import RoutingOps
+from .scrape import ScrapeOps
 from .tasks import TaskOps
 from .worker import WorkerOps
 
@@ -28,6 +29,7 @@ class QueueManager(
     PartitionOps,
     WorkerOps,
     DashboardOps,
+    ScrapeOps,
     TaskOps,
     AsyncOps,
 ):

@@ -237,3 +237,35 @@ SELECT bucket_start, archived, p50_sec, p95_sec, p99_sec, retries, last_minute
 FROM pgmq._dashboard_spark_stats(
     queue_name => %(queue)s, window_size => %(window)s::interval,
     bucket_size => %(bucket)s::interval);
+
+-- name: prometheus_scrape
+-- Prometheus endpoint (dashboard/prometheus.py): every queue's dashboard figures (bounded
+-- by exact_limit), its dead-letter queue and live workers, and the live workers in all,
+-- in one statement per scrape. {config} and {worker} are the QueueConfig and Worker
+-- tables. Poison counts against each queue's max_reads (default_max_reads without a
+-- QueueConfig row), dead-letter queues excepted, as the admin does. Always one row at
+-- least: with no queue, its queue columns are NULL.
+WITH queues AS (
+    SELECT m.queue_name::text AS queue_name,
+           coalesce(c.max_reads, %(default_max_reads)s::integer) AS max_reads,
+           coalesce(nullif(c.dead_letter_queue, ''), m.queue_name || '_dlq')::text AS dead_letter
+    FROM pgmq.meta m LEFT JOIN {config} c ON c.queue = m.queue_name
+), limits AS (
+    SELECT coalesce(jsonb_object_agg(q.queue_name, q.max_reads), jsonb_build_object()) AS max_reads
+    FROM queues q
+    WHERE q.max_reads > 0 AND q.queue_name NOT IN (SELECT dead_letter FROM queues)
+), live AS (
+    SELECT w.queues FROM {worker} w WHERE w.expires_at > now()
+), consumers AS (
+    SELECT name AS queue_name, count(*) AS workers
+    FROM live, jsonb_array_elements_text(live.queues) AS name
+    GROUP BY name
+)
+SELECT s.*, q.dead_letter, coalesce(c.workers, 0), (SELECT count(*) FROM live)
+FROM (SELECT 1) AS one
+LEFT JOIN (
+    SELECT s.* FROM limits,
+        pgmq._dashboard_all_stats(exact_limit => %(exact_limit)s::bigint, max_reads => limits.max_reads) s
+) s ON true
+LEFT JOIN queues q ON q.queue_name = s.queue_name
+LEFT JOIN consumers c ON c.queue_name = s.queue_name;

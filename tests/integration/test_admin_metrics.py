@@ -2,33 +2,35 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.db import connection
 from django.test import Client
-
-from django_pgmq.dashboard.prometheus import label_value
+from prometheus_client.openmetrics.parser import (
+    text_string_to_metric_families as parse_openmetrics,
+)
+from prometheus_client.parser import text_string_to_metric_families as parse_text
 
 from . import test_admin_views
 from .test_admin_views import login
 
 manager = test_admin_views.manager  # the same rolled-back-transaction fixture
 URL = "/pgmq/metrics"
-SAMPLE = re.compile(r'^[a-z_]+\{(?:[a-z_]+="(?:[^"\\\n]|\\.)*",?)*\} -?\d+(?:\.\d+)?$')
+OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
 
-def samples(body: str) -> dict[str, float]:
-    """Every sample line, keyed by name and labels; every other line must be HELP or TYPE."""
+def samples(body: str, parse=parse_text) -> dict[str, float]:
+    """Every sample, keyed by name and sorted labels, as prometheus_client's parser reads it."""
     found = {}
-    for line in body.splitlines():
-        if line.startswith("# "):
-            assert re.match(r"^# (HELP|TYPE) [a-z_]+ .+$", line), line
-            continue
-        assert SAMPLE.match(line), line
-        key, value = line.rsplit(" ", 1)
-        found[key] = float(value)
+    for family in parse(body):
+        for sample in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            found[f"{sample.name}{{{labels}}}"] = sample.value
     return found
+
+
+def families(body: str, parse=parse_text) -> dict[str, str]:
+    """Each metric family's type, by family name."""
+    return {family.name: family.type for family in parse(body)}
 
 
 def test_staff_with_view_permission_reads_every_figure(client, db, queue, manager):
@@ -49,6 +51,37 @@ def test_staff_with_view_permission_reads_every_figure(client, db, queue, manage
     assert not any(k.startswith("pgmq_figure_estimated") and queue in k for k in found)
 
 
+def test_openmetrics_parser_accepts_it_with_counters_and_gauges(client, db, queue, manager):
+    login(client, "view_queue")
+    manager.send_batch(queue, [{"n": i} for i in range(2)])
+    manager.create_queue(queue + "_dlq")
+    manager.send(queue + "_dlq", {"dead": True})
+    response = client.get(URL, headers={"Accept": OPENMETRICS})
+    assert response["Content-Type"].startswith("application/openmetrics-text")
+    body = response.content.decode()
+    types = families(body, parse_openmetrics)
+    assert types["pgmq_messages"] == "counter"
+    assert types["pgmq_queue_length"] == "gauge"
+    assert types["pgmq_workers_live"] == "gauge"
+    found = samples(body, parse_openmetrics)
+    labels = f'{{database="default",queue="{queue}"}}'
+    assert found["pgmq_messages_total" + labels] == 2
+    assert found["pgmq_dead_letter_length" + labels] == 1
+    manager.drop_queue(queue + "_dlq")
+
+
+def test_a_live_worker_counts_for_its_queues(client, db, queue, manager):
+    from django_pgmq.worker.presence import Presence
+
+    login(client, "view_queue")
+    presence = Presence("default", [queue], 1, interval=30)
+    presence.register()
+    found = samples(client.get(URL).content.decode())
+    assert found[f'pgmq_queue_workers{{database="default",queue="{queue}"}}'] == 1
+    assert found['pgmq_workers_live{database="default"}'] >= 1
+    presence.unregister()
+
+
 def test_estimated_figures_are_named(client, db, queue, manager, settings):
     settings.PGMQ = {**settings.PGMQ, "DASHBOARD_EXACT_LIMIT": 10}
     login(client, "view_queue")
@@ -56,7 +89,7 @@ def test_estimated_figures_are_named(client, db, queue, manager, settings):
     with connection.cursor() as cursor:
         cursor.execute(f'ANALYZE pgmq."q_{queue}"')
     found = samples(client.get(URL).content.decode())
-    key = f'pgmq_figure_estimated{{database="default",queue="{queue}",figure="depth"}}'
+    key = f'pgmq_figure_estimated{{database="default",figure="depth",queue="{queue}"}}'
     assert found[key] == 1
 
 
@@ -88,11 +121,3 @@ def test_no_token_configured_means_no_token_accepted(db, settings):
 def test_only_get(client, db):
     login(client, "view_queue")
     assert client.post(URL).status_code == 405
-
-
-@pytest.mark.parametrize(
-    ("raw", "escaped"),
-    [('a"b', 'a\\"b'), ("a\\b", "a\\\\b"), ("a\nb", "a\\nb"), ("plain", "plain")],
-)
-def test_label_values_are_escaped(raw, escaped):
-    assert label_value(raw) == escaped

@@ -1,0 +1,48 @@
+"""QueueManager method: the Prometheus endpoint's figures, one statement per scrape."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..dashboard.records import QueueStats
+from .base import Base, _check_int
+
+
+class ScrapedQueue(NamedTuple):
+    """One queue's figures, its dead-letter queue's name and its live workers."""
+
+    stats: QueueStats
+    dead_letter: str
+    workers: int
+
+
+class Scrape(NamedTuple):
+    """What one scrape reads: every queue, and the live workers of the database."""
+
+    queues: list[ScrapedQueue]
+    live_workers: int
+
+
+class ScrapeOps(Base):
+    """The Prometheus endpoint's read (sql/queries.sql: prometheus_scrape)."""
+
+    def prometheus_scrape(self, *, exact_limit: int, default_max_reads: int) -> Scrape:
+        """Every queue's dashboard figures (estimates past ``exact_limit`` rows), in one query.
+
+        Poison counts against each queue's QueueConfig ``max_reads``, else
+        ``default_max_reads``; dead-letter queues count none.
+        """
+        from ..models import QueueConfig, Worker
+
+        params = {
+            "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
+            "default_max_reads": _check_int("default_max_reads", default_max_reads, 0),
+        }
+        tables = {"config": QueueConfig._meta.db_table, "worker": Worker._meta.db_table}
+        rows = self._fetch("prometheus_scrape", params, None, tables)
+        queues = [
+            ScrapedQueue(QueueStats.from_row(row[:-3]), row[-3], row[-2])
+            for row in rows
+            if row[0] is not None
+        ]
+        return Scrape(queues, rows[0][-1] if rows else 0)
