@@ -26,7 +26,7 @@ class QueueAdmin(admin.ModelAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         def page(view: Callable[..., HttpResponse], name: str, route: str) -> URLPattern:
-            wrapped = self.admin_site.admin_view(partial(view, admin=self))
+            wrapped = self.admin_site.admin_view(partial(views.answers_404(view), admin=self))
             return path(route, wrapped, name=f"django_pgmq_queue_{name}")
 
         return [
@@ -44,6 +44,7 @@ class QueueAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.history_view),
                 name="django_pgmq_queue_history",
             ),
+            page(views.unknown_page, "unknown", "<path:rest>"),
         ]
 
 

@@ -171,7 +171,7 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
                 _series("visible", slots, depth["visible"]),
                 _series("in flight", slots, depth["in_flight"]),
             ],
-            title=f"{queue}: depth (sampled by workers and pgmq_metrics --record)",
+            title=f"{queue}: depth (sampled by a worker or pgmq_maintain)",
             **frame,
         ),
         truncated=any(getattr(b, "truncated", False) for b in buckets),

@@ -33,6 +33,7 @@ class QueueRow:
     notify_ms: int | None = None
     workers: int = 0
     depth_trend: list[float | None] = field(default_factory=list)
+    recent_depths: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     url: str = ""  # its queue page, set by the view
 
@@ -89,12 +90,26 @@ def depth_trends(using: str, since: timedelta = TREND_WINDOW) -> dict[str, list[
     return trends
 
 
-def is_growing(trend: list[float | None]) -> bool:
-    """Depth rose at every sample of the last minutes (at least three samples)."""
-    recent = [v for v in trend[-int(GROWTH_WINDOW.total_seconds() // 60) :] if v is not None]
-    return (
-        len(recent) >= 3 and all(b >= a for a, b in pairwise(recent)) and (recent[-1] > recent[0])
+def recent_depths(using: str, since: timedelta = GROWTH_WINDOW) -> dict[str, list[int]]:
+    """Per queue, every depth sampled since ``since`` ago, oldest first."""
+    rows = (
+        QueueSample.objects.using(using)
+        .filter(sampled_at__gte=timezone.now() - since)
+        .order_by("queue", "sampled_at", "id")
+        .values_list("queue", "depth")
     )
+    depths: dict[str, list[int]] = {}
+    for queue, depth in rows:
+        depths.setdefault(queue, []).append(depth)
+    return depths
+
+
+def is_growing(depths: list[int]) -> bool:
+    """Depth rose across the window: every sample at least the one before, the last above the first.
+
+    A depth that merely never fell (flat) is not growing.
+    """
+    return len(depths) >= 2 and all(b >= a for a, b in pairwise(depths)) and depths[-1] > depths[0]
 
 
 def attention_flags(row: QueueRow) -> list[str]:
@@ -103,7 +118,7 @@ def attention_flags(row: QueueRow) -> list[str]:
     age = stats.oldest_visible_age_sec
     if age is not None and age > conf.get("DASHBOARD_BACKLOG_AGE"):
         flags.append("old backlog")
-    if is_growing(row.depth_trend):
+    if is_growing(row.recent_depths):
         flags.append("growing")
     if stats.visible and not row.workers and not row.dead_letter_of:
         flags.append("no live worker")
@@ -135,6 +150,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
     notify = manager.notify_throttles()
     workers = live_workers_by_queue(using)
     trends = depth_trends(using)
+    recent = recent_depths(using)
     for name in names:
         dlq = dead_letter_name(name, configs.get(name))
         if dlq not in names:
@@ -150,6 +166,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
         row.notify_ms = notify.get(name)
         row.workers = workers.get(name, 0)
         row.depth_trend = trends.get(name, [])
+        row.recent_depths = recent.get(name, [])
         row.flags = attention_flags(row)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import wraps
 from typing import Any
 
 from django.contrib.admin import ModelAdmin
@@ -11,9 +13,10 @@ from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from .. import conf
-from ..errors import QueueNotFound
+from ..errors import InvalidQueueName, QueueNotFound
 from ..manager import QueueManager
 from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
@@ -42,11 +45,39 @@ def render(
 
 
 def queue_or_404(db: str, queue: str) -> QueueRow:
-    """The queue's overview line, or 404 when it does not exist."""
+    """The queue's overview line, or 404 when the name is invalid or no such queue exists."""
     try:
         return load_queue(db, unquote(queue))
-    except QueueNotFound as exc:
+    except (QueueNotFound, InvalidQueueName) as exc:
         raise Http404(str(exc)) from exc
+
+
+def not_found(request: HttpRequest, admin: ModelAdmin, reason: str) -> TemplateResponse:
+    """The admin's 404 page of the dashboard, saying in one line what was not found."""
+    aliases = database_aliases()
+    db = request.GET.get("db") if request.GET.get("db") in aliases else aliases[0]
+    response = render(request, admin, "not_found.html", _("Not found"), db, reason=reason)
+    response.status_code = 404
+    return response
+
+
+def answers_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Wrap a dashboard view so that a bad queue name, queue or database gets the 404 page."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, admin: ModelAdmin, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, admin=admin, **kwargs)
+        except Http404 as exc:
+            return not_found(request, admin, str(exc) or _("This page does not exist."))
+
+    return wrapped
+
+
+def unknown_page(request: HttpRequest, admin: ModelAdmin, rest: str) -> HttpResponse:
+    """Any other address under the dashboard: 404 with the admin's page."""
+    require(request, "view")
+    raise Http404(_("The dashboard has no page at this address."))
 
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:

@@ -44,6 +44,13 @@ class DashboardOps(Base):
             rows = self._fetch("dashboard_queue_stats", params, queue)
         return [QueueStats.from_row(row) for row in rows]
 
+    def claim_sampler(self) -> bool:
+        """Whether this transaction is the database's queue sampler (an advisory lock).
+
+        Held until the caller's transaction ends; call it inside ``transaction.atomic``.
+        """
+        return bool(self._fetch("dashboard_claim_sampler", {}, None)[0][0])
+
     def dashboard_throughput(
         self,
         queue: str,

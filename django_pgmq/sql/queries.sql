@@ -82,6 +82,11 @@ SELECT count(*) FROM pgmq.{archive};
 SELECT * FROM pgmq._dashboard_all_stats(
     exact_limit => %(exact_limit)s::bigint, max_reads => %(max_reads)s::jsonb);
 
+-- name: dashboard_claim_sampler
+-- Elects the one sampler of a database for this round: held until the caller's
+-- transaction ends; false when another worker (or pgmq_maintain) holds it.
+SELECT pg_try_advisory_xact_lock(hashtext('django_pgmq.queue_sampler'));
+
 -- name: dashboard_queue_stats
 SELECT * FROM pgmq._dashboard_queue_stats(
     queue_name => %(queue)s, exact_limit => %(exact_limit)s::bigint,

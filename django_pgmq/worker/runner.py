@@ -33,7 +33,7 @@ from .listener import Listener
 from .loop import ConsumerThread
 from .presence import Presence
 from .process import Outcome
-from .sampling import sample_queues
+from .sampling import sample_all_queues
 from .schedule import Schedule
 
 log = logging.getLogger("django_pgmq.worker")
@@ -245,9 +245,8 @@ class Worker:
         if monotonic() >= self._next_sample:
             interval = float(conf.get("SAMPLE_INTERVAL"))
             self._next_sample = monotonic() + interval
-            queues = [*self.settings, *(s.dead_letter for s in self.settings.values())]
             retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
-            sample_queues(self.manager, queues, interval=interval, retention=retention)
+            sample_all_queues(self.manager, interval=interval, retention=retention)
             if self.options.maintenance is not None:
                 self.options.maintenance()
 

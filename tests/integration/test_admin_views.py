@@ -286,3 +286,61 @@ def test_admin_index_links_to_the_dashboard(viewer):
     response = viewer.get("/admin/")
     assert response.status_code == 200
     assert ADMIN in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "a;b/change/",  # invalid characters
+        "x" * 60 + "/change/",  # too long
+        "a$b/purge/",
+        "%00/delete/",
+        "no_such_queue/change/",
+        "_ZZ/change/",  # a broken admin escape
+        "a/b/change/",  # no dashboard page at this address
+        "nothing/here/",
+    ],
+)
+def test_a_bad_or_unknown_queue_url_is_the_admins_404_page(operator, path):
+    response = operator.get(ADMIN + path)
+    assert response.status_code == 404
+    body = response.content.decode()
+    assert 'id="pgmq-not-found"' in body and 'id="site-name"' in body  # inside the admin
+
+
+def test_an_unknown_database_is_the_admins_404_page(viewer):
+    response = viewer.get(ADMIN, {"db": "nowhere"})
+    assert response.status_code == 404
+    assert "no PostgreSQL database alias &#x27;nowhere&#x27;" in text(response)
+
+
+def _sample_depths(queue: str, depths: list[int]) -> None:
+    now = timezone.now()
+    QueueSample.objects.bulk_create(
+        QueueSample(
+            queue=queue,
+            sampled_at=now - timedelta(seconds=20 * (len(depths) - i)),
+            depth=d,
+            visible=d,
+            in_flight=0,
+            delayed=0,
+            archive_size=0,
+            total_messages=d,
+        )
+        for i, d in enumerate(depths)
+    )
+
+
+@pytest.mark.parametrize(
+    ("depths", "growing"),
+    [
+        ([5, 5, 5, 5], False),  # never fell, never rose: not growing
+        ([5, 6, 7, 8], True),
+        ([5, 5, 6, 6], True),  # never fell and rose
+        ([5, 9, 4, 9], False),  # fell in between (within one minute: still seen)
+        ([9, 8, 7], False),
+    ],
+)
+def test_the_growing_badge_needs_a_rise_across_the_window(viewer, queue, depths, growing):
+    _sample_depths(queue, depths)
+    assert ("growing" in overview_row(viewer.get(ADMIN), queue)) is growing

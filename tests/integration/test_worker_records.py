@@ -1,4 +1,4 @@
-"""The tables the admin reads: live workers (Worker) and queue samples (QueueSample)."""
+"""The table the admin reads about live workers (Worker); samples: test_admin_sampling.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from django.utils import timezone
 
 from django_pgmq import QueueManager
-from django_pgmq.models import QueueSample, Worker
+from django_pgmq.models import Worker
 from django_pgmq.worker.presence import Presence
-from django_pgmq.worker.sampling import sample_queues
 
 
 @pytest.fixture
@@ -49,38 +48,3 @@ def test_rows_of_workers_that_stopped_beating_are_pruned(db):
     presence = Presence("default", ["orders"], concurrency=1, interval=10)
     presence.register()  # prunes as it starts
     assert sorted(Worker.objects.values_list("pid", flat=True)) == sorted([2, os.getpid()])
-
-
-def test_a_sample_records_the_figures_of_a_queue(queue):
-    """Committed messages (a sample in the sending transaction would see none visible)."""
-    m = QueueManager()
-    ids = m.send_batch(queue, [{"n": i} for i in range(5)])
-    m.send(queue, {"later": True}, delay=600)
-    m.read(queue, vt=600, qty=1)
-    m.archive(queue, ids[1:3])
-
-    assert sample_queues(m, [queue], interval=60, retention=timedelta(days=7)) == 1
-    sample = QueueSample.objects.get()
-    figures = (sample.depth, sample.visible, sample.in_flight, sample.delayed)
-    assert figures == (4, 2, 1, 1)
-    assert (sample.archive_size, sample.total_messages) == (2, 6)
-
-
-def test_a_queue_sampled_recently_is_skipped_and_old_samples_are_deleted(m, queue_name):
-    m.create_queue(queue_name)
-    old = QueueSample.objects.create(
-        queue="elsewhere",
-        depth=0,
-        visible=0,
-        in_flight=0,
-        delayed=0,
-        archive_size=0,
-        total_messages=0,
-    )
-    QueueSample.objects.filter(pk=old.pk).update(sampled_at=timezone.now() - timedelta(days=8))
-    assert (
-        sample_queues(m, [queue_name, "no_such_queue"], interval=60, retention=timedelta(days=7))
-        == 1
-    )
-    assert sample_queues(m, [queue_name], interval=60, retention=timedelta(days=7)) == 0
-    assert list(QueueSample.objects.values_list("queue", flat=True)) == [queue_name]

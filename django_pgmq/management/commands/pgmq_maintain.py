@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -10,7 +11,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError
 from django.db import DatabaseError
 
+from ... import conf
 from ...errors import PgmqError
+from ...manager import QueueManager
 from ...names import validate_queue_name
 from ...partitions import PartitionChange
 from ..base import PgmqCommand, database_error_text, format_table, one_line
@@ -36,7 +39,8 @@ at once, is safe (each queue is maintained under its queue lock). Each queue is
 its own transaction; one that fails (e.g. its locks are not granted within
 --lock-timeout because a long transaction uses the queue) is reported and the
 others go on; the exit status is then 1. Without QUEUE arguments it also purges
-the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention.
+the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention
+and samples every queue's depth for the admin's charts (as the workers do).
 
 examples:
   manage.py pgmq_maintain
@@ -72,6 +76,7 @@ examples:
         failed: list[str] = []
         if not options["queues"]:
             self._purge_task_results(options["verbosity"])
+            self._sample_queues(manager, options["verbosity"])
         for queue in queues:
             try:
                 changes = manager.maintain_partitions(queue, lock_timeout=options["lock_timeout"])
@@ -88,6 +93,19 @@ examples:
         if failed:
             names = ", ".join(f'"{q}"' for q in failed)
             raise CommandError(f"{len(failed)} queue(s) not maintained: {names}")
+
+    def _sample_queues(self, manager: QueueManager, verbosity: int) -> None:
+        """Record every queue's depth for the admin's charts, unless a worker just did."""
+        from ...worker.sampling import sample_all_queues
+
+        retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
+        interval = float(conf.get("SAMPLE_INTERVAL"))
+        taken = sample_all_queues(manager, interval=interval, retention=retention)
+        if verbosity > 0:
+            if taken is None:
+                self.stdout.write("queue samples: another sampler is at work, skipped")
+            else:
+                self.stdout.write(f"queue samples: {taken} queue(s) sampled")
 
     def _purge_task_results(self, verbosity: int) -> None:
         """Delete the finished results of Django tasks past their backend's retention."""

@@ -1,0 +1,85 @@
+"""Depth samples for the admin's charts: every queue, one elected sampler per database."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from django_pgmq import QueueManager
+from django_pgmq.models import QueueSample
+from django_pgmq.worker.sampling import sample_all_queues
+
+WEEK = timedelta(days=7)
+
+
+@pytest.fixture
+def m(db) -> QueueManager:
+    return QueueManager()
+
+
+def _sampled(queue: str) -> list[QueueSample]:
+    return list(QueueSample.objects.filter(queue=queue))
+
+
+def test_a_sample_records_the_figures_of_every_queue(queue, queue_name):
+    """Committed messages (a sample in the sending transaction would see none visible)."""
+    m = QueueManager()
+    other = queue_name + "_idle"
+    m.create_queue(other)  # no worker consumes it: sampled all the same
+    try:
+        ids = m.send_batch(queue, [{"n": i} for i in range(5)])
+        m.send(queue, {"later": True}, delay=600)
+        m.read(queue, vt=600, qty=1)
+        m.archive(queue, ids[1:3])
+
+        assert sample_all_queues(m, interval=60, retention=WEEK) >= 2
+        [sample] = _sampled(queue)
+        figures = (sample.depth, sample.visible, sample.in_flight, sample.delayed)
+        assert figures == (4, 2, 1, 1)
+        assert (sample.archive_size, sample.total_messages) == (2, 6)
+        assert [s.depth for s in _sampled(other)] == [0]
+    finally:
+        m.drop_queue(other)
+
+
+def test_a_queue_sampled_recently_is_skipped_and_old_samples_are_deleted(m, queue_name):
+    m.create_queue(queue_name)
+    old = QueueSample.objects.create(
+        queue="elsewhere",
+        depth=0,
+        visible=0,
+        in_flight=0,
+        delayed=0,
+        archive_size=0,
+        total_messages=0,
+    )
+    QueueSample.objects.filter(pk=old.pk).update(sampled_at=timezone.now() - timedelta(days=8))
+    assert sample_all_queues(m, interval=60, retention=WEEK) >= 1
+    assert sample_all_queues(m, interval=60, retention=WEEK) == 0
+    assert len(_sampled(queue_name)) == 1
+    assert not QueueSample.objects.filter(queue="elsewhere").exists()
+
+
+def test_only_the_holder_of_the_sampler_lock_samples(m, queue_name, pg_connect):
+    """A second sampler (another worker) skips the round while the first holds the lock."""
+    m.create_queue(queue_name)
+    other = pg_connect(autocommit=False)
+    [[elected]] = other.execute(
+        "SELECT pg_try_advisory_xact_lock(hashtext('django_pgmq.queue_sampler'))"
+    ).fetchall()
+    assert elected
+    assert sample_all_queues(m, interval=60, retention=WEEK) is None
+    assert _sampled(queue_name) == []
+    other.rollback()
+    assert sample_all_queues(m, interval=60, retention=WEEK) >= 1
+    assert len(_sampled(queue_name)) == 1
+
+
+def test_pgmq_maintain_samples_the_queues(m, queue_name):
+    m.create_queue(queue_name)
+    m.send(queue_name, {"n": 1})
+    call_command("pgmq_maintain", verbosity=0)
+    assert [s.depth for s in _sampled(queue_name)] == [1]
