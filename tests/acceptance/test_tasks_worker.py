@@ -1,0 +1,200 @@
+"""``manage.py pgmq_consume --tasks`` as real processes: Django tasks end to end."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.db import transaction
+
+from django_pgmq import QueueManager
+from django_pgmq.models import TaskResultRecord
+from django_pgmq.tasks.compat import TaskResultStatus, task_backends
+from tests import task_funcs
+from tests.worker_process import ROOT, WorkerProcess, wait_until
+
+pytestmark = pytest.mark.slow
+
+QUEUES = {"default": ["default", "emails"], "retrying": ["retrying"]}
+
+
+@pytest.fixture
+def task_queues(transactional_db) -> Iterator[None]:
+    """The example project's task queues, made and emptied before and after the test."""
+    manager = QueueManager()
+
+    def empty() -> None:
+        for backend, queues in QUEUES.items():
+            for queue in queues:
+                task_backends[backend].prepare_queue(queue)
+                manager.purge_queue(queue)
+
+    empty()
+    yield
+    empty()
+
+
+@pytest.fixture
+def start(task_queues, subprocess_env) -> Iterator[Callable[..., WorkerProcess]]:
+    started: list[WorkerProcess] = []
+
+    def run(*args: str) -> WorkerProcess:
+        worker = WorkerProcess(subprocess_env, ["--tasks", *map(str, args)])
+        started.append(worker)
+        return worker
+
+    yield run
+    for worker in started:
+        worker.stop()
+
+
+def status(result_id: str) -> str:
+    return TaskResultRecord.objects.get(pk=result_id).status
+
+
+def test_a_worker_runs_every_queue_of_the_backend_and_fills_the_results(start):
+    with transaction.atomic():  # 20 tasks in one transaction
+        echoes = [task_funcs.echo.enqueue({"n": i}) for i in range(15)]
+        added = task_funcs.add.enqueue(2, 3)  # queue "emails"
+        awaited = task_funcs.async_add.enqueue(40, 2)
+        context = task_funcs.with_context.enqueue(value=1)
+        failed = task_funcs.boom.enqueue("no")
+        bad_args = task_funcs.add.enqueue(1)
+    worker = start("--until-empty", "--poll-interval", "0.1", "--concurrency", "2")
+    assert worker.wait() == 0, worker.output
+    for result in echoes:
+        result.refresh()
+        assert result.status == TaskResultStatus.SUCCESSFUL
+    assert [r.return_value for r in echoes] == [{"n": i} for i in range(15)]
+    for result in (added, awaited, context, failed, bad_args):
+        result.refresh()
+    assert (added.return_value, awaited.return_value) == (5, 42)
+    assert context.return_value["attempt"] == 1
+    assert failed.status == "FAILED" and failed.errors[0].exception_class_path.endswith(
+        "ValueError"
+    )
+    assert bad_args.status == "FAILED" and "arguments do not fit" in bad_args.errors[0].traceback
+    assert echoes[0].worker_ids[0].endswith(f":{worker.pid}")
+    assert "by priority" in worker.output
+
+
+def test_priority_holds_under_load(start):
+    with transaction.atomic():
+        for _ in range(1000):
+            task_funcs.mark.enqueue(0)
+        task_funcs.mark.using(priority=50).enqueue(50)
+    worker = start("default", "--max-messages", "1", "--batch", "1")
+    assert worker.wait() == 0, worker.output
+    assert task_funcs.runs("mark") == [50]
+
+
+def test_an_idle_worker_wakes_on_notify_and_runs_a_task_soon_after_commit(start):
+    worker = start("--poll-interval", "30")
+    worker.wait_for("started on database.*wake-up: LISTEN/NOTIFY")
+    time.sleep(0.3)
+    result = task_funcs.echo.enqueue("ping")
+    wait_until(lambda: status(result.id) == "SUCCESSFUL", "the task to run", timeout=5)
+    worker.signal(signal.SIGTERM)
+    assert worker.wait() == 0
+
+
+def test_retries_run_a_failed_task_again_then_fail_it_with_every_error(start):
+    ok = task_funcs.flaky.enqueue(2)
+    never = task_funcs.flaky.enqueue(9)
+    worker = start("--backend", "retrying", "--until-empty", "--poll-interval", "0.1")
+    assert worker.wait() == 0, worker.output
+    ok.refresh()
+    never.refresh()
+    assert (ok.status, ok.return_value, ok.attempts, len(ok.errors)) == ("SUCCESSFUL", 3, 3, 2)
+    assert (never.status, never.attempts, len(never.errors)) == ("FAILED", 3, 3)
+
+
+def test_a_task_whose_module_is_gone_fails_and_the_worker_goes_on(start):
+    gone = task_funcs.echo.enqueue(1)
+    TaskResultRecord.objects.filter(pk=gone.id).update(task_path="tests.removed_module.task")
+    fine = task_funcs.echo.enqueue(2)
+    worker = start("default", "--until-empty", "--poll-interval", "0.1")
+    assert worker.wait() == 0, worker.output
+    record = TaskResultRecord.objects.get(pk=gone.id)
+    assert record.status == "FAILED"
+    assert "tests.removed_module" in record.errors[0]["traceback"]
+    assert status(fine.id) == "SUCCESSFUL"
+
+
+def test_sigterm_lets_a_running_task_finish(start):
+    result = task_funcs.sleepy.enqueue(1.5)
+    worker = start("default")
+    wait_until(lambda: status(result.id) == "RUNNING", "the task to start")
+    worker.signal(signal.SIGTERM)
+    assert worker.wait() == 0, worker.output
+    result.refresh()
+    assert (result.status, result.return_value) == ("SUCCESSFUL", 1.5)
+
+
+def test_a_task_of_a_killed_worker_is_failed_as_lost_by_the_next(start):
+    result = task_funcs.sleepy.enqueue(30)
+    first = start("default", "--vt", "1")
+    wait_until(lambda: status(result.id) == "RUNNING", "the task to start")
+    first.signal(signal.SIGKILL)
+    first.wait()
+    second = start("default", "--vt", "1", "--poll-interval", "0.2")
+    wait_until(lambda: status(result.id) == "FAILED", "the lost attempt to be recorded")
+    second.signal(signal.SIGTERM)
+    assert second.wait() == 0
+    result.refresh()
+    assert result.errors[0].exception_class_path == "django_pgmq.tasks.errors.WorkerLost"
+    assert result.attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--tasks", "--backend", "nope"], "task backend 'nope'"),
+        (["--tasks", "nope"], "not in task backend 'default'"),
+        (["--tasks", "--handler", "x.y"], "--handler cannot be used with --tasks"),
+        ([], "name at least one QUEUE (or run Django tasks with --tasks)"),
+        (["some_queue", "--backend", "default"], "--backend goes with --tasks"),
+    ],
+)
+def test_bad_command_lines_are_one_line_errors(subprocess_env, transactional_db, args, error):
+    done = subprocess.run(
+        [sys.executable, "manage.py", "pgmq_consume", *args],
+        cwd=ROOT,
+        env=subprocess_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert error in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_async_consumer_runs_in_a_real_worker(transactional_db, queue_name, subprocess_env):
+    from example_project.demo.models import HandlerRun
+
+    manager = QueueManager()
+    manager.create_queue(queue_name)
+    try:
+        ids = manager.send_batch(queue_name, [{"n": 1}, {"fail_times": 1}, {"poison": True}])
+        worker = WorkerProcess(
+            subprocess_env,
+            [
+                *(queue_name, "--handler", "tests.async_handlers.handle", "--until-empty"),
+                *("--poll-interval", "0.1", "--retry-delay", "0.05"),
+            ],
+        )
+        try:
+            assert worker.wait() == 0, worker.output
+        finally:
+            worker.stop()
+        # Committed: the first, the second's retry; the poisoned one was dead-lettered.
+        assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == ids[:2]
+        assert manager.metrics(f"{queue_name}_dlq").queue_length == 1
+    finally:
+        manager.drop_queue(queue_name)
+        manager.drop_queue(f"{queue_name}_dlq")
