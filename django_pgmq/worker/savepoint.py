@@ -16,6 +16,9 @@ from typing import Any
 
 from django.db import connections, transaction
 
+# Django 6.1 renamed savepoint() to savepoint_create() and deprecated the old name.
+_savepoint_create = getattr(transaction, "savepoint_create", transaction.savepoint)
+
 
 class LazySavepoint:
     """Context manager: a savepoint around one handler call, created on its first query.
@@ -44,7 +47,7 @@ class LazySavepoint:
         """Create the savepoint before the first query the handler sends."""
         if self.sid is None and not self._creating:
             self._creating = True
-            self.sid = transaction.savepoint(using=self.using)  # its query passes through here
+            self.sid = _savepoint_create(using=self.using)  # its query passes through here
         return execute(sql, params, many, context)
 
     def __exit__(
