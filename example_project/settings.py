@@ -117,7 +117,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 TASKS = {
     "default": {
         "BACKEND": "django_pgmq.tasks.PgmqBackend",
-        "QUEUES": ["default", "emails"],
+        "QUEUES": ["default", "emails", "demo_tasks"],  # demo_tasks: manage.py pgmq_demo
     },
     # Failed tasks run again, up to twice, after a backoff from 0.2 s.
     "retrying": {

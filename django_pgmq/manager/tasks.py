@@ -20,10 +20,13 @@ QUERIES = "tasks_queries.sql"
 class TaskOps(Base):
     """Task queues: made ready for priorities, and read highest priority first."""
 
-    def enable_task_queue(self, queue: str) -> None:
-        """Create ``queue`` if missing and give it the priority index (idempotent)."""
+    def enable_task_queue(self, queue: str) -> bool:
+        """Create ``queue`` if missing and give it the priority index (idempotent).
+
+        True when both were there already and committed: safe to remember.
+        """
         validate_queue_name(queue)
-        self._fetch_task_query("enable_task_queue", {"queue": queue}, queue)
+        return bool(self._fetch_task_query("enable_task_queue", {"queue": queue}, queue)[0][0])
 
     def read_by_priority(self, queue: str, *, vt: int = 30, qty: int = 1) -> list[Message]:
         """Claim up to ``qty`` visible messages, highest header priority first, then oldest."""

@@ -173,21 +173,21 @@ class PgmqBackend(BaseTaskBackend):
     def prepare_queue(self, queue: str) -> None:
         """Make ``queue`` a task queue (created, priority index) unless known to be one.
 
-        Once it is committed, this process remembers it and skips the round trip.
+        Once that is committed, this process remembers it and skips the round trip.
         """
         key = (self.database, queue)
         if key in _READY_QUEUES:
             return
-        QueueManager(self.database).enable_task_queue(queue)
+        committed = QueueManager(self.database).enable_task_queue(queue)
 
         def remember() -> None:
             with _READY_LOCK:
                 _READY_QUEUES.add(key)
 
-        if connections[self.database].in_atomic_block:
-            transaction.on_commit(remember, using=self.database)
-        else:
+        if committed or not connections[self.database].in_atomic_block:
             remember()
+        else:  # made by this transaction: ready once it commits
+            transaction.on_commit(remember, using=self.database)
 
     def retry(self, record: TaskResultRecord) -> None:
         """Run a FAILED task again (the admin's action): READY, with ``retries`` more attempts.

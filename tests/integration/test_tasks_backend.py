@@ -137,6 +137,44 @@ def test_a_task_enqueued_in_a_rolled_back_transaction_never_existed():
     m.purge_queue("default")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_queue_made_in_a_rolled_back_transaction_is_made_again_next_time():
+    from django_pgmq.tasks import backend
+
+    m = QueueManager()
+    m.drop_queue("emails")
+    backend._READY_QUEUES.clear()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        task_funcs.add.enqueue(1, 2)  # makes the queue and its index
+        m.enable_notify("emails")  # a deferred trigger: the next send leaves a pending event
+        task_funcs.add.enqueue(3, 4)
+        task_funcs.add.enqueue(5, 6)  # the index is not made again (that would fail now)
+        raise RuntimeError("roll back")
+    assert "emails" not in {q.queue_name for q in m.list_queues()}
+    assert ("default", "emails") not in backend._READY_QUEUES
+    result = task_funcs.add.enqueue(7, 8)
+    assert ("default", "emails") in backend._READY_QUEUES
+    assert [msg.message["id"] for msg in m.read_by_priority("emails", vt=0, qty=5)] == [result.id]
+    m.purge_queue("emails")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_committed_task_queue_is_remembered_even_inside_a_transaction():
+    from django_pgmq.tasks import backend
+
+    m = QueueManager()
+    task_backends["default"].prepare_queue("default")
+    m.enable_notify("default")
+    backend._READY_QUEUES.clear()
+    with transaction.atomic():
+        task_funcs.echo.enqueue(1)
+        assert ("default", "default") in backend._READY_QUEUES  # no round trip from now on
+        backend._READY_QUEUES.clear()  # as in another process: asks again, after a send
+        task_funcs.echo.enqueue(2)
+    assert len(m.read("default", vt=0, qty=5)) == 2
+    m.purge_queue("default")
+
+
 def not_module_level():
     def inner():
         return 1
