@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -198,3 +199,26 @@ def test_an_async_consumer_runs_in_a_real_worker(transactional_db, queue_name, s
     finally:
         manager.drop_queue(queue_name)
         manager.drop_queue(f"{queue_name}_dlq")
+
+
+def test_the_demo_enqueues_django_tasks_and_runs_them(task_queues, subprocess_env, manager):
+    try:
+        done = subprocess.run(
+            [sys.executable, "manage.py", "pgmq_demo", "--messages", "100"],
+            cwd=ROOT,
+            env=subprocess_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        out = done.stdout
+        assert "Django tasks: 3 enqueued on queue 'demo_tasks'" in out
+        assert re.search(r"add\(2, 3\) +SUCCESSFUL -> 5", out)
+        assert re.search(r"add\(40, 2\), priority 90 +SUCCESSFUL -> 42", out)
+        assert re.search(r'greet\("world"\), async +SUCCESSFUL -> \'hello, world\'', out)
+        assert TaskResultRecord.objects.filter(queue_name="demo_tasks", status="SUCCESSFUL").count()
+    finally:
+        manager.drop_queue("demo")
+        manager.drop_queue("demo_tasks")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import OutputWrapper
 
@@ -14,6 +15,8 @@ from ..base import PgmqCommand, metrics_table, positive_int
 
 class Command(PgmqCommand):
     help = """Run the demo: migrate, send N messages, read and archive them all, show metrics.
+Then, when TASKS["default"] is django_pgmq.tasks.PgmqBackend with a queue "demo_tasks",
+enqueue a few Django tasks and run them with a worker.
 
 The queue (default "demo") is dropped and created again first, so every run
 starts clean: do not point --queue at a queue whose messages you want to keep.
@@ -81,6 +84,19 @@ examples:
         self.stdout.write("")
         archived = manager.archive_count(queue)
         self.stdout.write(f"archived: {archived} messages in pgmq.a_{queue.lower()}")
+        self._django_tasks(manager.using)
+
+    def _django_tasks(self, database: str) -> None:
+        """With a PgmqBackend as TASKS["default"] serving queue demo_tasks: run a few tasks."""
+        backend = getattr(settings, "TASKS", {}).get("default", {})
+        if backend.get("BACKEND") != "django_pgmq.tasks.PgmqBackend" or "demo_tasks" not in (
+            backend.get("QUEUES") or []
+        ):
+            return
+        from ...tasks import demo
+
+        self.stdout.write("")
+        demo.run(self.stdout, database)
 
 
 class ProgressBar:
