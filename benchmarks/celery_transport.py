@@ -1,4 +1,4 @@
-"""Celery brokers side by side: pgmq:// against kombu's SQLAlchemy transport and Redis.
+"""Celery brokers side by side: django-pgmq:// against kombu's SQLAlchemy transport and Redis.
 
 ``python -m benchmarks.celery_transport [--tasks N] [--latency-tasks N] [--dsn DSN]``
 
@@ -8,10 +8,10 @@ For each broker, with the same no-op task and the same worker (prefork, 2 proces
 * worker throughput: a worker started on those N tasks, from first start to last start;
 * latency: with the worker idle, tasks sent 20 ms apart; enqueue-to-start per task.
 
-Ratios are pgmq:// divided by the other broker: above 1 is better for rates, below 1
+Ratios are django-pgmq:// divided by the other broker: above 1 is better for rates, below 1
 is better for latencies.
 
-pgmq:// and SQLAlchemy use the same PostgreSQL (a scratch database on the embedded
+django-pgmq:// and SQLAlchemy use the same PostgreSQL (a scratch database on the embedded
 server, or ``--dsn``/``DATABASE_URL``'s server); Redis is measured when one answers on
 127.0.0.1:6379. Each worker appends "sent start" lines to a file; no result backend.
 This module is also the workers' Celery app (``BENCH_BROKER_URL``, ``BENCH_OUT``).
@@ -37,7 +37,7 @@ from urllib.parse import quote
 
 from celery import Celery
 
-import django_pgmq.contrib.celery  # noqa: F401  (registers pgmq://)
+import django_pgmq.contrib.celery  # noqa: F401  (registers django-pgmq://)
 
 CELERY = str(Path(sys.executable).with_name("celery"))
 REPO = Path(__file__).resolve().parent.parent
@@ -70,7 +70,7 @@ class Broker:
 
 
 def postgres_brokers(dsn: str | None) -> tuple[list[Broker], object, str]:
-    """pgmq:// and SQLAlchemy on a scratch database migrated with django-pgmq."""
+    """django-pgmq:// and SQLAlchemy on a scratch database migrated with django-pgmq."""
     from benchmarks.server import resolve
 
     server = resolve(dsn, None)
@@ -98,7 +98,7 @@ def postgres_brokers(dsn: str | None) -> tuple[list[Broker], object, str]:
         )
     else:
         sqla = f"sqla+postgresql+psycopg://{user}{password}@{host}:{port}/{dbname}"
-    brokers = [Broker("pgmq://", "pgmq+" + server.database_url(dbname))]
+    brokers = [Broker("django-pgmq://", "django-pgmq+" + server.database_url(dbname))]
     if importlib.util.find_spec("sqlalchemy") is None:
         print("sqlalchemy: not installed (pip install sqlalchemy); skipped")
     else:
@@ -231,7 +231,7 @@ def measure(broker: Broker, tasks: int, latency_tasks: int) -> dict[str, float]:
 
 
 def report(results: dict[str, dict[str, float]], out=sys.stdout) -> None:
-    """A table of figures, then pgmq:// against each other broker."""
+    """A table of figures, then django-pgmq:// against each other broker."""
     names = list(results)
     metrics = list(next(iter(results.values())))
     width = max(len(m) for m in metrics) + 2
@@ -239,7 +239,7 @@ def report(results: dict[str, dict[str, float]], out=sys.stdout) -> None:
     for metric in metrics:
         row = "".join(f"{results[n][metric]:>14.1f}" for n in names)
         print(f"{metric:{width}}{row}", file=out)
-    ours = results.get("pgmq://")
+    ours = results.get("django-pgmq://")
     if not ours:
         return
     for name in names[1:]:
@@ -247,7 +247,7 @@ def report(results: dict[str, dict[str, float]], out=sys.stdout) -> None:
         ratios = ", ".join(
             f"{metric} x{ours[metric] / other[metric]:.2f}" for metric in metrics if other[metric]
         )
-        print(f"pgmq:// / {name}: {ratios}", file=out)
+        print(f"django-pgmq:// / {name}: {ratios}", file=out)
 
 
 def forget_redis_keys(broker: Broker, queue: str) -> None:
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-tasks", type=int, default=100, help="default 100")
     parser.add_argument("--dsn", help="PostgreSQL server (default DATABASE_URL, else embedded)")
     parser.add_argument(
-        "--only", nargs="*", help="broker names to run (pgmq://, sqlalchemy, redis)"
+        "--only", nargs="*", help="broker names to run (django-pgmq://, sqlalchemy, redis)"
     )
     args = parser.parse_args(argv)
 

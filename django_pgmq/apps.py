@@ -23,10 +23,15 @@ class DjangoPgmqConfig(AppConfig):
         # ready() must not query a database that may be unreachable or not migrated.
         hook_pgtrigger_command()
 
-        # CELERY_BROKER_URL = "pgmq://" must mean our transport, not kombu's own
-        # "pgmq" (made for the extension); register it whenever kombu is installed.
+        # Register our kombu scheme "django-pgmq" whenever kombu is installed. kombu's
+        # own "pgmq" stays kombu's, unless this project's broker URL still uses it
+        # (django-pgmq 0.1's scheme): then it means ours here, with a warning.
         try:
-            from .contrib import celery  # noqa: F401
+            from .contrib import celery
         except ModuleNotFoundError as exc:
             if exc.name not in ("kombu", "celery"):
                 raise
+        else:
+            legacy = celery.legacy_broker_setting()
+            if legacy is not None:
+                celery.adopt_legacy_scheme(legacy)

@@ -1,4 +1,4 @@
-"""The example project's Celery app; its broker is this project's own database (``pgmq://``).
+"""The example project's Celery app; its broker is this project's own database (``django-pgmq://``).
 
 Run a worker with ``celery -A example_project worker``. Settings are the ``CELERY_*``
 names in ``example_project/settings.py``.
@@ -8,7 +8,7 @@ import os
 
 from celery import Celery
 
-import django_pgmq.contrib.celery  # noqa: F401  (registers the pgmq:// transport with kombu)
+import django_pgmq.contrib.celery  # noqa: F401  (registers the django-pgmq:// transport with kombu)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "example_project.settings")
 

@@ -99,7 +99,7 @@ LOGGING = {
 # ---- Celery (django_pgmq.contrib.celery) -- appended by the Celery integration ----
 # The broker is this project's database: a Celery queue is a pgmq queue, and a task
 # sent inside transaction.atomic() exists only if the transaction commits.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "pgmq://")
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "django-pgmq://")
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "1800")),
 }

@@ -1,4 +1,4 @@
-"""The kombu transport pgmq:// in one process, against the test database.
+"""The kombu transport django-pgmq:// in one process, against the test database.
 
 What a Celery worker relies on, checked at kombu's level: declarations become pgmq
 queues, ack archives, requeue and close release in place, prefetch limits reads,
@@ -7,6 +7,7 @@ exchanges route in the database, transactions decide whether a message exists.
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from django.db import transaction
 from kombu import Connection, Consumer, Exchange, Producer, Queue
 from psycopg import sql
 
-import django_pgmq.contrib.celery  # noqa: F401  (registers pgmq://)
+import django_pgmq.contrib.celery  # noqa: F401  (registers django-pgmq://)
 from django_pgmq.contrib.celery.naming import pgmq_queue_name
 from django_pgmq.errors import InvalidArgument
 
@@ -29,10 +30,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def connect() -> Iterator[Callable[..., Connection]]:
-    """Open kombu connections on pgmq:// (the Django test database); closed afterwards."""
+    """Open kombu connections on django-pgmq:// (the Django test database); closed afterwards."""
     opened: list[Connection] = []
 
-    def make(url: str = "pgmq://", **options) -> Connection:
+    def make(url: str = "django-pgmq://", **options) -> Connection:
         conn = Connection(url, transport_options=options)
         conn.connect()
         opened.append(conn)
@@ -339,7 +340,7 @@ def test_a_waiting_consumer_wakes_on_notify_not_on_a_poll(connect, name, notify)
 )
 def test_bad_transport_options_are_named(option, value):
     with pytest.raises(InvalidArgument, match=option):
-        Connection("pgmq://", transport_options={option: value}).transport  # noqa: B018
+        Connection("django-pgmq://", transport_options={option: value}).transport  # noqa: B018
 
 
 PLAIN_CLIENT = """
@@ -360,7 +361,7 @@ with Connection(sys.argv[1]) as conn:
 
 def test_plain_url_works_without_django_settings(test_database_url, db, name):
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    url = "pgmq+" + test_database_url
+    url = "django-pgmq+" + test_database_url
     done = subprocess.run(
         [sys.executable, "-c", PLAIN_CLIENT, url, name],
         env=env,
@@ -371,3 +372,20 @@ def test_plain_url_works_without_django_settings(test_database_url, db, name):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["{'plain':", "True}", "pgmq", "False"]
     assert rows(db, name, "a") == [(1, 1, False)]
+
+
+def test_task_priorities_are_ignored_with_one_warning(connect, db, name, caplog):
+    from django_pgmq.contrib.celery import channel
+
+    channel._priority_noted.clear()
+    conn = connect()
+    queue = Queue(name, Exchange(name), routing_key=name)
+    logger = "django_pgmq.contrib.celery.channel"
+    with caplog.at_level(logging.WARNING, logger=logger), Producer(conn) as producer:
+        producer.publish({"n": 1}, routing_key=name, declare=[queue])  # default priority 0
+        assert not [r for r in caplog.records if "priorit" in r.getMessage()]
+        for n in (2, 3):
+            producer.publish({"n": n}, routing_key=name, declare=[queue], priority=9)
+    [warning] = [r for r in caplog.records if "priorit" in r.getMessage()]
+    assert "ignored" in warning.getMessage() and "9" in warning.getMessage()
+    assert len(rows(db, pgmq_queue_name(name))) == 3  # sent all the same, in order

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections import deque
 from datetime import UTC, datetime, timedelta
 from queue import Empty
@@ -37,6 +38,22 @@ logger = logging.getLogger(__name__)
 def _gone(exc: psycopg.Error) -> bool:
     """True when an error says the queue no longer exists (dropped meanwhile)."""
     return exc.sqlstate in ("42P01", "PQ002")
+
+
+_priority_noted = threading.Event()  # the warning below is logged once per process
+
+
+def note_ignored_priority(message: dict[str, Any], routing_key: str) -> None:
+    """Log once that Celery task priorities are ignored: messages run in the order sent."""
+    priority = (message.get("properties") or {}).get("priority")
+    if priority and not _priority_noted.is_set():
+        _priority_noted.set()
+        logger.warning(
+            "Celery task priorities are ignored by the django-pgmq transport: messages run "
+            "in the order they were sent (priority %r of a message to %r; logged once)",
+            priority,
+            routing_key,
+        )
 
 
 def eta_of(message: dict[str, Any]) -> datetime | None:
@@ -192,10 +209,11 @@ class Channel(virtual.Channel):
     ) -> int:
         """Insert the message into every queue the exchange routes it to; one SQL call.
 
-        With ``pgmq://`` this runs on Django's connection of the calling thread, so
+        With ``django-pgmq://`` this runs on Django's connection of the calling thread, so
         inside ``transaction.atomic()`` the message exists only if the block commits.
         """
         self._inplace_augment_message(message, exchange, routing_key)
+        note_ignored_priority(message, routing_key)
         params = {
             "msg": database.dump(message),
             "deliver_at": eta_of(message),

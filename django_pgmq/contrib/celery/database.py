@@ -2,10 +2,10 @@
 
 Every transport owns a command session (autocommit; reads, acks, declarations) and,
 once it consumes, a listener session (LISTEN, and the advisory lock that says this
-consumer is alive). ``pgmq://`` derives both from a Django database alias and sends
+consumer is alive). ``django-pgmq://`` derives both from a Django database alias and sends
 messages on Django's own connection of the calling thread, so a publish inside
-``transaction.atomic()`` commits or rolls back with it. ``pgmq+postgresql://...``
-(or ``pgmq://user:pass@host/db``) needs neither Django settings nor Django's connection.
+``transaction.atomic()`` commits or rolls back with it. ``django-pgmq+postgresql://...``
+(or ``django-pgmq://user:pass@host/db``) needs neither Django settings nor Django's connection.
 """
 
 from __future__ import annotations
@@ -197,18 +197,18 @@ def django_connection_kwargs(alias: str | None = None) -> tuple[dict[str, Any], 
 
     if not settings.configured:
         raise ImproperlyConfigured(
-            "pgmq:// uses the Django database, but Django settings are not configured: "
-            "set DJANGO_SETTINGS_MODULE, or use pgmq+postgresql://user:pass@host/dbname"
+            "django-pgmq:// uses the Django database, but Django settings are not configured: "
+            "set DJANGO_SETTINGS_MODULE, or use django-pgmq+postgresql://user:pass@host/dbname"
         )
     if alias is None:
         from django_pgmq import conf
 
         alias = conf.database_alias()
     if alias not in connections.databases:
-        raise ImproperlyConfigured(f"pgmq:// database alias {alias!r} is not in DATABASES")
+        raise ImproperlyConfigured(f"django-pgmq:// database alias {alias!r} is not in DATABASES")
     wrapper = connections[alias]
     if wrapper.vendor != "postgresql":
-        raise ImproperlyConfigured(f"pgmq:// database alias {alias!r} is not PostgreSQL")
+        raise ImproperlyConfigured(f"django-pgmq:// database alias {alias!r} is not PostgreSQL")
     params = dict(wrapper.get_connection_params())
     for key in _DJANGO_ONLY:
         params.pop(key, None)
@@ -220,6 +220,6 @@ def django_connection_kwargs(alias: str | None = None) -> tuple[dict[str, Any], 
 def plain_connection_kwargs(
     hostname: str | None, port: int | None, user: str | None, password: str | None, dbname: str
 ) -> dict[str, Any]:
-    """psycopg keyword arguments from the parts of a ``pgmq://user:pass@host:port/db`` URL."""
+    """psycopg keyword arguments from a ``django-pgmq://user:pass@host:port/db`` URL's parts."""
     parts = {"host": hostname, "port": port, "user": user, "password": password, "dbname": dbname}
     return {key: value for key, value in parts.items() if value not in (None, "", "/")}

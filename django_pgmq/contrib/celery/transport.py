@@ -1,4 +1,4 @@
-"""The kombu transport behind ``pgmq://``: Celery's broker in the project's PostgreSQL.
+"""The kombu transport behind ``django-pgmq://``: Celery's broker in the project's PostgreSQL.
 
 Consumers sleep on LISTEN (the insert channels of their queues) and a wake-up pipe
 that acks write to, never on a fixed poll: an idle worker wakes when a message is
@@ -44,8 +44,8 @@ _URI_SCHEMES = ("postgresql://", "postgres://")
 def open_sessions(client: Any, options: Options) -> tuple[Sessions, Any]:
     """The transport's sessions and the object that runs its publishes, from the URL.
 
-    ``pgmq+postgresql://...`` and ``pgmq://user@host/db`` connect directly; a bare
-    ``pgmq://`` uses a Django database alias and publishes on Django's connection.
+    ``django-pgmq+postgresql://...`` and ``django-pgmq://user@host/db`` connect directly; a bare
+    ``django-pgmq://`` uses a Django database alias and publishes on Django's connection.
     """
     host = client.hostname or ""
     if host.startswith(_URI_SCHEMES):
@@ -105,7 +105,7 @@ class Transport(virtual.Transport):
 
     @property
     def default_connection_params(self) -> dict[str, Any]:
-        """No default host: a bare ``pgmq://`` (and its clones) means the Django database."""
+        """No default host: a bare ``django-pgmq://`` (and its clones) means the Django database."""
         return {}
 
     # -- connection life ----------------------------------------------------
