@@ -3,7 +3,9 @@
 Pages live under ``/admin/django_pgmq/queue/``: the overview, ``add/`` (create a
 queue), ``workers/``, and per queue ``<name>/change/`` (its page), ``delete/``
 (drop), ``purge/``, ``send/``, ``messages/`` (actions on selected messages),
-``notify/``. The views are in ``django_pgmq.dashboard``.
+``notify/``, ``pause/`` (pause or resume consumption), ``bulk/`` (act on every message
+matching a filter, after a confirmation with the count). Any other address under it
+is the dashboard's 404 page. The views are in ``django_pgmq.dashboard``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from django.contrib import admin
 from django.http import HttpResponse
 from django.urls import URLPattern, path
 
-from .dashboard import actions, views
+from .dashboard import actions, bulk, views
 from .models import Queue, TaskResultRecord
 from .tasks.admin import TaskResultRecordAdmin
 
@@ -39,6 +41,8 @@ class QueueAdmin(admin.ModelAdmin):
             page(actions.send, "send", "<str:queue>/send/"),
             page(actions.message_action, "messages", "<str:queue>/messages/"),
             page(actions.notify, "notify", "<str:queue>/notify/"),
+            page(actions.pause, "pause", "<str:queue>/pause/"),
+            page(bulk.bulk_action, "bulk", "<str:queue>/bulk/"),
             path(
                 "<path:object_id>/history/",
                 self.admin_site.admin_view(self.history_view),

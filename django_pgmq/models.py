@@ -46,6 +46,9 @@ class QueueConfig(models.Model):
     on_success = models.CharField(max_length=7, choices=OnSuccess.choices, default="archive")
     vt = models.PositiveIntegerField(default=30, help_text="Visibility timeout, seconds.")
     batch = models.PositiveIntegerField(default=10, help_text="Messages read at a time.")
+    paused = models.BooleanField(
+        default=False, help_text="Workers stop reading the queue (see django_pgmq.pausing)."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -109,6 +112,24 @@ class QueueSample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.queue} @ {self.sampled_at:%Y-%m-%d %H:%M:%S}"
+
+
+class HandlerTiming(models.Model):
+    """Handler durations of one queue in one worker's heartbeat interval, for the admin."""
+
+    id = models.BigAutoField(primary_key=True)
+    queue = models.CharField(max_length=47)
+    recorded_at = models.DateTimeField(db_default=Now())
+    calls = models.PositiveIntegerField()
+    p50_ms = models.FloatField()
+    p95_ms = models.FloatField()
+
+    class Meta:
+        ordering = ["queue", "recorded_at"]
+        indexes = [models.Index(fields=["queue", "recorded_at"], name="pgmq_timing_queue_at")]
+
+    def __str__(self) -> str:
+        return f"{self.queue} @ {self.recorded_at:%Y-%m-%d %H:%M:%S}"
 
 
 class TaskResultRecord(models.Model):

@@ -9,9 +9,11 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.utils.translation import gettext as _
 
 from ..errors import PgmqError
 from ..manager import QueueManager
+from ..pausing import set_paused
 from .access import current_db, log, require, url
 from .display import summary
 from .forms import ACTIONS, CreateQueueForm, MessageActionForm, NotifyForm, SendMessageForm
@@ -133,6 +135,24 @@ def notify(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     log(request, row.name, "change", text, db)
     messages.success(request, f"{text} on {row.name}.")
     return back
+
+
+def pause(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """Pause (``paused=1``) or resume (``paused=0``) the workers' reads of the queue."""
+    require(request, "change")
+    if refused := _post_only(request):
+        return refused
+    db = current_db(request)
+    row = queue_or_404(db, queue)
+    paused = request.POST.get("paused") == "1"
+    set_paused(db, row.name, paused)
+    if paused:
+        text = _("Paused consumption: workers stop reading it within a heartbeat")
+    else:
+        text = _("Resumed consumption")
+    log(request, row.name, "change", text, db)
+    messages.success(request, _("%(text)s (%(queue)s).") % {"text": text, "queue": row.name})
+    return HttpResponseRedirect(url("change", db, row.name))
 
 
 def create(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:

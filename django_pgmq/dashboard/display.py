@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .records import BrowsedMessage
 
 SUMMARY_LENGTH = 100
@@ -43,6 +45,14 @@ def summary(value: Any) -> str:
     return text if len(text) <= SUMMARY_LENGTH else text[: SUMMARY_LENGTH - 1] + "…"
 
 
+def _when(text: Any) -> datetime | None:
+    """A timestamp the worker wrote into headers (ISO 8601), or None when unreadable."""
+    try:
+        return datetime.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True)
 class MessageView:
     """A browsed message with what the page shows about it, relative to ``now``."""
@@ -68,9 +78,29 @@ class MessageView:
 
     @property
     def vt_text(self) -> str:
-        """When it is (or became) visible: 'in 25 s' or '3 min ago'."""
+        """When it is (or became) visible: 'in 25 s' or '3 min ago'; '' once archived."""
+        if self.message.archived_at is not None:
+            return ""  # an archived message is never read again: its vt means nothing
         delta = (self.message.vt - self.now).total_seconds()
-        return f"in {duration(delta)}" if delta > 0 else f"{duration(delta)} ago"
+        if delta > 0:
+            return _("in %s") % duration(delta)
+        return _("%s ago") % duration(delta)
+
+    @property
+    def attempt_errors(self) -> list[dict[str, Any]]:
+        """One entry per failed attempt (the worker's headers), the dead-letter error last."""
+        headers = self.message.headers if isinstance(self.message.headers, dict) else {}
+        entries = headers.get("attempt_errors")
+        history = [
+            {"attempt": e.get("attempt"), "at": _when(e.get("at")), "error": e.get("error")}
+            for e in (entries if isinstance(entries, list) else [])
+            if isinstance(e, dict)
+        ]
+        dead = headers.get("dead_letter")
+        if isinstance(dead, dict) and dead.get("error"):
+            when = _when(dead.get("dead_lettered_at"))
+            history.append({"attempt": dead.get("read_ct"), "at": when, "error": dead["error"]})
+        return history
 
     @property
     def latency(self) -> str:

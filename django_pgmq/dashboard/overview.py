@@ -10,10 +10,12 @@ from itertools import pairwise
 from django.db.models import Max
 from django.db.models.functions import TruncMinute
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from .. import conf
 from ..manager import QueueManager
 from ..models import QueueConfig, QueueSample, Worker
+from ..pausing import paused_queues
 from .records import QueueStats
 
 DLQ_SUFFIX = "_dlq"
@@ -32,6 +34,7 @@ class QueueRow:
     dead_letter_of: list[str] = field(default_factory=list)
     notify_ms: int | None = None
     workers: int = 0
+    paused: bool = False
     depth_trend: list[float | None] = field(default_factory=list)
     recent_depths: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
@@ -120,6 +123,8 @@ def attention_flags(row: QueueRow) -> list[str]:
         flags.append("old backlog")
     if is_growing(row.recent_depths):
         flags.append("growing")
+    if row.paused:
+        flags.append(_("paused"))
     if stats.visible and not row.workers and not row.dead_letter_of:
         flags.append("no live worker")
     if stats.poison:
@@ -148,6 +153,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
     """Fill in dead letters, notifications, workers, trends and flags of ``rows``."""
     manager = QueueManager(using)
     notify = manager.notify_throttles()
+    paused = paused_queues(using)
     workers = live_workers_by_queue(using)
     trends = depth_trends(using)
     recent = recent_depths(using)
@@ -165,6 +171,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
     for name, row in rows.items():
         row.notify_ms = notify.get(name)
         row.workers = workers.get(name, 0)
+        row.paused = name in paused
         row.depth_trend = trends.get(name, [])
         row.recent_depths = recent.get(name, [])
         row.flags = attention_flags(row)

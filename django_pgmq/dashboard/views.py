@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -25,6 +26,7 @@ from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
 from .options import database_aliases
 from .overview import QueueRow, load_overview, load_queue, total_stats
+from .timings import handler_durations
 
 
 def render(
@@ -188,8 +190,32 @@ def queue_page(
         purge_url=url("purge", db, row.name),
         drop_url=url("delete", db, row.name),
         notify_url=url("notify", db, row.name),
+        pause_url=url("pause", db, row.name),
+        bulk_url=url("bulk", db, row.name),
+        bulk_actions=_bulk_actions(source, can),
+        bulk_filters=_bulk_filters(data, source) if valid else [],
+        durations=handler_durations(db, row.name),
         duration=duration,
     )
+
+
+def _bulk_actions(source: str, can: dict[str, bool]) -> list[tuple[str, str]]:
+    """The bulk actions the list ``source`` offers the user: (key, label)."""
+    from .bulk import BULK_ACTIONS, BULK_SOURCE_ACTIONS
+
+    offered = BULK_SOURCE_ACTIONS[source]
+    return [(k, str(BULK_ACTIONS[k][0])) for k in offered if can[BULK_ACTIONS[k][1]]]
+
+
+def _bulk_filters(data: dict[str, Any], source: str) -> list[tuple[str, str]]:
+    """The page's filters as (name, value) pairs, carried to the bulk confirmation page."""
+    pairs = [("source", source)]
+    for name in ("read_ct", "header", "header_value"):
+        if data.get(name) not in (None, ""):
+            pairs.append((name, str(data[name])))
+    if data.get("contains") is not None:
+        pairs.append(("contains", json.dumps(data["contains"])))
+    return pairs
 
 
 def _empty_filters() -> MessageFilterForm:

@@ -112,6 +112,52 @@ class DashboardOps(Base):
             for row in rows
         ]
 
+    def match_count(
+        self, queue: str, *, archive: bool = False, **filters: Any
+    ) -> tuple[int, int | None]:
+        """How many live (or archived) messages match ``filters``, and the highest id."""
+        [(count, last_id)] = self._fetch(
+            "dashboard_match_count", self._match_params(queue, archive, filters), queue
+        )
+        return count, last_id
+
+    def match_batch(
+        self,
+        queue: str,
+        *,
+        archive: bool = False,
+        after_id: int = 0,
+        up_to_id: int,
+        max_rows: int = 1000,
+        **filters: Any,
+    ) -> list[int]:
+        """The next ids (ascending) matching ``filters`` in (``after_id``, ``up_to_id``]."""
+        params = {
+            **self._match_params(queue, archive, filters),
+            "after_id": _check_int("after_id", after_id, 0, 2**63 - 1),
+            "up_to_id": _check_int("up_to_id", up_to_id, 0, 2**63 - 1),
+            "max_rows": _check_int("max_rows", max_rows, 1, 10_000),
+        }
+        return [row[0] for row in self._fetch("dashboard_match_batch", params, queue)]
+
+    def _match_params(self, queue: str, archive: bool, filters: dict[str, Any]) -> dict[str, Any]:
+        """The filter parameters of the match queries, as browse_messages takes them."""
+        validate_queue_name(queue)
+        unknown = set(filters) - {"min_read_ct", "header_key", "header_value", "contains"}
+        if unknown:
+            raise InvalidArgument(f"unknown message filter(s): {', '.join(sorted(unknown))}")
+        contains, min_read_ct = filters.get("contains"), filters.get("min_read_ct")
+        if contains is not None and not isinstance(contains, dict | list):
+            raise InvalidArgument(f"contains must be a JSON object or array, got {contains!r:.60}")
+        return {
+            "queue": queue,
+            "from_archive": bool(archive),
+            "min_read_ct": None if min_read_ct is None else _check_int("read_ct", min_read_ct, 0),
+            "header_key": filters.get("header_key") or None,
+            "header_value": filters.get("header_value"),
+            "contains": None if contains is None else _dump(contains, "contains", queue),
+        }
+
     def requeue(
         self,
         queue: str,

@@ -48,6 +48,22 @@ class WorkerOps(Base):
         }
         return sorted(row[0] for row in self._fetch("worker_set_vt_seconds", params, queue))
 
+    def retry_later(self, queue: str, msg_id: int, seconds: float, error: str) -> bool:
+        """Hide a failed message for ``seconds`` and append ``error`` to its headers.
+
+        The headers' ``attempt_errors`` list keeps one entry per failed attempt
+        (``attempt`` = read_ct, ``at``, ``error``), the newest 20. False when the
+        message was gone or locked by another transaction.
+        """
+        validate_queue_name(queue)
+        [msg], _ = _ids(msg_id)
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise InvalidArgument(f"seconds must be a number, got {seconds!r}")
+        if not 0 <= seconds <= MAX_INT4:
+            raise InvalidArgument(f"seconds must be between 0 and {MAX_INT4}, got {seconds}")
+        params = {"queue": queue, "id": msg, "seconds": float(seconds), "error": error}
+        return self._fetch("worker_retry_later", params, queue)[0][0] is not None
+
     def dead_letter(
         self, queue: str, msg_id: int, dead_letter_queue: str, error: str | None = None
     ) -> int | None:

@@ -113,6 +113,27 @@ SELECT * FROM pgmq._dashboard_requeue(
     source_queue => %(source)s, target_queue => %(target)s, msg_ids => %(ids)s::bigint[],
     from_archive => %(from_archive)s::boolean);
 
+-- name: dashboard_match_count
+-- Admin bulk actions (sql/92_dashboard_bulk.sql): how many match, and the last id.
+SELECT matched, last_id FROM pgmq._dashboard_match_count(
+    queue_name => %(queue)s, from_archive => %(from_archive)s::boolean,
+    min_read_ct => %(min_read_ct)s::integer, header_key => %(header_key)s::text,
+    header_value => %(header_value)s::text, contains => %(contains)s::jsonb);
+
+-- name: dashboard_match_batch
+SELECT * FROM pgmq._dashboard_match_batch(
+    queue_name => %(queue)s, from_archive => %(from_archive)s::boolean,
+    min_read_ct => %(min_read_ct)s::integer, header_key => %(header_key)s::text,
+    header_value => %(header_value)s::text, contains => %(contains)s::jsonb,
+    after_id => %(after_id)s::bigint, up_to_id => %(up_to_id)s::bigint,
+    max_rows => %(max_rows)s::integer);
+
+-- name: worker_retry_later
+-- Worker (sql/71_worker_failures.sql): retry after a backoff, the error kept in the headers.
+SELECT pgmq._retry_later(
+    queue_name => %(queue)s, msg_id => %(id)s::bigint,
+    seconds => %(seconds)s::double precision, error => %(error)s::text);
+
 -- name: worker_set_vt_seconds
 -- Worker (sql/70_worker.sql): heartbeat, retry backoff and release, in fractional seconds.
 SELECT * FROM pgmq._set_vt_seconds(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ..dashboard import display, svg
 from ..dashboard.records import QueueStats
@@ -23,8 +25,8 @@ def figure(stats: QueueStats, name: str) -> SafeString:
     value = getattr(stats, name)
     if name in stats.estimated:
         return format_html(
-            '<span class="pgmq-est" title="estimated from planner statistics or a sample">'
-            "≈{}</span>",
+            '<span class="pgmq-est" title="{}">≈{}</span>',
+            _("estimated from planner statistics or a sample"),
             number(value),
         )
     return format_html("{}", number(value))
@@ -44,5 +46,41 @@ def duration(seconds: float | None) -> str:
 def sparkline(values: list[float | None], title: str = "") -> SafeString:
     """An inline SVG trend of ``values``; empty when there are no samples."""
     if not values or all(v is None for v in values):
-        return mark_safe('<span class="pgmq-muted">no samples</span>')
-    return svg.sparkline(values, title=f"{title}: depth, last hour")
+        return format_html('<span class="pgmq-muted">{}</span>', _("no samples"))
+    return svg.sparkline(values, title=_("%s: depth, last hour") % title)
+
+
+@register.filter
+def milliseconds(value: float | None) -> str:
+    """A handler duration: '-' when unknown, '0.8 ms', '42 ms', '1.2 s'."""
+    if value is None:
+        return "-"
+    if value >= 1000:
+        return f"{value / 1000:.1f} s"
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
+
+
+RANGE_LABELS = {
+    "hour": gettext_lazy("last hour"),
+    "day": gettext_lazy("last day"),
+    "week": gettext_lazy("last week"),
+    "month": gettext_lazy("last month"),
+}
+STATE_LABELS = {
+    "archived": gettext_lazy("archived"),
+    "visible": gettext_lazy("visible"),
+    "in flight": gettext_lazy("in flight"),
+    "delayed": gettext_lazy("delayed"),
+}
+
+
+@register.simple_tag
+def range_label(key: str) -> str:
+    """The chart range's tab label, translated."""
+    return str(RANGE_LABELS.get(key, key))
+
+
+@register.simple_tag
+def state_label(state: str) -> str:
+    """A message state, translated (the CSS class keeps the English key)."""
+    return str(STATE_LABELS.get(state, state))

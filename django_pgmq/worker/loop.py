@@ -128,7 +128,7 @@ class ConsumerThread(threading.Thread):
         """
         worker = self.worker
         settings = worker.settings[queue]
-        wanted = worker.budget.take(settings.batch)
+        wanted = 0 if queue in worker.paused else worker.budget.take(settings.batch)
         if not wanted:
             worker.schedule.read_done(queue, token, 0)
             if reader is not None:

@@ -38,6 +38,7 @@ from .config import QueueSettings
 from .errors import PoisonMessage, Unsettled
 from .held import Holdings
 from .savepoint import LazySavepoint
+from .timing import TIMINGS
 
 log = logging.getLogger("django_pgmq.worker")
 
@@ -267,7 +268,7 @@ class Processor:
         """Run the first handler of a chunk, without a savepoint (see the module's docstring)."""
         self.holdings.start(self.queue, [message.msg_id])
         try:
-            call_handler(self.consumer.handler, self._decode(message))
+            self._call(self._decode(message))
         except Exception as exc:
             raise _FirstFailed(message, exc, rest) from exc
 
@@ -276,7 +277,7 @@ class Processor:
         self.holdings.start(self.queue, [message.msg_id])
         try:
             with self._savepoint():
-                call_handler(self.consumer.handler, self._decode(message))
+                self._call(self._decode(message))
         except Exception as exc:
             self._fail([message], exc, outcome)
             return False
@@ -299,13 +300,21 @@ class Processor:
             return []
         try:
             with self._savepoint():
-                call_handler(self.consumer.handler, decoded)
+                self._call(decoded)
         except Exception as exc:
             self._fail(decoded, exc, outcome)
             return []
         return [m.msg_id for m in decoded]
 
     # -- helpers --------------------------------------------------------------
+
+    def _call(self, argument: Any) -> None:
+        """Run the handler, its duration recorded for the admin (worker/timing.py)."""
+        started = monotonic()
+        try:
+            call_handler(self.consumer.handler, argument)
+        finally:
+            TIMINGS.add(self.queue, monotonic() - started)
 
     def _transaction(self) -> contextlib.AbstractContextManager:
         """The transaction a chunk shares (none for non-atomic handlers)."""
@@ -359,7 +368,7 @@ class Processor:
                 notes.append(f"{message.msg_id} dead-lettered to {settings.dead_letter}")
             else:
                 delay = retry.backoff(message.read_ct, settings.retry_delay)
-                self.manager.set_vt_seconds(self.queue, [message.msg_id], delay)
+                self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc))
                 outcome.retried += 1
                 notes.append(f"{message.msg_id} retried in {delay:.2f}s (read {message.read_ct})")
         log.warning("%s: handler failed: %s: %s", self.queue, "; ".join(notes), exc, exc_info=exc)

@@ -33,7 +33,9 @@ from .listener import Listener
 from .loop import ConsumerThread
 from .presence import Presence
 from .process import Outcome
+from ..pausing import paused_queues
 from .sampling import sample_all_queues
+from .timing import TIMINGS, record_timings
 from .schedule import Schedule
 
 log = logging.getLogger("django_pgmq.worker")
@@ -86,6 +88,7 @@ class Worker:
         self.stop_reason = ""
         self._counts = threading.Lock()
         self._next_sample = 0.0
+        self.paused: frozenset[str] = frozenset()  # queues the admin paused (see pausing.py)
         self._caught = signals.Caught()  # the signals `run` catches
         self._logged = (0, 0, monotonic())  # processed, failed, when: the last totals' line
 
@@ -112,6 +115,7 @@ class Worker:
 
     def _start(self) -> None:
         self.presence.register()
+        self._refresh_paused()
         wakeup = self._start_listener() if self.options.listen else "poll only"
         log.info(
             "worker %s:%d started on database %r: concurrency %d, wake-up: %s, poll every %gs; "
@@ -163,6 +167,7 @@ class Worker:
             signals.join(self.heartbeat, 5)
         if self.listener is not None:
             signals.join(self.listener, 1)
+        self._guarded("recording handler durations", self._record_timings)
         self._guarded("removing the worker's row", self.presence.unregister)
         connections.close_all()
         log.info(
@@ -242,17 +247,32 @@ class Worker:
                 failed,
             )
         self._logged = (processed, failed, monotonic())
+        self._refresh_paused()
         if monotonic() >= self._next_sample:
             interval = float(conf.get("SAMPLE_INTERVAL"))
             self._next_sample = monotonic() + interval
             retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
             sample_all_queues(self.manager, interval=interval, retention=retention)
+            self._record_timings()
             if self.options.maintenance is not None:
                 self.options.maintenance()
 
+    def _record_timings(self) -> None:
+        """Write this process's handler durations since the last time (for the admin)."""
+        retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
+        record_timings(self.manager.using, TIMINGS, retention=retention)
+
+    def _refresh_paused(self) -> None:
+        """Which queues are paused: reads of them stop (held messages still finish)."""
+        paused = paused_queues(self.manager.using, self.settings)
+        if paused != self.paused:
+            log.info("paused queues: %s", ", ".join(sorted(paused)) or "none")
+        self.paused = paused
+
     def _queues_empty(self) -> bool:
         try:
-            return all(self.manager.metrics(q).queue_length == 0 for q in self.settings)
+            readable = [q for q in self.settings if q not in self.paused]  # paused: not waited for
+            return all(self.manager.metrics(q).queue_length == 0 for q in readable)
         except (DatabaseError, PgmqError) as exc:
             log.debug("checking for empty queues: %s", exc)
             connections[self.manager.using].close()

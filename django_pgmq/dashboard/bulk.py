@@ -1,0 +1,184 @@
+"""Bulk actions: retry, delete or move every message matching the queue page's filters.
+
+GET shows how many messages match (and the highest id, which bounds the action
+to what the operator saw); POST acts on them in batches of `BATCH` ids, each its
+own short transaction, so even a million matching rows never hold a long lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.admin import ModelAdmin
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from ..errors import InvalidQueueName, PgmqError, QueueNotFound
+from ..manager import QueueManager
+from ..names import validate_queue_name
+from .access import current_db, log, require, url
+from .forms import SOURCES, MessageFilterForm
+from .overview import QueueRow
+from .views import queue_or_404, render
+
+BATCH = 1000  # ids per statement and per transaction
+
+# Bulk action -> (label, permission); which apply to which message list.
+BULK_ACTIONS: dict[str, tuple[Any, str]] = {
+    "retry": (gettext_lazy("Retry (visible now / back into the queue)"), "change"),
+    "archive": (gettext_lazy("Archive"), "change"),
+    "move": (gettext_lazy("Move to another queue"), "change"),
+    "delete": (gettext_lazy("Delete"), "delete"),
+}
+BULK_SOURCE_ACTIONS: dict[str, list[str]] = {
+    "live": ["retry", "archive", "move", "delete"],
+    "archive": ["retry", "move"],
+    "dlq": ["retry", "move", "delete"],
+}
+
+
+class BulkActionForm(forms.Form):
+    """What to do with every matching message, and where a move goes."""
+
+    bulk_action = forms.ChoiceField(
+        choices=[(k, label) for k, (label, _p) in BULK_ACTIONS.items()],
+        label=gettext_lazy("Action"),
+    )
+    source = forms.ChoiceField(choices=SOURCES)
+    target = forms.CharField(required=False, max_length=47, label=gettext_lazy("Target queue"))
+    last_id = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        action, source = data.get("bulk_action"), data.get("source")
+        if action and source and action not in BULK_SOURCE_ACTIONS[source]:
+            raise forms.ValidationError(
+                _("%(action)s does not apply to %(source)s messages")
+                % {"action": action, "source": source}
+            )
+        if action == "move":
+            try:
+                data["target"] = validate_queue_name(data.get("target") or "")
+            except InvalidQueueName as exc:
+                self.add_error("target", str(exc))
+        return data
+
+
+@dataclass(frozen=True)
+class BulkPlan:
+    """One bulk action on one queue: where the messages are and what becomes of them."""
+
+    queue: str  # the page's queue
+    table_queue: str  # the queue whose table (live or archive) holds them
+    archive: bool
+    action: str
+    target: str | None
+    filters: dict[str, Any]
+
+    @classmethod
+    def of(cls, row: QueueRow, data: dict[str, Any], filters: dict[str, Any]) -> BulkPlan:
+        source = data["source"]
+        table_queue = row.dead_letter if source == "dlq" else row.name
+        target = data.get("target") if data["bulk_action"] == "move" else None
+        if data["bulk_action"] == "retry" and source != "live":
+            target = row.name
+        return cls(row.name, table_queue, source == "archive", data["bulk_action"], target, filters)
+
+    def apply(self, manager: QueueManager, ids: list[int]) -> int:
+        """Act on one batch of ids; how many it touched."""
+        if self.action == "retry" and not self.archive and self.target is None:
+            return len(manager.set_vt(self.table_queue, ids, 0))
+        if self.action == "archive":
+            return len(manager.archive(self.table_queue, ids))
+        if self.action == "delete":
+            return len(manager.delete(self.table_queue, ids))
+        return len(
+            manager.requeue(self.table_queue, ids, target=self.target, from_archive=self.archive)
+        )
+
+
+def run_in_batches(manager: QueueManager, plan: BulkPlan, last_id: int) -> tuple[int, int]:
+    """Act on every message matching the plan's filters up to ``last_id``: (done, batches)."""
+    after, done, batches = 0, 0, 0
+    while True:
+        with transaction.atomic(using=manager.using):
+            ids = manager.match_batch(
+                plan.table_queue,
+                archive=plan.archive,
+                after_id=after,
+                up_to_id=last_id,
+                max_rows=BATCH,
+                **plan.filters,
+            )
+            if not ids:
+                return done, batches
+            done += plan.apply(manager, ids)
+        batches += 1
+        after = ids[-1]
+
+
+def _filters(form: MessageFilterForm) -> dict[str, Any]:
+    kwargs = form.browse_kwargs()
+    return {k: kwargs[k] for k in ("min_read_ct", "header_key", "header_value", "contains")}
+
+
+def bulk_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """Ask (GET: the count of matching messages) then act on all of them (POST)."""
+    require(request, "view")
+    db = current_db(request)
+    row = queue_or_404(db, queue)
+    data = request.POST if request.method == "POST" else request.GET
+    form, filters = BulkActionForm(data), MessageFilterForm.from_query(data)
+    source = data.get("source") or "live"
+    back = url("change", db, row.name, source=source)
+    if not (form.is_valid() and filters.is_valid()):
+        errors = [e for f in (form, filters) for errs in f.errors.values() for e in errs]
+        messages.error(request, _("Nothing done: %s") % "; ".join(errors))
+        return HttpResponseRedirect(back)
+    action = form.cleaned_data["bulk_action"]
+    require(request, BULK_ACTIONS[action][1])
+    if form.cleaned_data["source"] == "dlq" and not row.dead_letter:
+        messages.error(request, _("%s has no dead-letter queue.") % row.name)
+        return HttpResponseRedirect(back)
+    plan = BulkPlan.of(row, form.cleaned_data, _filters(filters))
+    manager = QueueManager(db)
+    if request.method != "POST":
+        count, last_id = manager.match_count(plan.table_queue, archive=plan.archive, **plan.filters)
+        return render(
+            request,
+            admin,
+            "bulk_confirm.html",
+            _("%(action)s every matching message of %(queue)s?")
+            % {"action": BULK_ACTIONS[action][0], "queue": row.name},
+            db,
+            row=row,
+            plan=plan,
+            label=BULK_ACTIONS[action][0],
+            count=count,
+            last_id=last_id or 0,
+            query=request.GET,
+            post_url=url("bulk", db, row.name),
+            queue_url=back,
+        )
+    last_id = form.cleaned_data.get("last_id") or 0
+    try:
+        done, batches = run_in_batches(manager, plan, last_id)
+    except (QueueNotFound, PgmqError) as exc:
+        messages.error(request, _("Nothing more done: %s") % exc)
+        return HttpResponseRedirect(back)
+    text = _("%(action)s (%(source)s): %(done)d messages in %(batches)d batches") % {
+        "action": BULK_ACTIONS[action][0],
+        "source": form.cleaned_data["source"],
+        "done": done,
+        "batches": batches,
+    }
+    if plan.target and plan.target != row.name:
+        text += " " + _("to %s") % plan.target
+    log(request, row.name, "change", f"{text}; filters {plan.filters}", db)
+    messages.success(request, text + ".")
+    return HttpResponseRedirect(back)

@@ -1,0 +1,40 @@
+"""The admin's operations: QueueConfig.paused (pause a queue's consumption; workers
+honour it) and HandlerTiming (handler duration percentiles written by workers)."""
+
+import django.db.models.functions.datetime
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [("django_pgmq", "0008_task_results")]
+
+    operations = [
+        migrations.AddField(
+            model_name="queueconfig",
+            name="paused",
+            field=models.BooleanField(
+                default=False,
+                help_text="Workers stop reading the queue (see django_pgmq.pausing).",
+            ),
+        ),
+        migrations.CreateModel(
+            name="HandlerTiming",
+            fields=[
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                ("queue", models.CharField(max_length=47)),
+                (
+                    "recorded_at",
+                    models.DateTimeField(db_default=django.db.models.functions.datetime.Now()),
+                ),
+                ("calls", models.PositiveIntegerField()),
+                ("p50_ms", models.FloatField()),
+                ("p95_ms", models.FloatField()),
+            ],
+            options={
+                "ordering": ["queue", "recorded_at"],
+                "indexes": [
+                    models.Index(fields=["queue", "recorded_at"], name="pgmq_timing_queue_at")
+                ],
+            },
+        ),
+    ]
