@@ -92,7 +92,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # django_pgmq's text lines: UTC time, level, [worker host:pid] [queue], message.
+    "formatters": {"pgmq": {"()": "django_pgmq.worker.logs.TextFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "pgmq"}},
     "loggers": {"django_pgmq": {"handlers": ["console"], "level": "INFO"}},
 }
 

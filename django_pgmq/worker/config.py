@@ -135,9 +135,12 @@ def plan(
         settings = resolve(
             queue, find_consumer(queue, handler), overrides or {}, configs.filter(pk=queue).first()
         )
-        configs.update_or_create(
-            queue=queue,
-            defaults={field: getattr(settings, name) for name, field in _STORED.items()},
+        # INSERT ... ON CONFLICT: workers starting together never hit a duplicate key error.
+        configs.bulk_create(
+            [QueueConfig(queue=queue, **{f: getattr(settings, n) for n, f in _STORED.items()})],
+            update_conflicts=True,
+            unique_fields=["queue"],
+            update_fields=[*_STORED.values(), "updated_at"],
         )
         result.append(settings)
     return result

@@ -16,8 +16,9 @@ from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
 from ..manager import QueueManager
-from . import signals
+from . import logs, signals
 from .held import Holdings
+from .logs import first_line
 
 log = logging.getLogger("django_pgmq.worker")
 
@@ -59,16 +60,18 @@ class Heartbeat(threading.Thread):
     def extend_due(self) -> None:
         """Give every held message past half its vt another vt."""
         for (queue, vt), msg_ids in self.holdings.due(monotonic()).items():
-            at = monotonic()
-            moved = self.manager.set_vt_seconds(queue, msg_ids, vt)
-            self.holdings.extended(queue, moved, at)
-            log.debug("%s: extended vt of %s by %ds", queue, moved, vt)
+            with logs.queue_context(queue):
+                at = monotonic()
+                moved = self.manager.set_vt_seconds(queue, msg_ids, vt)
+                self.holdings.extended(queue, moved, at)
+                log.debug("%s: extended vt of %s by %ds", queue, moved, vt)
 
     def _guarded(self, action: Callable[[], None]) -> None:
         try:
             action()
         except (DatabaseError, PgmqError) as exc:
-            log.warning("heartbeat: %s: %s", type(exc).__name__, exc)
+            log.warning("heartbeat: %s: %s", type(exc).__name__, first_line(exc))
             connections[self.manager.using].close()
         except Exception as exc:
             log.error("heartbeat: %s: %s", type(exc).__name__, exc, exc_info=exc)
+            connections[self.manager.using].close()

@@ -16,7 +16,7 @@ from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
 from ..messages import Message
-from . import signals
+from . import logs, signals
 from .process import Processor, Reader
 
 if TYPE_CHECKING:
@@ -67,13 +67,14 @@ class ConsumerThread(threading.Thread):
         self.following.clear()
 
     def _guarded_turn(self, queue: str, token: int) -> None:
-        try:
-            self._turn(queue, token)
-            self.errors = 0
-        except (DatabaseError, PgmqError) as exc:
-            self._back_off(queue, exc, traceback=False)
-        except Exception as exc:
-            self._back_off(queue, exc, traceback=True)
+        with logs.queue_context(queue):
+            try:
+                self._turn(queue, token)
+                self.errors = 0
+            except (DatabaseError, PgmqError) as exc:
+                self._back_off(queue, exc, traceback=False)
+            except Exception as exc:
+                self._back_off(queue, exc, traceback=True)
 
     def _back_off(self, queue: str, exc: Exception, *, traceback: bool) -> None:
         """Log, drop this thread's connection and wait before reading ``queue`` again."""

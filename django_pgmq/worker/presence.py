@@ -1,7 +1,9 @@
 """This worker's row in the `Worker` table, for the admin: who runs, where, since when.
 
 A clean stop removes the row; a killed worker stops heartbeating, its row
-expires after three heartbeats and the next heartbeat of any worker deletes it.
+expires within two heartbeats (the admin then shows it *stale*) and the next
+heartbeat of any worker deletes it. A worker whose row went meanwhile (its
+heartbeats failed, e.g. while PostgreSQL restarted) registers again.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from django.db.models import DateTimeField, ExpressionWrapper
 from django.db.models.functions import Now
 
-STALE_AFTER_BEATS = 3
+STALE_AFTER_BEATS = 2  # a killed worker's row looks stale (then goes) within two beats
 
 
 class Presence:

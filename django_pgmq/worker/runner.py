@@ -24,19 +24,20 @@ from .. import conf
 from ..errors import PgmqError
 from ..manager import QueueManager
 from ..names import notify_channel
+from ..pausing import paused_queues
 from . import signals
 from .budget import Budget
 from .config import QueueSettings
 from .heartbeat import Heartbeat
 from .held import Holdings
 from .listener import Listener
+from .logs import first_line
 from .loop import ConsumerThread
 from .presence import Presence
 from .process import Outcome
-from ..pausing import paused_queues
 from .sampling import sample_all_queues
-from .timing import TIMINGS, record_timings
 from .schedule import Schedule
+from .timing import TIMINGS, record_timings
 
 log = logging.getLogger("django_pgmq.worker")
 
@@ -284,7 +285,16 @@ class Worker:
             self.holdings.drop(queue, released)
 
     def _guarded(self, what: str, action: Callable[[], None]) -> None:
-        try:
-            action()
-        except (DatabaseError, PgmqError) as exc:
-            log.warning("%s failed: %s", what, exc)
+        """Run ``action`` on the main thread's connection; once more on a fresh one if it fails.
+
+        That connection sits idle while the worker runs: a database restart
+        meanwhile leaves it dead, and the first statement on it fails.
+        """
+        for attempt in (1, 2):
+            try:
+                action()
+                return
+            except (DatabaseError, PgmqError) as exc:
+                connections[self.manager.using].close()
+                if attempt == 2:
+                    log.warning("%s failed: %s", what, first_line(exc))

@@ -23,7 +23,7 @@ def test_a_worker_registers_refreshes_and_removes_its_row(db):
     presence.register()
     row = Worker.objects.get()
     assert (row.pid, row.queues, row.concurrency) == (os.getpid(), ["orders", "emails"], 3)
-    assert row.expires_at - row.heartbeat_at == timedelta(seconds=30)
+    assert row.expires_at - row.heartbeat_at == timedelta(seconds=20)  # two heartbeats
     assert Worker.objects.alive().count() == 1
 
     presence.beat(processed=12, failed=2)

@@ -10,7 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError
 
 from ... import conf
-from ...worker import config, registry
+from ...worker import config, logs, registry, signals, waiting
 from ...worker.runner import Worker, WorkerOptions
 from ..base import PgmqCommand, positive_int
 
@@ -49,6 +49,8 @@ Woken by LISTEN/NOTIFY (notifications are enabled on the queues if needed),
 with polling as fallback. With --tasks it runs the Django tasks of a TASKS
 backend (django_pgmq.tasks.PgmqBackend) instead, highest priority first.
 SIGTERM or SIGINT stops gracefully (exit 0); a second one exits at once.
+A worker started while the database is down waits for it (one log line per
+attempt, with backoff) unless --no-wait is given.
 
 examples:
   manage.py pgmq_consume orders
@@ -144,14 +146,24 @@ examples:
             metavar="SECONDS",
             help="Seconds between heartbeats (default: PGMQ['WORKER_HEARTBEAT'], 10).",
         )
+        parser.add_argument(
+            "--no-wait",
+            action="store_true",
+            help="Exit 1 at once when the database is down, instead of waiting for it.",
+        )
+        parser.add_argument(
+            "--log-format",
+            choices=logs.FORMATS,
+            help="Log to stderr as text or JSON lines (default: the project's LOGGING, else text).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        logger = logging.getLogger("django_pgmq.worker")
-        logger.setLevel(LOG_LEVELS.get(options["verbosity"], logging.DEBUG))
-        if not logger.hasHandlers():  # the project configured no logging: log to stderr
-            handler = logging.StreamHandler()
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-            logger.addHandler(handler)
+        level = LOG_LEVELS.get(options["verbosity"], logging.DEBUG)
+        logs.configure(level, options["log_format"], options["queues"])
+        if not options["no_wait"]:
+            with signals.graceful() as caught:
+                if not waiting.wait_for_database(options["database"], caught):
+                    return
         overrides = {
             "batch": options["batch"],
             "vt": options["vt"],
