@@ -8,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 from django.db.models import DateTimeField, Func, Max, Value
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from ..manager import QueueManager
 from ..models import QueueSample
@@ -22,6 +24,8 @@ RANGES: dict[str, tuple[timedelta, timedelta]] = {
     "week": (timedelta(days=7), timedelta(hours=1)),
     "month": (timedelta(days=30), timedelta(hours=6)),
 }
+# Ranges whose x axis has a tick per day (or per week), at local midnight.
+DAY_TICKS = {"week": 86400, "month": 7 * 86400}
 # Past this window, throughput and latency come from pgmq.spark_stats when it has rows.
 LONG = timedelta(days=1)
 ORIGIN = datetime(2000, 1, 1, tzinfo=UTC)  # the origin pgmq._dashboard_throughput bins from
@@ -57,11 +61,21 @@ def _slots(start: datetime, end: datetime, bucket: timedelta) -> list[float]:
 
 
 def _clock(ts: float) -> str:
-    return timezone.localtime(datetime.fromtimestamp(ts, UTC)).strftime("%H:%M")
+    """An x label of a short range: the local time of day."""
+    return date_format(timezone.localtime(datetime.fromtimestamp(ts, UTC)), "H:i")
 
 
 def _date(ts: float) -> str:
-    return timezone.localtime(datetime.fromtimestamp(ts, UTC)).strftime("%d %b")
+    """An x label of a long range: the local day, named in the active language."""
+    return date_format(timezone.localtime(datetime.fromtimestamp(ts, UTC)), "D j M")
+
+
+def _ticks(range_key: str, start: float, end: float) -> list[float]:
+    """The x ticks of a range on the reader's clock: a week has one per local midnight."""
+    offset = timezone.localtime(datetime.fromtimestamp(end, UTC)).utcoffset()
+    seconds = offset.total_seconds() if offset is not None else 0.0
+    step = DAY_TICKS.get(range_key)
+    return svg.time_ticks(start, end, step=step, utc_offset=seconds)
 
 
 def _series(label: str, slots: list[float], values: dict[float, float], *, bars: bool = False):
@@ -129,9 +143,12 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
     end = timezone.now()
     start = end - window
     slots = _slots(start, end, bucket)
+    x_range = (slots[0], slots[-1] + bucket.total_seconds())
     frame = {
-        "x_range": (slots[0], slots[-1] + bucket.total_seconds()),
+        "x_range": x_range,
         "x_format": _date if window > LONG else _clock,
+        "x_ticks": _ticks(range_key, *x_range),
+        "empty_text": _("no data yet"),
     }
     buckets, source, stats_missing = _buckets(using, queue, window, bucket)
     minutes = bucket.total_seconds() / 60
@@ -142,36 +159,38 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
     }
     depth = depth_by_slot(using, queue, start, bucket)
     rates = [
-        _series("archived / min", slots, per_minute, bars=True),
-        _series("sent / min", slots, sent_per_minute(depth["total"], bucket)),
+        _series(_("archived / min"), slots, per_minute, bars=True),
+        _series(_("sent / min"), slots, sent_per_minute(depth["total"], bucket)),
     ]
-    origin = "archive"
+    origin = _("archive")
     if source == "spark":
-        origin = "Spark stats (pgmq_spark_stats)"
+        origin = _("Spark stats (pgmq_spark_stats)")
         retries = {b.start.timestamp(): b.retries / minutes for b in buckets}
-        rates.append(_series("retried / min", slots, retries))
+        rates.append(_series(_("retried / min"), slots, retries))
     return QueueCharts(
         range=range_key,
         throughput=svg.chart(
             rates,
-            title=f"{queue}: messages archived and sent per minute (archived: from {origin})",
+            title=_("%(queue)s: messages archived and sent per minute (archived: from %(origin)s)")
+            % {"queue": queue, "origin": origin},
             unit="",
             bar_width=bucket.total_seconds(),
             **frame,
         ),
         latency=svg.chart(
             [_series(label, slots, values) for label, values in latency.items()],
-            title=f"{queue}: enqueue-to-archive latency (seconds, from {origin})",
+            title=_("%(queue)s: enqueue-to-archive latency (seconds, from %(origin)s)")
+            % {"queue": queue, "origin": origin},
             unit="s",
             **frame,
         ),
         depth=svg.chart(
             [
-                _series("depth", slots, depth["depth"]),
-                _series("visible", slots, depth["visible"]),
-                _series("in flight", slots, depth["in_flight"]),
+                _series(_("depth"), slots, depth["depth"]),
+                _series(_("visible"), slots, depth["visible"]),
+                _series(_("in flight"), slots, depth["in_flight"]),
             ],
-            title=f"{queue}: depth (sampled by a worker or pgmq_maintain)",
+            title=_("%(queue)s: depth (sampled by a worker or pgmq_maintain)") % {"queue": queue},
             **frame,
         ),
         truncated=any(getattr(b, "truncated", False) for b in buckets),

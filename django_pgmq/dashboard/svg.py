@@ -52,11 +52,23 @@ def y_ticks(top: float, count: int = 4) -> list[float]:
     return [i * step for i in range(math.ceil(top / step) + 1 if top > 0 else 2)]
 
 
-def time_ticks(start: float, end: float, max_ticks: int = 7) -> list[float]:
-    """Unix times on a round interval (minutes, hours) within [start, end]."""
+def time_ticks(
+    start: float,
+    end: float,
+    max_ticks: int = 7,
+    *,
+    step: int | None = None,
+    utc_offset: float = 0.0,
+) -> list[float]:
+    """Unix times on a round interval (minutes, hours, days) within [start, end].
+
+    ``utc_offset`` (seconds east of UTC) puts hour and day ticks on the reader's
+    local clock, e.g. day ticks at local midnight; ``step`` forces the interval.
+    """
     span = end - start
-    step = next((s for s in _TIME_STEPS if span / s <= max_ticks), _TIME_STEPS[-1])
-    first = math.ceil(start / step) * step
+    if step is None:
+        step = next((s for s in _TIME_STEPS if span / s <= max_ticks), _TIME_STEPS[-1])
+    first = math.ceil((start + utc_offset) / step) * step - utc_offset
     return [float(t) for t in range(int(first), int(end) + 1, step)]
 
 
@@ -176,12 +188,17 @@ def chart(
     bar_width: float = 0,
     width: int = 560,
     height: int = 180,
+    x_ticks: Sequence[float] | None = None,
+    empty_text: str = "no data yet",
 ) -> SafeString:
-    """A line (or bar) chart of ``series`` over ``x_range``, with axes, grid and legend."""
+    """A line (or bar) chart of ``series`` over ``x_range``, with axes, grid and legend.
+
+    ``x_ticks`` (Unix times) default to round times of UTC; ``empty_text`` shows without data.
+    """
     values = [y for s in series for _, y in s.points if y is not None]
     ticks = y_ticks(max(values, default=0))
     frame = _Frame(width, height, x_range, ticks[-1])
-    x_labels = [(t, x_format(t)) for t in time_ticks(*x_range)]
+    x_labels = [(t, x_format(t)) for t in (time_ticks(*x_range) if x_ticks is None else x_ticks)]
     body = _axes(frame, ticks, x_labels, unit)
     for index, item in enumerate(series):
         color = PALETTE[index % len(PALETTE)]
@@ -189,7 +206,7 @@ def chart(
     if not values:
         body += _tag(
             "text",
-            "no data yet",
+            escape(empty_text),
             x=width / 2,
             y=height / 2,
             text_anchor="middle",

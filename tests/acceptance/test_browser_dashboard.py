@@ -38,6 +38,7 @@ LAUNCH_ARGS = [
     "--no-first-run",
 ]
 PASSWORD = "a-browser-test-password"
+VIEWPORT = {"width": 1280, "height": 800}  # the smallest screen the admin is laid out for
 DEMO_QUEUES = ["orders", "orders_dlq", "emails", "reports", "webhooks", "thumbnails", "events"]
 
 pytestmark = pytest.mark.slow
@@ -97,9 +98,7 @@ def browser_page(transactional_db, chromium, sync_playwright, live_server, monke
         browser = playwright.chromium.launch(
             executable_path=str(chromium), headless=True, args=LAUNCH_ARGS
         )
-        context = browser.new_context(
-            base_url=live_server.url, viewport={"width": 1500, "height": 900}
-        )
+        context = browser.new_context(base_url=live_server.url, viewport=VIEWPORT)
         page = context.new_page()
         page.set_default_timeout(20_000)
         yield page
@@ -209,6 +208,112 @@ def test_populated_overview_screenshot(browser_page, operator, demo_queues):
     page.goto("/admin/django_pgmq/queue/workers/")
     assert page.locator("#pgmq-workers tr.pgmq-stale").count() == 1
     shot(page, "workers")
+
+
+def test_a_bad_queue_url_is_the_admins_404_page(browser_page, operator):
+    page = browser_page
+    log_in(page, operator, "/admin/django_pgmq/queue/")
+    for bad in ("a;b/change/", "no_such_queue/change/", "x/y/z/"):
+        response = page.goto(f"/admin/django_pgmq/queue/{bad}")
+        assert response.status == 404
+        assert page.locator("#pgmq-not-found").is_visible()
+        assert page.locator("#site-name").is_visible()  # the admin's header, not a bare error
+        assert "Traceback" not in page.content()
+    assert "does not exist" in page.goto("/admin/django_pgmq/queue/no_such_queue/change/").text()
+    shot(page, "not_found")
+    page.click("text=Back to the queues")
+    page.wait_for_selector(".pgmq-cards")
+
+
+def test_a_bulk_action_shows_the_count_then_acts_on_every_match(browser_page, operator, queue):
+    page, manager = browser_page, QueueManager()
+    manager.send_batch(queue, [{"kind": "stale", "n": i} for i in range(5)])
+    keep = manager.send_batch(queue, [{"kind": "fresh", "n": i} for i in range(2)])
+    log_in(page, operator, "/admin/django_pgmq/queue/")
+    page.locator(f'tr[data-queue="{queue}"] a', has_text=queue).click()
+    page.wait_for_selector("#pgmq-messages")
+
+    page.fill(".pgmq-filters input[name=contains]", '{"kind": "stale"}')
+    page.click(".pgmq-filters button[type=submit]")
+    page.wait_for_selector("#pgmq-bulk")
+    assert page.locator("#pgmq-messages tbody tr").count() == 5
+    page.select_option("#pgmq-bulk select[name=bulk_action]", "delete")
+    page.click("#pgmq-bulk button[type=submit]")
+    page.wait_for_selector("#pgmq-confirm")
+    assert page.locator("#pgmq-count").inner_text().strip() == "5"
+    assert len(manager.browse_messages(queue)) == 7  # the confirmation page changed nothing
+    shot(page, "bulk_confirm")
+
+    page.click("#pgmq-confirm")
+    page.wait_for_selector(".messagelist .success")
+    assert "5 messages in 1 batches" in page.locator(".messagelist").inner_text()
+    assert sorted(m.msg_id for m in manager.browse_messages(queue)) == keep
+    shot(page, "bulk_done")
+
+
+def test_pause_and_resume_a_queue(browser_page, operator, queue):
+    page = browser_page
+    log_in(page, operator, "/admin/django_pgmq/queue/")
+    page.locator(f'tr[data-queue="{queue}"] a', has_text=queue).click()
+    page.wait_for_selector("#pgmq-pause")
+    assert page.locator("#pgmq-consumption").inner_text() == "running"
+
+    page.click("#pgmq-pause button")
+    page.wait_for_selector(".messagelist .success")
+    assert page.locator("#pgmq-consumption").inner_text() == "paused"
+    assert QueueConfig.objects.get(queue=queue).paused
+    shot(page, "queue_paused")
+    page.goto("/admin/django_pgmq/queue/")
+    assert "paused" in page.locator(f'tr[data-queue="{queue}"] .pgmq-flags').inner_text()
+
+    page.locator(f'tr[data-queue="{queue}"] a', has_text=queue).click()
+    page.click("#pgmq-pause button")
+    page.wait_for_selector(".messagelist .success")
+    assert page.locator("#pgmq-consumption").inner_text() == "running"
+    assert not QueueConfig.objects.get(queue=queue).paused
+
+
+def test_layout_at_1280_by_800(browser_page, operator, demo_queues, long_queue):
+    """Long names ellipsize and the Attention column stays on screen; the week has day ticks."""
+    page = browser_page
+    log_in(page, operator, "/admin/django_pgmq/queue/")
+    row = page.locator(f'#pgmq-overview tr[data-queue="{long_queue}"]')
+    name = row.locator("a.pgmq-name")
+    assert name.evaluate("el => el.scrollWidth > el.clientWidth")  # cut with an ellipsis
+    assert name.get_attribute("title") == long_queue
+    attention = page.locator("#pgmq-overview thead th").last
+    box = attention.bounding_box()
+    assert box["x"] + box["width"] <= VIEWPORT["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
+    shot(page, "overview_1280")
+
+    page.goto("/admin/django_pgmq/queue/orders/change/?range=week")
+    depth = page.locator(".pgmq-chart").last
+    days = [t for t in depth.locator("text").all_text_contents() if t[:3] in WEEKDAYS]
+    assert len(days) >= 7 and len(set(days)) == len(days)
+    shot(page, "queue_week")
+
+    page.goto("/admin/django_pgmq/queue/orders/change/?source=archive")
+    headers = [h.strip().lower() for h in page.locator("#pgmq-messages thead th").all_text_contents()]
+    assert "vt" not in headers and "archived" in headers
+    shot(page, "archive_1280")
+
+
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+@pytest.fixture
+def long_queue(demo_queues) -> Iterator[str]:
+    """A queue with a name of the longest allowed length, needing attention."""
+    name = "customer_notifications_for_the_billing_team_47"[:47]
+    manager = QueueManager()
+    manager.create_queue(name)
+    manager.send_batch(name, [{"n": i} for i in range(3)])
+    QueueConfig.objects.create(queue=name, paused=True)
+    try:
+        yield name
+    finally:
+        manager.drop_queue(name)
 
 
 # -- demo data -------------------------------------------------------------------

@@ -84,3 +84,10 @@ def test_sparkline():
     root = parse(svg.sparkline([1, 2, None, 4, 5], title="q"))
     assert len(root.findall(f".//{NS}polyline")) == 2
     assert root.get("aria-label") == "q"
+
+
+def test_day_ticks_fall_on_local_midnight():
+    start = 1_000_000_000.0  # 2001-09-09 01:46:40 UTC
+    ticks = svg.time_ticks(start, start + 7 * 86400, step=86400, utc_offset=2 * 3600)
+    assert len(ticks) == 7
+    assert all((t + 2 * 3600) % 86400 == 0 for t in ticks)

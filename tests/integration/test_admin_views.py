@@ -344,3 +344,22 @@ def _sample_depths(queue: str, depths: list[int]) -> None:
 def test_the_growing_badge_needs_a_rise_across_the_window(viewer, queue, depths, growing):
     _sample_depths(queue, depths)
     assert ("growing" in overview_row(viewer.get(ADMIN), queue)) is growing
+
+
+def test_the_week_chart_has_a_tick_per_local_day(viewer, queue, settings):
+    settings.TIME_ZONE = "America/New_York"  # the admin's time zone, not UTC
+    response = viewer.get(page(queue), {"range": "week"})
+    depth_chart = _svgs(response.content.decode()).split("<svg")[-1]
+    labels = re.findall(
+        r'text-anchor="middle">((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d+ \w+)<', depth_chart
+    )
+    assert len(labels) >= 7 and len(set(labels)) == len(labels)
+
+
+def test_archived_messages_show_no_vt(viewer, queue, manager):
+    ids = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
+    manager.archive(queue, ids)
+    html = viewer.get(page(queue), {"source": "archive"}).content.decode()
+    head = re.search(r"<thead>.*?</thead>", html, re.S).group(0)
+    assert "<th>vt</th>" not in head and "Archived" in head
+    assert " ago</td>" not in re.search(r"<tbody>.*?</tbody>", html, re.S).group(0)
