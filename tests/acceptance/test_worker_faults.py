@@ -117,6 +117,9 @@ def test_workers_ride_out_a_late_start_two_restarts_and_a_kill(own_server, subpr
             odd = [line for line in worker.lines if not LOG_LINE.match(line)]
             assert odd == [], "\n".join(odd)
         assert "Traceback" not in survivor.output + killed.output
+        server_log = (data / "log").read_text(errors="replace")
+        errors = [line for line in server_log.splitlines() if "ERROR:" in line]
+        assert errors == [], "\n".join(errors)  # e.g. no duplicate keys, no missing queues
     finally:
         for worker in workers:
             worker.stop()
