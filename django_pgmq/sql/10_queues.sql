@@ -90,7 +90,6 @@ BEGIN
         'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
         'archived_at_idx_' || lower(queue_name), atable
     );
-    PERFORM pgmq._install_queue_ops(queue_name);
 END
 $fn$;
 
@@ -150,10 +149,7 @@ BEGIN
     END IF;
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', qtable);
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', atable);
-    EXECUTE format(
-        'DROP FUNCTION IF EXISTS pgmq.%I("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb)',
-        pgmq.format_table_name(queue_name, '_ops'));
-    PERFORM pgmq._install_queue_route();
+    PERFORM pgmq._drop_queue_ops(queue_name);
     DELETE FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
     RETURN true;
 END

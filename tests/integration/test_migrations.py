@@ -102,7 +102,7 @@ def test_migrate_zero_then_migrate_again(scratch):
         check_round_trip(conn)
 
 
-def test_migration_0007_gives_queues_made_before_it_their_access_function(scratch):
+def test_0007_gives_older_queues_an_access_function_and_0012_takes_them_away(scratch):
     with scratch.connect() as conn:
         before = scratch.manage("migrate", "django_pgmq", "0006")
         assert before.returncode == 0, before.stderr
@@ -111,10 +111,15 @@ def test_migration_0007_gives_queues_made_before_it_their_access_function(scratc
         # A queue made by an install before 0007 had no access function.
         conn.execute('DROP FUNCTION pgmq."_ops_older"')
 
-        after = scratch.manage("migrate", "django_pgmq")
+        after = scratch.manage("migrate", "django_pgmq", "0007")
         assert after.returncode == 0, after.stderr
         assert "0007_queue_ops" in applied(conn)
         assert conn.execute("SELECT to_regproc('pgmq._ops_older') IS NOT NULL").fetchone()[0]
+
+        # 0012 drops every access function: queues start cold and get one when busy.
+        head = scratch.manage("migrate", "django_pgmq")
+        assert head.returncode == 0, head.stderr
+        assert conn.execute("SELECT to_regproc('pgmq._ops_older') IS NULL").fetchone()[0]
         got = conn.execute("SELECT message FROM pgmq.read('older', 30, 5)").fetchall()
         assert got == [({"kept": True},)]
         check_round_trip(conn)

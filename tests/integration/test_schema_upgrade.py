@@ -55,7 +55,12 @@ SENT_PER_QUEUE = 12
 
 
 def populate(conn: psycopg.Connection) -> None:
-    """Queues of every kind with messages, some read, some archived, one dead-lettered."""
+    """Queues of every kind with messages, some read, some archived, one dead-lettered.
+
+    Promotion to the hot path (sql/15_queue_ops.sql) is turned off for the session: which
+    queues a session promotes is run-time state, like a sequence's value, not schema.
+    """
+    conn.execute("SET pgmq.hot_queues = '0'")
     for statement in QUEUE_SETUP:
         conn.execute(statement)
     for queue in QUEUES:
