@@ -10,6 +10,7 @@ from django.contrib.admin.utils import quote
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from ..models import Queue
 from .options import database_aliases
@@ -33,7 +34,7 @@ def can(request: HttpRequest, action: str) -> bool:
 def require(request: HttpRequest, action: str) -> None:
     """Refuse with 403 unless the user holds the permission ``action`` needs."""
     if not can(request, action):
-        raise PermissionDenied(f"this needs the django_pgmq.{PERMISSIONS[action]} permission")
+        raise PermissionDenied(_("this needs the django_pgmq.%s permission") % PERMISSIONS[action])
 
 
 def permissions(request: HttpRequest) -> dict[str, bool]:
@@ -46,7 +47,7 @@ def current_db(request: HttpRequest) -> str:
     aliases = database_aliases()
     alias = request.POST.get("db") or request.GET.get("db") or aliases[0]
     if alias not in aliases:
-        raise Http404(f"no PostgreSQL database alias {alias!r}")
+        raise Http404(_("no PostgreSQL database alias %r") % alias)
     return alias
 
 

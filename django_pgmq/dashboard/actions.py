@@ -16,7 +16,14 @@ from ..manager import QueueManager
 from ..pausing import set_paused
 from .access import current_db, log, require, url
 from .display import summary
-from .forms import ACTIONS, CreateQueueForm, MessageActionForm, NotifyForm, SendMessageForm
+from .forms import (
+    ACTIONS,
+    ACTIONS_DONE,
+    CreateQueueForm,
+    MessageActionForm,
+    NotifyForm,
+    SendMessageForm,
+)
 from .views import confirm, create_form, queue_or_404, queue_page
 
 
@@ -39,7 +46,9 @@ def send(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
         row.name, data["message"], delay=data["delay"], headers=data["headers"]
     )
     log(request, row.name, "change", f"Sent message {msg_id}: {summary(data['message'])}", db)
-    messages.success(request, f"Sent message {msg_id} to {row.name}.")
+    messages.success(
+        request, _("Sent message %(id)s to %(queue)s.") % {"id": msg_id, "queue": row.name}
+    )
     return HttpResponseRedirect(url("change", db, row.name))
 
 
@@ -71,17 +80,21 @@ def message_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpR
     back = HttpResponseRedirect(url("change", db, row.name, source=source))
     if not form.is_valid():
         errors = "; ".join(e for errs in form.errors.values() for e in errs)
-        messages.error(request, f"Nothing done: {errors}")
+        messages.error(request, _("Nothing done: %s") % errors)
         return back
     data = form.cleaned_data
     if data["source"] == "dlq" and not row.dead_letter:
-        messages.error(request, f"{row.name} has no dead-letter queue.")
+        messages.error(request, _("%s has no dead-letter queue.") % row.name)
         return back
     done = _apply(QueueManager(db), row.name, row.dead_letter, data)
-    label = ACTIONS[data["action"]][0].replace(" selected", "")
+    label = ACTIONS_DONE[data["action"]]
     text = f"{label} ({data['source']}): {len(done)} of {len(data['ids'])} messages"
     log(request, row.name, "change", f"{text}, ids {data['ids']}", db)
-    messages.success(request, text + ".")
+    messages.success(
+        request,
+        _("%(action)s (%(source)s): %(done)d of %(asked)d messages.")
+        % {"action": label, "source": data["source"], "done": len(done), "asked": len(data["ids"])},
+    )
     return back
 
 
@@ -94,7 +107,9 @@ def purge(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
         return confirm(request, admin, db, row, what="purge", post_url=url("purge", db, row.name))
     removed = QueueManager(db).purge_queue(row.name)
     log(request, row.name, "change", f"Purged {removed} messages", db)
-    messages.success(request, f"Purged {removed} messages from {row.name}.")
+    messages.success(
+        request, _("Purged %(n)d messages from %(queue)s.") % {"n": removed, "queue": row.name}
+    )
     return HttpResponseRedirect(url("change", db, row.name))
 
 
@@ -107,7 +122,7 @@ def drop(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
         return confirm(request, admin, db, row, what="drop", post_url=url("delete", db, row.name))
     QueueManager(db).drop_queue(row.name)
     log(request, row.name, "delete", f"Dropped queue ({row.stats.depth} live messages)", db)
-    messages.success(request, f"Dropped queue {row.name}.")
+    messages.success(request, _("Dropped queue %s.") % row.name)
     return HttpResponseRedirect(url("changelist", db))
 
 
@@ -121,19 +136,19 @@ def notify(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     form = NotifyForm(request.POST)
     back = HttpResponseRedirect(url("change", db, row.name))
     if not form.is_valid():
-        messages.error(request, f"Nothing done: {form.errors.as_text()}")
+        messages.error(request, _("Nothing done: %s") % form.errors.as_text())
         return back
     manager = QueueManager(db)
     if form.cleaned_data["enabled"]:
         throttle = form.cleaned_data["throttle_ms"]
         throttle = 250 if throttle is None else throttle
         manager.enable_notify(row.name, throttle)
-        text = f"Enabled insert notifications (throttle {throttle} ms)"
+        text = _("Enabled insert notifications (throttle %d ms)") % throttle
     else:
         manager.disable_notify(row.name)
-        text = "Disabled insert notifications"
+        text = _("Disabled insert notifications")
     log(request, row.name, "change", text, db)
-    messages.success(request, f"{text} on {row.name}.")
+    messages.success(request, _("%(text)s on %(queue)s.") % {"text": text, "queue": row.name})
     return back
 
 
@@ -165,14 +180,17 @@ def create(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     name, manager = form.cleaned_data["name"], QueueManager(db)
     existing = [q.queue_name for q in manager.list_queues() if q.queue_name.lower() == name.lower()]
     if existing:
-        form.add_error("name", f"Queue {existing[0]} already exists (table names ignore case).")
+        form.add_error(
+            "name", _("Queue %s already exists (table names ignore case).") % existing[0]
+        )
         return create_form(request, admin, db, form)
     try:
         manager.create_queue(name, unlogged=form.cleaned_data["unlogged"])
     except PgmqError as exc:
         form.add_error("name", str(exc))
         return create_form(request, admin, db, form)
-    kind = "unlogged queue" if form.cleaned_data["unlogged"] else "queue"
-    log(request, name, "add", f"Created {kind}", db)
-    messages.success(request, f"Created {kind} {name}.")
+    unlogged = form.cleaned_data["unlogged"]
+    log(request, name, "add", "Created unlogged queue" if unlogged else "Created queue", db)
+    created = _("Created unlogged queue %s.") if unlogged else _("Created queue %s.")
+    messages.success(request, created % name)
     return HttpResponseRedirect(url("change", db, name))

@@ -6,20 +6,28 @@ import json
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from ..errors import InvalidQueueName
 from ..names import validate_queue_name
 from .charts import RANGES
 
-SOURCES = [("live", "Live messages"), ("archive", "Archive"), ("dlq", "Dead-letter queue")]
-ORDERS = [("newest", "Newest first"), ("oldest", "Oldest first")]
+SOURCES = [("live", _("Live messages")), ("archive", _("Archive")), ("dlq", _("Dead-letter queue"))]
+ORDERS = [("newest", _("Newest first")), ("oldest", _("Oldest first"))]
 PAGE_SIZES = [(25, "25"), (50, "50"), (100, "100"), (200, "200")]
 # Actions on selected messages: label and the permission each needs (see access.py).
-ACTIONS: dict[str, tuple[str, str]] = {
-    "archive": ("Archive selected", "change"),
-    "visible": ("Make selected visible now", "change"),
-    "requeue": ("Requeue selected into the queue", "change"),
-    "delete": ("Delete selected", "delete"),
+ACTIONS: dict[str, tuple[Any, str]] = {
+    "archive": (_("Archive selected"), "change"),
+    "visible": (_("Make selected visible now"), "change"),
+    "requeue": (_("Requeue selected into the queue"), "change"),
+    "delete": (_("Delete selected"), "delete"),
+}
+# What the success message calls each action once done.
+ACTIONS_DONE: dict[str, Any] = {
+    "archive": _("Archive"),
+    "visible": _("Make visible now"),
+    "requeue": _("Requeue"),
+    "delete": _("Delete"),
 }
 # The actions each message list offers.
 SOURCE_ACTIONS: dict[str, list[str]] = {
@@ -45,26 +53,39 @@ class JsonField(forms.CharField):
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"Not valid JSON: {exc}") from exc
+            raise forms.ValidationError(_("Not valid JSON: %s") % exc) from exc
         if self.object_only and not isinstance(parsed, dict):
-            raise forms.ValidationError('Must be a JSON object, like {"key": "value"}.')
+            raise forms.ValidationError(_('Must be a JSON object, like {"key": "value"}.'))
         if parsed is None:
-            raise forms.ValidationError("JSON null is not allowed here.")
+            raise forms.ValidationError(_("JSON null is not allowed here."))
         return parsed
 
 
 class SendMessageForm(forms.Form):
-    message = JsonField(help_text="Any JSON value except null.")
-    headers = JsonField(required=False, object_only=True, help_text="Optional JSON object.")
+    message = JsonField(label=_("Message"), help_text=_("Any JSON value except null."))
+    headers = JsonField(
+        label=_("Headers"),
+        required=False,
+        object_only=True,
+        help_text=_("Optional JSON object."),
+    )
     delay = forms.IntegerField(
-        min_value=0, max_value=2**31 - 1, initial=0, help_text="Seconds before it is visible."
+        label=_("Delay"),
+        min_value=0,
+        max_value=2**31 - 1,
+        initial=0,
+        help_text=_("Seconds before it is visible."),
     )
 
 
 class CreateQueueForm(forms.Form):
-    name = forms.CharField(max_length=47, help_text="ASCII letters, digits, '_' and '-'.")
+    name = forms.CharField(
+        label=_("Name"), max_length=47, help_text=_("ASCII letters, digits, '_' and '-'.")
+    )
     unlogged = forms.BooleanField(
-        required=False, help_text="Faster, but its messages are lost if the server crashes."
+        label=_("Unlogged"),
+        required=False,
+        help_text=_("Faster, but its messages are lost if the server crashes."),
     )
 
     def clean_name(self) -> str:
@@ -78,16 +99,18 @@ class MessageFilterForm(forms.Form):
     """The queue page's query string: what to list, in which order, and which page."""
 
     source = forms.ChoiceField(choices=SOURCES, required=False)
-    order = forms.ChoiceField(choices=ORDERS, required=False)
-    read_ct = forms.IntegerField(min_value=0, required=False, label="read_ct at least")
-    header = forms.CharField(required=False, max_length=200, label="Header key")
-    header_value = forms.CharField(required=False, max_length=1000, label="equal to")
+    order = forms.ChoiceField(label=_("Order"), choices=ORDERS, required=False)
+    read_ct = forms.IntegerField(min_value=0, required=False, label=_("read_ct at least"))
+    header = forms.CharField(required=False, max_length=200, label=_("Header key"))
+    header_value = forms.CharField(required=False, max_length=1000, label=_("equal to"))
     contains = JsonField(
         required=False,
-        label="Message contains",
+        label=_("Message contains"),
         widget=forms.TextInput(attrs={"size": 30, "placeholder": '{"kind": "order"}'}),
     )
-    page_size = forms.TypedChoiceField(choices=PAGE_SIZES, coerce=int, required=False)
+    page_size = forms.TypedChoiceField(
+        label=_("Page size"), choices=PAGE_SIZES, coerce=int, required=False
+    )
 
     # What an empty query string means; bound to these, the form shows what is listed.
     DEFAULTS = {"order": "newest", "page_size": "50"}
@@ -104,7 +127,7 @@ class MessageFilterForm(forms.Form):
     def clean_contains(self) -> Any:
         value = self.cleaned_data["contains"]
         if value is not None and not isinstance(value, dict | list):
-            raise forms.ValidationError("Must be a JSON object or array.")
+            raise forms.ValidationError(_("Must be a JSON object or array."))
         return value
 
     def browse_kwargs(self) -> dict[str, Any]:
@@ -139,7 +162,10 @@ class MessageActionForm(forms.Form):
         data = super().clean()
         action, source = data.get("action"), data.get("source")
         if action and source and action not in SOURCE_ACTIONS[source]:
-            raise forms.ValidationError(f"{action!r} does not apply to {source} messages")
+            raise forms.ValidationError(
+                _("%(action)r does not apply to %(source)s messages")
+                % {"action": action, "source": source}
+            )
         return data
 
 

@@ -120,17 +120,17 @@ def attention_flags(row: QueueRow) -> list[str]:
     stats, flags = row.stats, []
     age = stats.oldest_visible_age_sec
     if age is not None and age > conf.get("DASHBOARD_BACKLOG_AGE"):
-        flags.append("old backlog")
+        flags.append(_("old backlog"))
     if is_growing(row.recent_depths):
-        flags.append("growing")
+        flags.append(_("growing"))
     if row.paused:
         flags.append(_("paused"))
     if stats.visible and not row.workers and not row.dead_letter_of:
-        flags.append("no live worker")
+        flags.append(_("no live worker"))
     if stats.poison:
-        flags.append("poison messages")
+        flags.append(_("poison messages"))
     if row.dead_letter_depth:
-        flags.append("dead letters")
+        flags.append(_("dead letters"))
     return flags
 
 

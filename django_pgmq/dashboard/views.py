@@ -89,7 +89,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     try:
         rows = load_overview(db)
     except DatabaseError as exc:
-        return render(request, admin, "unavailable.html", "Queues", db, error=exc)
+        return render(request, admin, "unavailable.html", _("Queues"), db, error=exc)
     rows.sort(key=lambda r: (not r.flags, r.name))
     for row in rows:
         row.url = url("change", db, row.name)
@@ -102,7 +102,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         request,
         admin,
         "overview.html",
-        "Queues",
+        _("Queues"),
         db,
         rows=rows,
         totals=totals,
@@ -173,7 +173,7 @@ def queue_page(
         request,
         admin,
         "queue.html",
-        f"Queue {row.name}",
+        _("Queue %s") % row.name,
         db,
         row=row,
         filters=filters,
@@ -227,9 +227,9 @@ def _empty_filters() -> MessageFilterForm:
 
 def _source_urls(db: str, row: QueueRow) -> list[tuple[str, str, str]]:
     """The message lists a queue page offers: (key, label, url)."""
-    sources = [("live", "Live messages"), ("archive", "Archive")]
+    sources = [("live", _("Live messages")), ("archive", _("Archive"))]
     if row.dead_letter:
-        sources.append(("dlq", f"Dead letters ({row.dead_letter})"))
+        sources.append(("dlq", _("Dead letters (%s)") % row.dead_letter))
     return [(key, label, url("change", db, row.name, source=key)) for key, label in sources]
 
 
@@ -243,7 +243,7 @@ def workers(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         worker.stale = worker.expires_at <= now
         worker.heartbeat_age = duration((now - worker.heartbeat_at).total_seconds())
         worker.queue_links = [(q, url("change", db, q)) for q in worker.queues or ()]
-    return render(request, admin, "workers.html", "Workers", db, workers=rows)
+    return render(request, admin, "workers.html", _("Workers"), db, workers=rows)
 
 
 def confirm(
@@ -254,7 +254,7 @@ def confirm(
         request,
         admin,
         "confirm.html",
-        f"{what.capitalize()} queue {row.name}?",
+        (_("Purge queue %s?") if what == "purge" else _("Drop queue %s?")) % row.name,
         db,
         row=row,
         what=what,
@@ -268,5 +268,5 @@ def create_form(
 ) -> HttpResponse:
     """The create-queue page."""
     return render(
-        request, admin, "create.html", "Create a queue", db, form=form, post_url=url("add", db)
+        request, admin, "create.html", _("Create a queue"), db, form=form, post_url=url("add", db)
     )

@@ -33,6 +33,12 @@ def figure(stats: QueueStats, name: str) -> SafeString:
 
 
 @register.filter
+def figure_of(stats: QueueStats, name: str) -> SafeString:
+    """``{% figure %}`` as a filter, for use inside ``{% blocktranslate with ... %}``."""
+    return figure(stats, name)
+
+
+@register.filter
 def thousands(value: int | float | None) -> str:
     return number(value)
 

@@ -1,0 +1,119 @@
+"""i18n of the admin: every user-facing string of the dashboard is marked for translation,
+the shipped ``locale/django.pot`` lists them all, and times follow the admin's time zone."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import django_pgmq
+
+PACKAGE = Path(django_pgmq.__file__).parent
+TEMPLATES = sorted((PACKAGE / "templates" / "django_pgmq" / "admin").glob("*.html"))
+PYTHON = sorted([*(PACKAGE / "dashboard").glob("*.py"), *(PACKAGE / "templatetags").glob("*.py")])
+POT = PACKAGE / "locale" / "django.pot"
+GETTEXT = {"_", "gettext", "gettext_lazy", "ngettext", "pgettext"}
+
+BLOCK = re.compile(r"{%\s*blocktranslate\b(.*?)%}(.*?){%\s*endblocktranslate\s*%}", re.S)
+TRANSLATE = re.compile(r"""{%\s*translate\s+(["'])(.*?)\1\s*%}""", re.S)
+# Text that needs no translation: technical names, numbers, symbols and entities.
+ALLOWED = re.compile(r"^(msg_id|read_ct|vt|ms|pgmq-[\w-]+|[\W\d_]+|&\w+;)$")
+
+
+def pot_msgids() -> set[str]:
+    """The msgid and msgid_plural strings of the .pot (continuation lines joined)."""
+    ids, current = set(), None
+    for line in POT.read_text(encoding="utf-8").splitlines():
+        match = re.match(r'^(msgid|msgid_plural) "(.*)"$', line)
+        if match:
+            if current is not None:
+                ids.add(current)
+            current = match.group(2)
+        elif line.startswith('"') and current is not None:
+            current += line[1:-1]
+        else:
+            if current is not None:
+                ids.add(current)
+            current = None
+    return {i.encode().decode("unicode_escape").encode("latin-1").decode() for i in ids} - {""}
+
+
+def template_messages(text: str) -> set[str]:
+    """The msgids a template marks, in the form makemessages writes them."""
+    found = {m.group(2) for m in TRANSLATE.finditer(text)}
+    for block in BLOCK.finditer(text):
+        body = re.sub(r"{{\s*(\w+)\s*}}", r"%(\1)s", block.group(2))
+        found.update(part for part in re.split(r"{%\s*plural\s*%}", body))
+    return found
+
+
+def unmarked_text(text: str) -> list[str]:
+    """Words a template shows without marking them (tags, variables and marked text removed)."""
+    text = BLOCK.sub(" ", text)
+    text = TRANSLATE.sub(" ", text)
+    text = re.sub(r"{#.*?#}|{%.*?%}|{{.*?}}", " ", text, flags=re.S)
+    shown = []
+    for attr in re.findall(r'\b(?:title|placeholder|aria-label|alt)="([^"]*)"', text):
+        shown.extend(attr.split())
+    for tag in re.findall(r'<input[^>]*type="submit"[^>]*>', text):  # a button's label
+        shown.extend(" ".join(re.findall(r'\bvalue="([^"]*)"', tag)).split())
+    text = re.sub(r"<[^>]*>", " ", text)
+    shown.extend(text.split())
+    return [word for word in shown if not ALLOWED.match(word)]
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.name)
+def test_every_string_a_template_shows_is_marked(template):
+    assert unmarked_text(template.read_text(encoding="utf-8")) == []
+
+
+def test_the_check_finds_an_unmarked_string():
+    html = (
+        '<p title="Hello there">{% translate "Fine" %} Not marked {{ value }}</p>'
+        '<input type="submit" value="Go"><input type="hidden" name="x" value="on">'
+    )
+    assert unmarked_text(html) == ["Hello", "there", "Go", "Not", "marked"]
+
+
+def python_messages(path: Path) -> set[str]:
+    """The literal strings passed to gettext functions in a module."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in GETTEXT:
+            found.update(
+                arg.value
+                for arg in node.args
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            )
+    return found
+
+
+def test_the_shipped_pot_lists_every_marked_string():
+    """Run ``manage.py makemessages`` (see CONTRIBUTING.md) when this fails."""
+    marked = set().union(
+        *(template_messages(p.read_text(encoding="utf-8")) for p in TEMPLATES),
+        *(python_messages(p) for p in PYTHON),
+    )
+    assert len(marked) > 150
+    missing = sorted(marked - pot_msgids())
+    assert missing == [], f"not in {POT.name}: {missing}"
+
+
+def test_times_are_shown_in_the_admins_time_zone(client, queue, manager, settings):
+    from django.utils import timezone
+
+    from tests.integration.test_admin_views import ALL_PERMS, login, page
+
+    login(client, *ALL_PERMS)
+    msg_id = manager.send(queue, {"n": 1})
+    [message] = manager.browse_messages(queue)
+    settings.TIME_ZONE = "Asia/Kathmandu"  # UTC+05:45: no other zone shows these minutes
+    html = client.get(page(queue)).content.decode()
+    local = timezone.localtime(message.enqueued_at, timezone.get_fixed_timezone(345))
+    assert local.strftime("%Y-%m-%d %H:%M:%S") in html
+    assert message.enqueued_at.strftime("%Y-%m-%d %H:%M:%S") not in html  # not UTC
+    assert "Times are shown in the time zone Asia/Kathmandu." in html
+    assert msg_id == message.msg_id
