@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, overload
 
+from .. import tracing
 from ..errors import (
     InvalidArgument,
     InvalidPayload,
@@ -26,6 +27,13 @@ from .base import (
 )
 
 
+def _batch_size(messages: Any) -> int:
+    """How many messages a valid batch holds; 0 for anything `send_batch` will refuse."""
+    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+        return 0
+    return len(messages)
+
+
 class MessageOps(Base):
     """Send, read, pop, archive, delete and set_vt."""
 
@@ -39,7 +47,21 @@ class MessageOps(Base):
         delay: int | datetime = 0,
         headers: dict[str, Any] | None = None,
     ) -> int:
-        """Enqueue one message, visible after ``delay`` seconds (or at a datetime)."""
+        """Enqueue one message, visible after ``delay`` seconds (or at a datetime).
+
+        With OpenTelemetry tracing, in a ``send <queue>`` span whose context the
+        message's headers carry (``traceparent``): see tracing.py.
+        """
+        if tracing.tracer() is not None:
+            with tracing.sending(queue, headers) as traced:
+                msg_id = self._send(queue, message, delay, traced.headers)
+                traced.sent([msg_id])
+                return msg_id
+        return self._send(queue, message, delay, headers)
+
+    def _send(
+        self, queue: str, message: Any, delay: int | datetime, headers: dict[str, Any] | None
+    ) -> int:
         validate_queue_name(queue)
         when = _check_when("delay", delay)
         params = {
@@ -59,7 +81,24 @@ class MessageOps(Base):
         delay: int | datetime = 0,
         headers: Sequence[dict[str, Any] | None] | None = None,
     ) -> list[int]:
-        """Enqueue many messages in one statement; ids come back in the order given."""
+        """Enqueue many messages in one statement; ids come back in the order given.
+
+        With OpenTelemetry tracing, in one ``send <queue>`` span (see `send`).
+        """
+        if tracing.tracer() is not None and _batch_size(messages):
+            with tracing.sending_batch(queue, headers, _batch_size(messages)) as traced:
+                msg_ids = self._send_batch(queue, messages, delay, traced.headers)
+                traced.sent(msg_ids)
+                return msg_ids
+        return self._send_batch(queue, messages, delay, headers)
+
+    def _send_batch(
+        self,
+        queue: str,
+        messages: Sequence[Any],
+        delay: int | datetime,
+        headers: Sequence[dict[str, Any] | None] | None,
+    ) -> list[int]:
         validate_queue_name(queue)
         if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
             raise InvalidPayload(f'queue "{queue}": messages must be a list, got {messages!r:.60}')

@@ -31,6 +31,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.db import connections, transaction
 
+from .. import tracing
 from ..manager import QueueManager
 from ..messages import Message
 from . import retry
@@ -312,7 +313,8 @@ class Processor:
         """Run the handler, its duration recorded for the admin (worker/timing.py)."""
         started = monotonic()
         try:
-            call_handler(self.consumer.handler, argument)
+            with tracing.handling(self.queue, argument):
+                call_handler(self.consumer.handler, argument)
         finally:
             TIMINGS.add(self.queue, monotonic() - started)
 

@@ -1,0 +1,164 @@
+"""OpenTelemetry spans for sends and handler runs, when ``opentelemetry-api`` is installed.
+
+A send (``send``, ``send_batch``) runs in a PRODUCER span ``send <queue>`` and
+writes the trace context into each message's headers (``traceparent``, W3C);
+the worker runs each handler in a CONSUMER span ``process <queue>`` whose parent
+is that context, so one trace follows a message from the code that sent it into
+the worker (a batch handler's span links every message's context instead).
+
+Without ``opentelemetry-api`` nothing is imported after the first call (one
+failed import, remembered) and messages are sent unchanged. With the API but no
+SDK configured, spans are no-ops and no header is added.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .messages import Message
+
+SYSTEM = "pgmq"
+HEADERS = ("traceparent", "tracestate")  # what the W3C propagator reads and writes
+
+_UNRESOLVED: Any = object()
+_tracer: Any = _UNRESOLVED  # the OpenTelemetry tracer; None without opentelemetry-api
+
+
+def tracer() -> Any:
+    """The tracer of django_pgmq, or None when ``opentelemetry-api`` is not installed."""
+    global _tracer
+    if _tracer is _UNRESOLVED:
+        try:
+            from opentelemetry import trace
+        except ImportError:
+            _tracer = None
+        else:
+            from . import __version__
+
+            _tracer = trace.get_tracer("django_pgmq", __version__)
+    return _tracer
+
+
+def _attributes(queue: str, operation: str) -> dict[str, Any]:
+    return {
+        "messaging.system": SYSTEM,
+        "messaging.destination.name": queue,
+        "messaging.operation.type": operation,
+        "messaging.operation.name": operation,
+    }
+
+
+def _with_context(headers: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``headers`` plus the current trace context (a copy); unchanged when there is none.
+
+    Headers that are not a dict are left for the send's own check to refuse.
+    """
+    from opentelemetry import propagate
+
+    if headers is not None and not isinstance(headers, dict):
+        return headers
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    if not carrier:
+        return headers
+    return {**(headers or {}), **carrier}
+
+
+@contextlib.contextmanager
+def sending(queue: str, headers: dict[str, Any] | None) -> Iterator[Any]:
+    """Around one send: a PRODUCER span; yields a `Send` whose headers carry its context."""
+    with _send_span(queue, 1) as span:
+        yield Send(span, _with_context(headers) if span is not None else headers)
+
+
+@contextlib.contextmanager
+def sending_batch(
+    queue: str, headers: Sequence[dict[str, Any] | None] | None, count: int
+) -> Iterator[Any]:
+    """Around a batch send: one PRODUCER span; every message's headers carry its context."""
+    with _send_span(queue, count) as span:
+        if span is None:
+            yield Send(None, headers)
+        else:
+            yield Send(span, [_with_context(h) for h in (headers or [None] * count)])
+
+
+class Send:
+    """The span of a send (None: not tracing) and the headers to send with."""
+
+    def __init__(self, span: Any, headers: Any) -> None:
+        self.span = span
+        self.headers = headers
+
+    def sent(self, msg_ids: Sequence[int]) -> None:
+        """Record the ids the send got."""
+        if self.span is not None and len(msg_ids) == 1:
+            self.span.set_attribute("messaging.message.id", str(msg_ids[0]))
+
+
+@contextlib.contextmanager
+def _send_span(queue: str, count: int) -> Iterator[Any]:
+    otel = tracer()
+    if otel is None:
+        yield None
+        return
+    from opentelemetry.trace import SpanKind
+
+    attributes = _attributes(queue, "send")
+    if count > 1:
+        attributes["messaging.batch.message_count"] = count
+    with otel.start_as_current_span(
+        f"send {queue}", kind=SpanKind.PRODUCER, attributes=attributes
+    ) as span:
+        yield span
+
+
+def _context_of(message: Message) -> Any:
+    """The trace context a message's headers carry (an empty context when none)."""
+    from opentelemetry import propagate
+
+    headers = message.headers if isinstance(message.headers, dict) else {}
+    return propagate.extract({k: v for k, v in headers.items() if isinstance(v, str)})
+
+
+_UNTRACED = contextlib.nullcontext()  # reusable: nullcontext keeps no state
+
+
+def handling(queue: str, argument: Message | list[Message]) -> contextlib.AbstractContextManager:
+    """Around a handler run: a CONSUMER span, child of the message's sender (batch: linked).
+
+    Without opentelemetry-api, a shared no-op context manager (no generator per message).
+    """
+    otel = tracer()
+    if otel is None:
+        return _UNTRACED
+    return _handling_span(otel, queue, argument)
+
+
+@contextlib.contextmanager
+def _handling_span(otel: Any, queue: str, argument: Message | list[Message]) -> Iterator[None]:
+    from opentelemetry import trace
+    from opentelemetry.trace import Link, SpanKind
+
+    attributes = _attributes(queue, "process")
+    parent, links = None, []
+    if isinstance(argument, Message):
+        parent = _context_of(argument)
+        attributes["messaging.message.id"] = str(argument.msg_id)
+        attributes["pgmq.read_ct"] = argument.read_ct
+    else:
+        attributes["messaging.batch.message_count"] = len(argument)
+        for message in argument:
+            context = trace.get_current_span(_context_of(message)).get_span_context()
+            if context.is_valid:
+                links.append(Link(context, {"messaging.message.id": str(message.msg_id)}))
+    with otel.start_as_current_span(
+        f"process {queue}",
+        context=parent,
+        kind=SpanKind.CONSUMER,
+        attributes=attributes,
+        links=links,
+    ):
+        yield
