@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable, Iterator
 
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CollectorRegistry
@@ -151,4 +152,10 @@ def metrics(request: HttpRequest) -> HttpResponse:
     registry = CollectorRegistry(auto_describe=False)
     registry.register(PgmqCollector(current_db(request)))
     encode, content_type = choose_encoder(request.headers.get("Accept", ""))
-    return HttpResponse(encode(registry), content_type=content_type)
+    try:
+        body = encode(registry)
+    except DatabaseError as exc:  # the scrape fails visibly, as one line, not as a 500 page
+        text = str(exc.__cause__ or exc).strip().splitlines()
+        message = f"database unavailable: {text[0] if text else type(exc).__name__}\n"
+        return HttpResponse(message, status=503, content_type=PLAIN_TEXT)
+    return HttpResponse(body, content_type=content_type)

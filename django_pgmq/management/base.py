@@ -15,6 +15,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any, NoReturn
 
+import psycopg
 from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
 from django.db import DatabaseError
 
@@ -84,6 +85,8 @@ class PgmqCommand(BaseCommand):
             raise CommandError(one_line(exc)) from exc
         except DatabaseError as exc:
             raise CommandError(database_error_text(exc)) from exc
+        except psycopg.Error as exc:  # a driver error Django did not wrap: still one line
+            raise CommandError(f"database error: {one_line(exc)}") from exc
 
     def manager(self, options: dict[str, Any]) -> QueueManager:
         """The queue manager for the ``--database`` alias."""

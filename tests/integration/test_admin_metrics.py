@@ -121,3 +121,27 @@ def test_no_token_configured_means_no_token_accepted(db, settings):
 def test_only_get(client, db):
     login(client, "view_queue")
     assert client.post(URL).status_code == 405
+
+
+@pytest.fixture
+def other_unreachable():
+    """The "other" alias pointed at a port nothing listens on, restored afterwards."""
+    from django.db import connections
+
+    wrapper = connections["other"]
+    saved = dict(wrapper.settings_dict)
+    wrapper.close()
+    wrapper.settings_dict.update(HOST="127.0.0.1", PORT="1")
+    yield
+    wrapper.close()
+    wrapper.settings_dict.clear()
+    wrapper.settings_dict.update(saved)
+
+
+@pytest.mark.django_db(databases=["default", "other"])
+def test_an_unreachable_database_is_a_one_line_503(client, other_unreachable):
+    login(client, "view_queue")
+    response = client.get(URL, {"db": "other"})
+    assert response.status_code == 503
+    body = response.content.decode()
+    assert body.startswith("database unavailable: ") and body.count("\n") == 1
