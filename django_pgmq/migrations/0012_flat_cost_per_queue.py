@@ -1,4 +1,5 @@
-"""Flat cost per queue: a cold path for every queue and kept plans for a bounded hot set.
+"""Flat cost per queue: a cold path for every queue, kept plans for a bounded hot set, and
+metrics_all in chunks of 200 queues.
 
 Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
 migrations/sql/ (0012_flat_cost_per_queue.sql, and its _reverse) and is never edited.

@@ -50,57 +50,39 @@
 -- Ops: s send, r read, p pop, a archive, d delete, v set_vt; s, a and d return only msg_id.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE sql IMMUTABLE
+-- One SQL expression, so a caller's plan inlines it: nothing to compile in a new session.
 AS $fn$
-DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
-    -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
-    -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
-    -- the picked rows by key, whatever the plan's row estimates (a join could walk the table)
-    pick text := format(
-        $pick$
-                SELECT q.msg_id FROM pgmq.%I q
-                WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
-                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
-                ORDER BY q.msg_id
-                LIMIT $2
-                FOR UPDATE SKIP LOCKED
-        $pick$,
-        qtable, low);
-BEGIN
-    CASE op
-    WHEN 'r' THEN RETURN format(
-        $sql$
+    SELECT format(
+        CASE op
+        WHEN 'r' THEN $sql$
         WITH claimed AS (
             UPDATE pgmq.%1$I m
             SET vt = clock_timestamp() + make_interval(secs => $3),
                 read_ct = m.read_ct + 1,
                 last_read_at = clock_timestamp()
-            WHERE m.msg_id = ANY(ARRAY(%2$s))
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
         SELECT * FROM claimed c ORDER BY c.msg_id
-        $sql$, qtable, pick);
-    WHEN 'p' THEN RETURN format(
         $sql$
+        WHEN 'p' THEN $sql$
         WITH removed AS (
             DELETE FROM pgmq.%1$I m
-            WHERE m.msg_id = ANY(ARRAY(%2$s))
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
         SELECT * FROM removed r ORDER BY r.msg_id
-        $sql$, qtable, pick);
-    WHEN 's' THEN RETURN format(
+        $sql$
         -- A function scan yields the arrays in order and the insert numbers rows as they
         -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
-        $sql$
+        WHEN 's' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         SELECT $4, u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$, qtable);
-    WHEN 'a' THEN RETURN format(
         $sql$
+        WHEN 'a' THEN $sql$
         WITH moved AS (
             DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
@@ -109,25 +91,36 @@ BEGIN
         SELECT * FROM moved
         RETURNING a.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$, qtable, pgmq.format_table_name(queue_name, 'a'));
-    WHEN 'd' THEN RETURN format(
         $sql$
+        WHEN 'd' THEN $sql$
         DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$, qtable);
-    WHEN 'v' THEN RETURN format(
         $sql$
+        WHEN 'v' THEN $sql$
         WITH moved AS (
             UPDATE pgmq.%1$I q SET vt = $4 WHERE q.msg_id = ANY($5)
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
         )
         SELECT * FROM moved m ORDER BY m.msg_id
-        $sql$, qtable);
-    ELSE
-        RAISE EXCEPTION 'unknown queue operation: %', op USING ERRCODE = 'PQ004';
-    END CASE;
-END
+        $sql$
+        END,
+        pgmq.format_table_name(queue_name, 'q'),
+        pgmq.format_table_name(queue_name, 'a'),
+        -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
+        -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
+        -- the picked rows by key, whatever the plan's row estimates (a join could walk
+        -- the table)
+        format(
+            $pick$
+                SELECT q.msg_id FROM pgmq.%I q
+                WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
+                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+                ORDER BY q.msg_id
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED
+            $pick$,
+            pgmq.format_table_name(queue_name, 'q'), low));
 $fn$;
 
 -- The session setting that counts this session's uses of a queue ('-' may not appear in

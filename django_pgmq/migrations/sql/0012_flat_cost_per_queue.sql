@@ -1,4 +1,4 @@
--- 0012_flat_cost_per_queue: Flat cost per queue: a cold path for every queue and kept plans for a bounded hot set
+-- 0012_flat_cost_per_queue: Flat cost per queue
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._queue_ops_missing(text);
@@ -207,6 +207,31 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._install_queue_route() IS NULL;
 
+CREATE OR REPLACE FUNCTION pgmq._metrics_sql(stored text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT format(
+        $q$
+        SELECT
+            %1$L::text,
+            count(*),
+            extract(epoch FROM now() - max(enqueued_at))::integer,
+            extract(epoch FROM now() - min(enqueued_at))::integer,
+            coalesce(pg_sequence_last_value(pg_get_serial_sequence(%2$L, 'msg_id')::regclass), 0),
+            now(),
+            count(*) FILTER (WHERE vt <= now()),
+            pgmq._default_partition_length(%1$L)
+        FROM pgmq.%3$I
+        $q$,
+        stored,
+        format('pgmq.%I', pgmq.format_table_name(stored, 'q')),
+        pgmq.format_table_name(stored, 'q'));
+$function$
+;
+COMMENT ON FUNCTION pgmq._metrics_sql(text) IS NULL;
+
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_cold(queue_name text, op "char")
  RETURNS text
  LANGUAGE plpgsql
@@ -319,58 +344,39 @@ COMMENT ON FUNCTION pgmq._queue_ops_route(text,"char",integer,integer,timestamp 
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0'::text)
  RETURNS text
- LANGUAGE plpgsql
+ LANGUAGE sql
  IMMUTABLE
 AS $function$
-DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
-    -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
-    -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
-    -- the picked rows by key, whatever the plan's row estimates (a join could walk the table)
-    pick text := format(
-        $pick$
-                SELECT q.msg_id FROM pgmq.%I q
-                WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
-                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
-                ORDER BY q.msg_id
-                LIMIT $2
-                FOR UPDATE SKIP LOCKED
-        $pick$,
-        qtable, low);
-BEGIN
-    CASE op
-    WHEN 'r' THEN RETURN format(
-        $sql$
+    SELECT format(
+        CASE op
+        WHEN 'r' THEN $sql$
         WITH claimed AS (
             UPDATE pgmq.%1$I m
             SET vt = clock_timestamp() + make_interval(secs => $3),
                 read_ct = m.read_ct + 1,
                 last_read_at = clock_timestamp()
-            WHERE m.msg_id = ANY(ARRAY(%2$s))
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
         SELECT * FROM claimed c ORDER BY c.msg_id
-        $sql$, qtable, pick);
-    WHEN 'p' THEN RETURN format(
         $sql$
+        WHEN 'p' THEN $sql$
         WITH removed AS (
             DELETE FROM pgmq.%1$I m
-            WHERE m.msg_id = ANY(ARRAY(%2$s))
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
         SELECT * FROM removed r ORDER BY r.msg_id
-        $sql$, qtable, pick);
-    WHEN 's' THEN RETURN format(
+        $sql$
         -- A function scan yields the arrays in order and the insert numbers rows as they
         -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
-        $sql$
+        WHEN 's' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         SELECT $4, u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$, qtable);
-    WHEN 'a' THEN RETURN format(
         $sql$
+        WHEN 'a' THEN $sql$
         WITH moved AS (
             DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
@@ -379,25 +385,36 @@ BEGIN
         SELECT * FROM moved
         RETURNING a.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$, qtable, pgmq.format_table_name(queue_name, 'a'));
-    WHEN 'd' THEN RETURN format(
         $sql$
+        WHEN 'd' THEN $sql$
         DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$, qtable);
-    WHEN 'v' THEN RETURN format(
         $sql$
+        WHEN 'v' THEN $sql$
         WITH moved AS (
             UPDATE pgmq.%1$I q SET vt = $4 WHERE q.msg_id = ANY($5)
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
         )
         SELECT * FROM moved m ORDER BY m.msg_id
-        $sql$, qtable);
-    ELSE
-        RAISE EXCEPTION 'unknown queue operation: %', op USING ERRCODE = 'PQ004';
-    END CASE;
-END
+        $sql$
+        END,
+        pgmq.format_table_name(queue_name, 'q'),
+        pgmq.format_table_name(queue_name, 'a'),
+        -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
+        -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
+        -- the picked rows by key, whatever the plan's row estimates (a join could walk
+        -- the table)
+        format(
+            $pick$
+                SELECT q.msg_id FROM pgmq.%I q
+                WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
+                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+                ORDER BY q.msg_id
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED
+            $pick$,
+            pgmq.format_table_name(queue_name, 'q'), low));
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_sql(text,"char",text) IS NULL;
@@ -443,6 +460,43 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.drop_queue(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.metrics(queue_name text)
+ RETURNS pgmq.metrics_result
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    result pgmq.metrics_result;
+BEGIN
+    -- _default_partition_length is NULL unless the queue is partitioned (45_partitions.sql).
+    EXECUTE pgmq._metrics_sql(pgmq._require_queue(queue_name)) INTO result;
+    RETURN result;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.metrics(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.metrics_all()
+ RETURNS SETOF pgmq.metrics_result
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    names text[] := ARRAY(SELECT m.queue_name FROM pgmq.meta m ORDER BY m.queue_name);
+    chunk constant integer := 200;
+    first integer := 1;
+BEGIN
+    WHILE first <= coalesce(cardinality(names), 0) LOOP
+        RETURN QUERY EXECUTE
+            'SELECT * FROM (' || (
+                SELECT string_agg(pgmq._metrics_sql(n), ' UNION ALL ' ORDER BY o)
+                FROM unnest(names[first:first + chunk - 1]) WITH ORDINALITY AS u(n, o)
+            ) || ') AS m ORDER BY 1';
+        first := first + chunk;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.metrics_all() IS NULL;
 
 -- Written by hand: queues made before this migration have access functions from the old
 -- generator, one per queue; they are dropped, so every queue starts on the cold path and
