@@ -294,7 +294,9 @@ def test_layout_at_1280_by_800(browser_page, operator, demo_queues, long_queue):
     shot(page, "queue_week")
 
     page.goto("/admin/django_pgmq/queue/orders/change/?source=archive")
-    headers = [h.strip().lower() for h in page.locator("#pgmq-messages thead th").all_text_contents()]
+    headers = [
+        h.strip().lower() for h in page.locator("#pgmq-messages thead th").all_text_contents()
+    ]
     assert "vt" not in headers and "archived" in headers
     shot(page, "archive_1280")
 
