@@ -5,9 +5,11 @@ The statements are in ``sql/tasks_queries.sql``, the functions in ``sql/75_tasks
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.db import DatabaseError, connections
+from psycopg import sql as psql
 
 from .. import sqlfiles
 from ..messages import Message
@@ -38,13 +40,38 @@ class TaskOps(Base):
         }
         return [_message(row) for row in self._fetch_task_query("read_by_priority", params, queue)]
 
-    def _fetch_task_query(self, name: str, params: dict[str, Any], queue: str) -> list[tuple]:
+    def finish_task(
+        self, queue: str, msg_id: int, results_table: str, params: dict[str, Any]
+    ) -> bool:
+        """Write a task's verdict into its result row and delete its message, in one statement.
+
+        ``params``: ``id``, ``status``, ``finished_at``, ``return_value`` and ``errors``
+        (JSON text). True when the message was deleted (false: no such result row,
+        or the message was gone).
+        """
+        validate_queue_name(queue)
+        params = {**params, "queue": queue, "msg_id": _check_int("msg_id", msg_id, 1, 2**63 - 1)}
+        rows = self._fetch_task_query("task_finish", params, queue, results_table)
+        return bool(rows and rows[0][0])
+
+    def _fetch_task_query(
+        self, name: str, params: dict[str, Any], queue: str, results_table: str | None = None
+    ) -> list[tuple]:
         """Run a statement of ``sql/tasks_queries.sql``, database errors translated."""
         connection = connections[self.using]
         try:
-            return _rows(connection, sqlfiles.queries(QUERIES)[name], params)
+            return _rows(connection, task_statement(name, results_table), params)
         except DatabaseError as exc:
             translated = _translate(exc, queue, self.using)
             if translated is None:
                 raise
             raise translated from exc
+
+
+@functools.lru_cache(maxsize=32)
+def task_statement(name: str, results_table: str | None = None) -> str:
+    """A statement of ``sql/tasks_queries.sql``, its ``{results}`` slot the quoted table name."""
+    text = sqlfiles.queries(QUERIES)[name]
+    if results_table is None:
+        return text
+    return psql.SQL(text).format(results=psql.Identifier(results_table)).as_string(None)

@@ -7,7 +7,9 @@ it per attempt (`start_attempt`, `succeed`, `fail`); `get_result` reads it.
 from __future__ import annotations
 
 import copy
+import json
 import traceback
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -15,6 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from ..manager import QueueManager
+from ..manager.tasks import task_statement
 from ..models import TaskResultRecord
 from .compat import Task, TaskError, TaskResult, TaskResultDoesNotExist, TaskResultStatus
 from .errors import WorkerLost
@@ -102,11 +106,29 @@ def refresh_result(result: TaskResult, record: TaskResultRecord) -> None:
 def start_attempt(using: str, result_id: str, worker_id: str) -> TaskResultRecord | None:
     """Mark a result RUNNING for a new attempt by ``worker_id``; None if it is not to run.
 
-    Not to run: no such row, or already finished (a message that came back after
-    its verdict was written). A row still RUNNING lost its previous attempt's
-    worker: that attempt is recorded as failed (`WorkerLost`), and when it was
-    the last one allowed the result is FAILED instead of run again.
+    A READY row (the usual case) takes one statement. Not to run: no such row, or
+    already finished (a message that came back after its verdict was written). A
+    row still RUNNING lost its previous attempt's worker: that attempt is recorded
+    as failed (`WorkerLost`), and when it was the last one allowed the result is
+    FAILED instead of run again.
     """
+    try:
+        key = uuid.UUID(result_id)
+    except ValueError:
+        return None
+    params = {"id": key, "now": timezone.now(), "worker": worker_id}
+    started = list(TaskResultRecord.objects.using(using).raw(_statement("task_start"), params))
+    if started:
+        return started[0]
+    return _start_otherwise(using, key, worker_id)
+
+
+def _statement(name: str) -> str:
+    return task_statement(name, TaskResultRecord._meta.db_table)
+
+
+def _start_otherwise(using: str, result_id: uuid.UUID, worker_id: str) -> TaskResultRecord | None:
+    """`start_attempt` of a row that was not READY: lost, finished or gone."""
     with transaction.atomic(using=using):
         record = (
             TaskResultRecord.objects.using(using).select_for_update().filter(pk=result_id).first()
@@ -135,24 +157,46 @@ def _lost_text(record: TaskResultRecord) -> str:
     return f"attempt {len(record.worker_ids)} on worker {worker} ended without a verdict"
 
 
-def succeed(using: str, record: TaskResultRecord, value: Any) -> None:
-    """Record a successful attempt and its (JSON-normalised) return value."""
-    record.status = Status.SUCCESSFUL
-    record.finished_at = timezone.now()
-    record.return_value = value
-    record.save(using=using, update_fields=["status", "finished_at", "return_value"])
+def encode(value: Any) -> str:
+    """A return value as JSON text (ValueError for NaN or infinity, which JSON has not)."""
+    return json.dumps(value, allow_nan=False)
 
 
-def fail(using: str, record: TaskResultRecord, exc: BaseException) -> bool:
-    """Record a failed attempt; True when the task runs again (READY), False when FAILED."""
+def finish(
+    using: str,
+    record: TaskResultRecord,
+    message: tuple[str, int],
+    status: str,
+    return_value: str | None = None,
+) -> None:
+    """Write a verdict (``return_value`` as JSON text) and delete the task's message at once.
+
+    ``message`` is (queue, msg_id). One statement: a crash leaves both or neither.
+    """
+    record.status, record.finished_at = status, timezone.now()
+    record.return_value = None if return_value is None else json.loads(return_value)
+    params = {
+        "id": record.id,
+        "status": status,
+        "finished_at": record.finished_at,
+        "return_value": return_value,
+        "errors": json.dumps(record.errors),
+    }
+    QueueManager(using).finish_task(*message, TaskResultRecord._meta.db_table, params)
+
+
+def retry_later(using: str, record: TaskResultRecord, exc: BaseException) -> bool:
+    """Record a failed attempt; True (READY again) when it has attempts left, else False.
+
+    With attempts left the row is saved now (the worker then hides the message for
+    its backoff); otherwise the caller writes the FAILED verdict with `finish`.
+    """
     record.errors.append(error_entry(exc))
-    again = len(record.worker_ids) < record.max_attempts
-    if again:
-        record.status = Status.READY
-    else:
-        record.status, record.finished_at = Status.FAILED, timezone.now()
-    record.save(using=using, update_fields=["status", "finished_at", "errors"])
-    return again
+    if len(record.worker_ids) >= record.max_attempts:
+        return False
+    record.status = Status.READY
+    record.save(using=using, update_fields=["status", "errors"])
+    return True
 
 
 def purge(using: str, backend: str, retention: timedelta, now: datetime | None = None) -> int:

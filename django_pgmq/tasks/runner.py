@@ -17,6 +17,7 @@ import os
 import socket
 from typing import TYPE_CHECKING, Any
 
+from ..manager import QueueManager
 from ..messages import Message
 from ..models import TaskResultRecord
 from . import results
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from .backend import PgmqBackend
 
 log = logging.getLogger("django_pgmq.worker")
+Status = TaskResultRecord.Status
 
 
 def worker_id() -> str:
@@ -52,38 +54,44 @@ def check_arguments(task: Task, args: list[Any], kwargs: dict[str, Any]) -> None
 
 
 class TaskRunner:
-    """The handler of a backend's task queues: runs the task each message names."""
+    """The handler of one task queue: runs the task each message names, and settles it."""
 
-    def __init__(self, backend: PgmqBackend) -> None:
+    def __init__(self, backend: PgmqBackend, queue: str) -> None:
         self.backend = backend
+        self.queue = queue
         self.using = backend.database
         self.worker_id = worker_id()
 
     def run(self, message: Message) -> None:
-        """Run one task message; raises `RetryTask` when the attempt failed with more to come."""
+        """Run one task message; raises `RetryTask` when the attempt failed with more to come.
+
+        Every other way out settles the message (the consumer ``acknowledges``):
+        with the verdict, in one statement, or alone when there is nothing to run.
+        """
         payload = message.message if isinstance(message.message, dict) else {}
         result_id = payload.get("id")
-        if not isinstance(result_id, str):
-            log.error("%r is not a task message (no result id); dropped", message.message)
-            return
-        record = results.start_attempt(self.using, result_id, self.worker_id)
+        record = None
+        if isinstance(result_id, str):
+            record = results.start_attempt(self.using, result_id, self.worker_id)
         if record is None:
-            log.info("task result %s is finished or gone; its message is dropped", result_id)
+            log.info("%s: message %d names no task to run; deleted", self.queue, message.msg_id)
+            QueueManager(self.using).delete(self.queue, message.msg_id)
             return
+        where = (self.queue, message.msg_id)
         try:
             task = results.load_task(record.task_path)
         except ImportError as exc:
-            self._failed(record, None, exc)
+            self._failed(record, None, exc, where)
             return
         result = results.to_result(record, task)
         task_started.send(type(self.backend), task_result=result)
         try:
             check_arguments(task, record.args, record.kwargs)
-            value = normalize_json(self._call(task, result, record))
+            value = results.encode(normalize_json(self._call(task, result, record)))
         except Exception as exc:
-            self._failed(record, result, exc)
+            self._failed(record, result, exc, where)
         else:
-            results.succeed(self.using, record, value)
+            results.finish(self.using, record, where, Status.SUCCESSFUL, value)
             results.refresh_result(result, record)
             task_finished.send(type(self.backend), task_result=result)
 
@@ -94,13 +102,19 @@ class TaskRunner:
             return task.call(TaskContext(task_result=result), *record.args, **record.kwargs)
         return task.call(*record.args, **record.kwargs)
 
-    def _failed(self, record: TaskResultRecord, result: TaskResult | None, exc: Exception) -> None:
-        again = results.fail(self.using, record, exc)
+    def _failed(
+        self,
+        record: TaskResultRecord,
+        result: TaskResult | None,
+        exc: Exception,
+        where: tuple[str, int],
+    ) -> None:
+        attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
+        if results.retry_later(self.using, record, exc):
+            raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
+        results.finish(self.using, record, where, Status.FAILED)
         if result is not None:
             results.refresh_result(result, record)
-        attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
-        if again:
-            raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
         log.warning(
             "task %s (%s) failed (%s): %s: %s",
             record.task_path,

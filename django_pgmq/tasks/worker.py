@@ -15,6 +15,10 @@ from .backend import PgmqBackend
 from .compat import task_backends
 from .runner import TaskRunner
 
+# Task queues notify on every commit that sends to them (PostgreSQL folds a
+# transaction's notifications into one), so an idle worker starts a task at once.
+NOTIFY_THROTTLE_MS = 0
+
 
 def backend_named(alias: str) -> PgmqBackend:
     """The ``TASKS`` backend ``alias``, which must be a `PgmqBackend`."""
@@ -35,10 +39,11 @@ def plan(
 ) -> list[QueueSettings]:
     """Settings for each task queue to run (all the backend's QUEUES when none is named).
 
-    Each queue is made a task queue first (created if missing, priority index).
-    Tasks are not atomic (their result says RUNNING while they run), never
-    dead-lettered (the runner decides when a failure is final: the result is
-    FAILED), deleted once run (the result row is their record), read by priority.
+    Each queue is made a task queue first (created if missing, priority index,
+    notifications without throttle unless they are on already). Tasks are not
+    atomic (their result says RUNNING while they run), never dead-lettered (the
+    runner decides when a failure is final: the result is FAILED), deleted by the
+    runner with their verdict (the result row is their record), read by priority.
     """
     names = list(dict.fromkeys(queues)) or sorted(backend.queues)
     if not names:
@@ -52,17 +57,20 @@ def plan(
             f"QUEUES ({', '.join(sorted(backend.queues))})"
         )
     manager = QueueManager(backend.database)
-    runner = TaskRunner(backend)
+    notifying = manager.notify_throttles()
     result = []
     for queue in names:
         manager.enable_task_queue(queue)
+        if queue not in notifying:  # every commit wakes the worker (one NOTIFY per transaction)
+            manager.enable_notify(queue, NOTIFY_THROTTLE_MS)
         consumer = Consumer(
-            runner.run,
+            TaskRunner(backend, queue).run,
             queue=queue,
             max_reads=0,
             on_success="delete",
             retry_delay=float(backend.retry_delay),
             atomic=False,
+            acknowledges=True,
         )
         settings = resolve(queue, consumer, overrides or {}, None)
         result.append(dataclasses.replace(settings, priority=True))

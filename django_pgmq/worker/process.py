@@ -283,7 +283,8 @@ class Processor:
             self._fail([message], exc, outcome)
             return False
         if not self.consumer.atomic:
-            self._acknowledge([message.msg_id])
+            if not self.consumer.acknowledges:
+                self._acknowledge([message.msg_id])
             outcome.done += 1
             return False
         return True

@@ -34,6 +34,9 @@ class Consumer:
     batch_handler: bool = False
     atomic: bool = True
     decode: Callable[[Any], Any] | None = None
+    # Not atomic only: the handler acknowledges its message itself, in its own last
+    # statement (Django tasks: the result row and the delete in one round trip).
+    acknowledges: bool = False
 
     @property
     def path(self) -> str:

@@ -44,16 +44,14 @@ def m(db) -> QueueManager:
 
 def run_next(queue: str = "default", backend: str = "default", qty: int = 1) -> list[str]:
     """Read up to ``qty`` task messages by priority and run each; the result ids run."""
-    runner = TaskRunner(task_backends[backend])
+    runner = TaskRunner(task_backends[backend], queue)
     ran = []
     for message in QueueManager().read_by_priority(queue, vt=30, qty=qty):
-        ran.append(message.message["id"])
+        ran.append(message.message.get("id") if isinstance(message.message, dict) else None)
         try:
-            runner.run(message)
-        except RetryTask:
+            runner.run(message)  # deletes the message with the verdict
+        except RetryTask:  # the worker's processor would hide it for a backoff
             QueueManager().set_vt_seconds(queue, [message.msg_id], 0)
-            continue
-        QueueManager().delete(queue, message.msg_id)
     return ran
 
 
@@ -351,6 +349,15 @@ def test_a_task_whose_module_cannot_be_imported_fails_and_the_next_one_runs(m):
     assert task_funcs.echo.get_result(fine.id).return_value == 2
 
 
+def test_a_message_that_names_no_task_is_deleted_without_running_anything(m):
+    task_funcs.echo.enqueue(0)  # makes the queue a task queue
+    m.purge_queue("default")
+    for payload in ({"foreign": True}, {"id": "not-a-uuid"}, {"id": str(uuid.uuid4())}, [1]):
+        m.send("default", payload)
+    assert len(run_next(qty=10)) == 4
+    assert m.read("default", vt=0, qty=10) == []
+
+
 def test_a_message_whose_result_is_finished_is_only_dropped(m):
     result = task_funcs.mark.enqueue(1)
     run_next()
@@ -388,7 +395,7 @@ def test_a_failed_attempt_with_more_to_come_is_ready_again(m):
     result = task_funcs.flaky.enqueue(1)
     [message] = m.read_by_priority("retrying", vt=30, qty=1)
     with pytest.raises(RetryTask, match="attempt 1 of 3 failed"):
-        TaskRunner(task_backends["retrying"]).run(message)
+        TaskRunner(task_backends["retrying"], "retrying").run(message)
     result.refresh()
     assert (result.status, result.attempts, len(result.errors)) == ("READY", 1, 1)
 
