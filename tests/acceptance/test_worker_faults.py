@@ -112,6 +112,8 @@ def test_workers_ride_out_a_late_start_two_restarts_and_a_kill(own_server, subpr
 
         survivor.signal(signal.SIGTERM)
         assert survivor.wait() == 0
+        # Its main thread's connection died with the restarts: a fresh one removed the row.
+        assert survivor.pid not in {r[0] for r in sql("SELECT pid FROM django_pgmq_worker")}
         assert alive_pids() == set()
         for worker in workers:
             odd = [line for line in worker.lines if not LOG_LINE.match(line)]
