@@ -25,6 +25,16 @@ class WorkerOps(Base):
 
     # -- worker (sql/70_worker.sql, sql/40_notify.sql) -----------------------
 
+    def rearm_notify(self, queue: str) -> None:
+        """Let the next insert into ``queue`` notify at once: the worker found it empty.
+
+        A throttled trigger sends at most one notification per window; an idle worker
+        that waited out the window would see a trickle of messages late. Re-armed, each
+        message that reaches an idle worker's empty queue wakes it.
+        """
+        validate_queue_name(queue)
+        self._fetch("worker_notify_rearm", {"queue": queue}, queue)
+
     def set_vt_seconds(
         self, queue: str, msg_ids: Iterable[int], seconds: float, *, unread: bool = False
     ) -> list[int]:

@@ -149,6 +149,18 @@ SELECT pgmq._dead_letter(
 SELECT pgmq.enable_notify_insert(
     queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
 
+-- name: worker_notify_rearm
+-- The worker found the queue empty: the next insert notifies at once, whatever the
+-- throttle window (sql/40_notify.sql), so an idle worker is not left waiting it out.
+-- Writes only when a notification was sent since the last re-arm.
+WITH rearmed AS (
+    UPDATE pgmq.notify_insert_throttle t SET last_notified_at = to_timestamp(0)
+    WHERE lower(t.queue_name) = lower(%(queue)s) AND t.throttle_interval_ms > 0
+      AND t.last_notified_at > to_timestamp(0)
+    RETURNING 1
+)
+SELECT count(*) FROM rearmed;
+
 -- name: worker_listener_probe
 -- The worker's listener notifies itself to check that notifications still arrive.
 SELECT pg_notify(%(channel)s, '');

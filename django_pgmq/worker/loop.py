@@ -148,4 +148,7 @@ class ConsumerThread(threading.Thread):
             raise
         worker.budget.give_back(wanted - len(messages))
         worker.schedule.read_done(queue, token, len(messages))
+        if not messages and worker.schedule.throttled(queue):
+            # Empty: the next insert should wake this worker at once, not after the window.
+            worker.manager.rearm_notify(queue)
         return messages, claimed_at

@@ -41,6 +41,11 @@ class Schedule:
         with self._cond:
             self._throttle.update({q: throttles.get(q, 0.0) for q in self._queues})
 
+    def throttled(self, queue: str) -> bool:
+        """Whether ``queue``'s insert notifications are throttled (a window above 0)."""
+        with self._cond:
+            return self._throttle.get(queue, 0.0) > 0
+
     def wake(self, queue: str | None = None) -> None:
         """A notification for ``queue`` (None: every queue): read it now and through its window."""
         with self._cond:
