@@ -6,6 +6,7 @@ The statements are in ``sql/tasks_queries.sql``, the functions in ``sql/75_tasks
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import Any
 
 from django.db import DatabaseError, connections
@@ -14,7 +15,17 @@ from psycopg import sql as psql
 from .. import sqlfiles
 from ..messages import Message
 from ..names import validate_queue_name
-from .base import MAX_QTY, Base, _check_int, _message, _rows, _translate
+from .base import (
+    MAX_QTY,
+    Base,
+    _check_int,
+    _check_when,
+    _dump_headers,
+    _dump_message,
+    _message,
+    _rows,
+    _translate,
+)
 
 QUERIES = "tasks_queries.sql"
 
@@ -39,6 +50,34 @@ class TaskOps(Base):
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }
         return [_message(row) for row in self._fetch_task_query("read_by_priority", params, queue)]
+
+    def enqueue_task(
+        self,
+        queue: str,
+        message: dict[str, Any],
+        priority: int,
+        delay: int | datetime,
+        results_table: str,
+        row: dict[str, Any],
+    ) -> int:
+        """Send a task's message and insert its result ``row``, in one statement; the msg_id.
+
+        ``row``: ``id``, ``backend``, ``task_path``, ``args`` and ``kwargs`` (JSON text),
+        ``run_after``, ``enqueued_at``, ``max_attempts``; the queue, the priority and
+        the message id fill the rest. On the caller's connection and transaction.
+        """
+        validate_queue_name(queue)
+        when = _check_when("delay", delay)
+        params = {
+            **row,
+            "queue": queue,
+            "msg": _dump_message(message, queue),
+            "headers": _dump_headers({"priority": priority}, queue),
+            "priority": _check_int("priority", priority, -100, 100),
+            "delay": when,
+        }
+        name = "task_enqueue_at" if isinstance(when, datetime) else "task_enqueue"
+        return int(self._fetch_task_query(name, params, queue, results_table)[0][0])
 
     def finish_task(
         self, queue: str, msg_id: int, results_table: str, params: dict[str, Any]

@@ -30,3 +30,35 @@ WITH done AS (
     RETURNING id
 )
 SELECT pgmq.delete(queue_name => %(queue)s, msg_id => %(msg_id)s::bigint) FROM done;
+
+-- name: task_enqueue
+-- enqueue: send the task's message and insert its result row in one statement, on
+-- the caller's connection (so in the caller's transaction). Returns the msg_id.
+WITH sent AS (
+    SELECT * FROM pgmq.send(
+        queue_name => %(queue)s, msg => %(msg)s::jsonb, headers => %(headers)s::jsonb,
+        delay => %(delay)s::integer) AS s(msg_id)
+)
+INSERT INTO {results} (
+    id, backend, queue_name, task_path, priority, status, args, kwargs, run_after,
+    enqueued_at, errors, worker_ids, max_attempts, msg_id)
+SELECT %(id)s, %(backend)s, %(queue)s, %(task_path)s, %(priority)s, 'READY',
+       %(args)s::jsonb, %(kwargs)s::jsonb, %(run_after)s, %(enqueued_at)s, '[]', '[]',
+       %(max_attempts)s, sent.msg_id
+FROM sent
+RETURNING msg_id;
+
+-- name: task_enqueue_at
+WITH sent AS (
+    SELECT * FROM pgmq.send(
+        queue_name => %(queue)s, msg => %(msg)s::jsonb, headers => %(headers)s::jsonb,
+        delay => %(delay)s::timestamptz) AS s(msg_id)
+)
+INSERT INTO {results} (
+    id, backend, queue_name, task_path, priority, status, args, kwargs, run_after,
+    enqueued_at, errors, worker_ids, max_attempts, msg_id)
+SELECT %(id)s, %(backend)s, %(queue)s, %(task_path)s, %(priority)s, 'READY',
+       %(args)s::jsonb, %(kwargs)s::jsonb, %(run_after)s, %(enqueued_at)s, '[]', '[]',
+       %(max_attempts)s, sent.msg_id
+FROM sent
+RETURNING msg_id;

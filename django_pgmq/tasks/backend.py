@@ -8,6 +8,7 @@ existed. ``manage.py pgmq_consume --tasks`` runs the messages (see runner.py).
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from collections.abc import Iterable
@@ -75,7 +76,8 @@ class PgmqBackend(BaseTaskBackend):
     # -- Django's API -----------------------------------------------------------
 
     def enqueue(self, task: Task, args: Iterable[Any], kwargs: dict[str, Any]) -> TaskResult:
-        """Store the task's result row and send its message, in the caller's transaction."""
+        """Send the task's message and store its result row (one statement, in the caller's
+        transaction)."""
         self.validate_task(task)
         result = TaskResult(  # normalises args and kwargs: TypeError before anything is written
             task=task,
@@ -94,30 +96,26 @@ class PgmqBackend(BaseTaskBackend):
         run_after = task.run_after
         if run_after is not None and timezone.is_naive(run_after):  # USE_TZ = False
             run_after = timezone.make_aware(run_after)
-        manager = QueueManager(self.database)
-        with transaction.atomic(using=self.database, savepoint=False):
-            self.prepare_queue(task.queue_name)
-            msg_id = manager.send(
-                task.queue_name,
-                {"id": result.id, "task": task.module_path},
-                delay=run_after or 0,
-                headers={"priority": task.priority},
-            )
-            record = TaskResultRecord(
-                id=result.id,
-                backend=self.alias,
-                queue_name=task.queue_name,
-                task_path=task.module_path,
-                priority=task.priority,
-                args=result.args,
-                kwargs=result.kwargs,
-                run_after=run_after,
-                enqueued_at=timezone.now(),
-                max_attempts=self.retries + 1,
-                msg_id=msg_id,
-            )
-            record.save(using=self.database, force_insert=True)
-        object.__setattr__(result, "enqueued_at", record.enqueued_at)
+        enqueued_at = timezone.now()
+        self.prepare_queue(task.queue_name)
+        QueueManager(self.database).enqueue_task(
+            task.queue_name,
+            {"id": result.id, "task": task.module_path},
+            task.priority,
+            run_after or 0,
+            TaskResultRecord._meta.db_table,
+            {
+                "id": uuid.UUID(result.id),
+                "backend": self.alias,
+                "task_path": task.module_path,
+                "args": json.dumps(result.args, allow_nan=False),
+                "kwargs": json.dumps(result.kwargs, allow_nan=False),
+                "run_after": run_after,
+                "enqueued_at": enqueued_at,
+                "max_attempts": self.retries + 1,
+            },
+        )
+        object.__setattr__(result, "enqueued_at", enqueued_at)
         task_enqueued.send(type(self), task_result=result)
         return result
 

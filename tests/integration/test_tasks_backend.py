@@ -202,6 +202,8 @@ def test_bad_tasks_are_refused_with_django_s_errors_before_anything_is_written(m
 def test_arguments_that_are_not_json_are_refused_before_anything_is_written(m):
     with pytest.raises(TypeError, match="Unsupported type"):
         task_funcs.echo.enqueue(object())
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        task_funcs.echo.enqueue(float("nan"))
     assert not TaskResultRecord.objects.exists()
 
 
