@@ -13,12 +13,12 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..errors import InvalidQueueName, PgmqError, QueueNotFound
+from ..errors import InvalidQueueName, PgmqError
 from ..manager import QueueManager
 from ..names import validate_queue_name
 from .access import current_db, log, require, url
@@ -30,10 +30,16 @@ BATCH = 1000  # ids per statement and per transaction
 
 # Bulk action -> (label, permission); which apply to which message list.
 BULK_ACTIONS: dict[str, tuple[Any, str]] = {
-    "retry": (gettext_lazy("Retry (visible now / back into the queue)"), "change"),
+    "retry": (gettext_lazy("Retry"), "change"),
     "archive": (gettext_lazy("Archive"), "change"),
     "move": (gettext_lazy("Move to another queue"), "change"),
     "delete": (gettext_lazy("Delete"), "delete"),
+}
+# What "retry" does to each list, as the menu says it.
+RETRY_LABELS: dict[str, Any] = {
+    "live": gettext_lazy("Retry now (make visible)"),
+    "archive": gettext_lazy("Retry (requeue into the queue)"),
+    "dlq": gettext_lazy("Retry (requeue into the queue)"),
 }
 BULK_SOURCE_ACTIONS: dict[str, list[str]] = {
     "live": ["retry", "archive", "move", "delete"],
@@ -102,29 +108,64 @@ class BulkPlan:
         )
 
 
-def run_in_batches(manager: QueueManager, plan: BulkPlan, last_id: int) -> tuple[int, int]:
-    """Act on every message matching the plan's filters up to ``last_id``: (done, batches)."""
-    after, done, batches = 0, 0, 0
+def bulk_label(action: str, source: str) -> str:
+    """The menu label of a bulk action on the list ``source``."""
+    return str(RETRY_LABELS[source] if action == "retry" else BULK_ACTIONS[action][0])
+
+
+@dataclass
+class Progress:
+    """What a bulk run did: messages touched, batches committed, and the error that stopped it."""
+
+    done: int = 0
+    batches: int = 0
+    error: Exception | None = None
+
+
+def run_in_batches(manager: QueueManager, plan: BulkPlan, last_id: int) -> Progress:
+    """Act on every message matching the plan's filters up to ``last_id``, batch by batch.
+
+    Each batch commits on its own; an error stops the run with what is committed so far
+    (the failing batch rolls back whole), reported in `Progress.error`.
+    """
+    progress, after = Progress(), 0
     while True:
-        with transaction.atomic(using=manager.using):
-            ids = manager.match_batch(
-                plan.table_queue,
-                archive=plan.archive,
-                after_id=after,
-                up_to_id=last_id,
-                max_rows=BATCH,
-                **plan.filters,
-            )
-            if not ids:
-                return done, batches
-            done += plan.apply(manager, ids)
-        batches += 1
+        try:
+            with transaction.atomic(using=manager.using):
+                ids = manager.match_batch(
+                    plan.table_queue,
+                    archive=plan.archive,
+                    after_id=after,
+                    up_to_id=last_id,
+                    max_rows=BATCH,
+                    **plan.filters,
+                )
+                if not ids:
+                    return progress
+                touched = plan.apply(manager, ids)
+        except (PgmqError, DatabaseError) as exc:
+            progress.error = exc
+            return progress
+        progress.done += touched
+        progress.batches += 1
         after = ids[-1]
 
 
 def _filters(form: MessageFilterForm) -> dict[str, Any]:
     kwargs = form.browse_kwargs()
     return {k: kwargs[k] for k in ("min_read_ct", "header_key", "header_value", "contains")}
+
+
+def _missing_target(manager: QueueManager, plan: BulkPlan) -> str | None:
+    """Why a move cannot go to its target (None when it can)."""
+    if plan.target is None:
+        return None
+    names = {info.queue_name.lower() for info in manager.list_queues()}
+    if plan.target.lower() not in names:
+        return _('queue "%s" does not exist; create it first') % plan.target
+    if plan.target.lower() == plan.table_queue.lower() and not plan.archive:
+        return _("the messages are in %s already") % plan.target
+    return None
 
 
 def bulk_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
@@ -134,51 +175,67 @@ def bulk_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResp
     row = queue_or_404(db, queue)
     data = request.POST if request.method == "POST" else request.GET
     form, filters = BulkActionForm(data), MessageFilterForm.from_query(data)
-    source = data.get("source") or "live"
-    back = url("change", db, row.name, source=source)
+    back = HttpResponseRedirect(url("change", db, row.name, source=data.get("source") or "live"))
     if not (form.is_valid() and filters.is_valid()):
         errors = [e for f in (form, filters) for errs in f.errors.values() for e in errs]
         messages.error(request, _("Nothing done: %s") % "; ".join(errors))
-        return HttpResponseRedirect(back)
-    action = form.cleaned_data["bulk_action"]
-    require(request, BULK_ACTIONS[action][1])
+        return back
+    require(request, BULK_ACTIONS[form.cleaned_data["bulk_action"]][1])
     if form.cleaned_data["source"] == "dlq" and not row.dead_letter:
         messages.error(request, _("%s has no dead-letter queue.") % row.name)
-        return HttpResponseRedirect(back)
-    plan = BulkPlan.of(row, form.cleaned_data, _filters(filters))
-    manager = QueueManager(db)
+        return back
+    plan, manager = BulkPlan.of(row, form.cleaned_data, _filters(filters)), QueueManager(db)
+    if why := _missing_target(manager, plan):
+        messages.error(request, _("Nothing done: %s") % why)
+        return back
     if request.method != "POST":
-        count, last_id = manager.match_count(plan.table_queue, archive=plan.archive, **plan.filters)
-        return render(
-            request,
-            admin,
-            "bulk_confirm.html",
-            _("%(action)s every matching message of %(queue)s?")
-            % {"action": BULK_ACTIONS[action][0], "queue": row.name},
-            db,
-            row=row,
-            plan=plan,
-            label=BULK_ACTIONS[action][0],
-            count=count,
-            last_id=last_id or 0,
-            query=request.GET,
-            post_url=url("bulk", db, row.name),
-            queue_url=back,
-        )
-    last_id = form.cleaned_data.get("last_id") or 0
-    try:
-        done, batches = run_in_batches(manager, plan, last_id)
-    except (QueueNotFound, PgmqError) as exc:
-        messages.error(request, _("Nothing more done: %s") % exc)
-        return HttpResponseRedirect(back)
+        return _confirmation(request, admin, db, row, plan, form.cleaned_data["source"])
+    progress = run_in_batches(manager, plan, form.cleaned_data.get("last_id") or 0)
+    _report(request, db, row, plan, form.cleaned_data["source"], progress)
+    return back
+
+
+def _confirmation(
+    request: HttpRequest, admin: ModelAdmin, db: str, row: QueueRow, plan: BulkPlan, source: str
+) -> HttpResponse:
+    """The page that shows how many messages match, and asks."""
+    count, last_id = QueueManager(db).match_count(
+        plan.table_queue, archive=plan.archive, **plan.filters
+    )
+    label = bulk_label(plan.action, source)
+    return render(
+        request,
+        admin,
+        "bulk_confirm.html",
+        _("%(action)s: every matching message of %(queue)s?")
+        % {"action": label, "queue": row.name},
+        db,
+        row=row,
+        plan=plan,
+        label=label,
+        count=count,
+        last_id=last_id or 0,
+        query=request.GET,
+        post_url=url("bulk", db, row.name),
+        queue_url=url("change", db, row.name, source=source),
+    )
+
+
+def _report(
+    request: HttpRequest, db: str, row: QueueRow, plan: BulkPlan, source: str, progress: Progress
+) -> None:
+    """The success (or partial-failure) message and the admin log line of a bulk run."""
     text = _("%(action)s (%(source)s): %(done)d messages in %(batches)d batches") % {
-        "action": BULK_ACTIONS[action][0],
-        "source": form.cleaned_data["source"],
-        "done": done,
-        "batches": batches,
+        "action": bulk_label(plan.action, source),
+        "source": source,
+        "done": progress.done,
+        "batches": progress.batches,
     }
     if plan.target and plan.target != row.name:
         text += " " + _("to %s") % plan.target
     log(request, row.name, "change", f"{text}; filters {plan.filters}", db)
-    messages.success(request, text + ".")
-    return HttpResponseRedirect(back)
+    if progress.error is None:
+        messages.success(request, text + ".")
+    else:
+        stopped = _("stopped by an error, the rest left as it was: %s") % progress.error
+        messages.error(request, f"{text}; {stopped}")

@@ -201,10 +201,10 @@ def queue_page(
 
 def _bulk_actions(source: str, can: dict[str, bool]) -> list[tuple[str, str]]:
     """The bulk actions the list ``source`` offers the user: (key, label)."""
-    from .bulk import BULK_ACTIONS, BULK_SOURCE_ACTIONS
+    from .bulk import BULK_ACTIONS, BULK_SOURCE_ACTIONS, bulk_label
 
     offered = BULK_SOURCE_ACTIONS[source]
-    return [(k, str(BULK_ACTIONS[k][0])) for k in offered if can[BULK_ACTIONS[k][1]]]
+    return [(k, bulk_label(k, source)) for k in offered if can[BULK_ACTIONS[k][1]]]
 
 
 def _bulk_filters(data: dict[str, Any], source: str) -> list[tuple[str, str]]:

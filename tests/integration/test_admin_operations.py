@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from django_pgmq.dashboard.timings import handler_durations
+from django_pgmq.errors import InvalidArgument
 from django_pgmq.models import HandlerTiming, QueueConfig
 from django_pgmq.pausing import paused_queues
 from django_pgmq.worker.timing import Timings, record_timings
@@ -179,10 +180,36 @@ def test_a_bad_bulk_request_does_nothing_and_says_why(operator, queue, manager, 
 
 def test_moving_to_a_missing_queue_is_refused_with_the_reason(operator, queue, manager):
     manager.send(queue, {"n": 1})
-    response = _bulk(operator, queue, source="live", bulk_action="move", target="t_nowhere_x")
-    done = _confirm(operator, queue, response)
-    assert "t_nowhere_x" in text(done) and "Nothing more done" in text(done)
+    params = {"source": "live", "bulk_action": "move", "target": "t_nowhere_x"}
+    response = operator.get(page(queue, "bulk/"), params, follow=True)
+    assert 'queue "t_nowhere_x" does not exist' in text(response).replace("&quot;", '"')
+    assert "Nothing done" in text(response)
+    response = operator.post(page(queue, "bulk/"), {**params, "last_id": 1}, follow=True)
+    assert "Nothing done" in text(response)
     assert len(manager.browse_messages(queue)) == 1
+
+
+def test_a_bulk_run_stopped_by_an_error_says_how_far_it_got(queue, manager, monkeypatch):
+    """Batches before the failing one stay done; the failing one rolls back whole."""
+    from django_pgmq.dashboard import bulk
+
+    monkeypatch.setattr(bulk, "BATCH", 2)
+    ids = manager.send_batch(queue, [{"n": i} for i in range(5)])
+    plan = bulk.BulkPlan(queue, queue, False, "archive", None, {})
+    calls = []
+    real_apply = bulk.BulkPlan.apply
+
+    def failing_apply(self, manager, batch):
+        calls.append(batch)
+        done = real_apply(self, manager, batch)
+        if len(calls) == 2:
+            raise InvalidArgument("boom")
+        return done
+
+    monkeypatch.setattr(bulk.BulkPlan, "apply", failing_apply)
+    progress = bulk.run_in_batches(manager, plan, ids[-1])
+    assert (progress.done, progress.batches, str(progress.error)) == (2, 1, "boom")
+    assert [m.msg_id for m in manager.browse_messages(queue, newest_first=False)] == ids[2:]
 
 
 def test_bulk_delete_needs_the_delete_permission(client, transactional_db, queue, manager):
