@@ -32,6 +32,9 @@ def sample_all_queues(
                 "queue", flat=True
             )
         )
+        due = {q.queue_name for q in manager.list_queues()} - recent
+        if not due:  # another sampler took this round already: no figures to compute
+            return 0
         stats = manager.dashboard_stats(exact_limit=max(int(conf.get("DASHBOARD_EXACT_LIMIT")), 1))
         rows = [
             QueueSample(
@@ -44,7 +47,7 @@ def sample_all_queues(
                 total_messages=s.total_messages,
             )
             for s in stats
-            if s.queue_name not in recent
+            if s.queue_name in due
         ]
         samples.bulk_create(rows)
         samples.filter(sampled_at__lt=Now() - retention).delete()
