@@ -83,3 +83,24 @@ def test_pgmq_maintain_samples_the_queues(m, queue_name):
     m.send(queue_name, {"n": 1})
     call_command("pgmq_maintain", verbosity=0)
     assert [s.depth for s in _sampled(queue_name)] == [1]
+
+
+def test_a_worker_samples_queues_it_does_not_consume(queue, queue_name):
+    m = QueueManager()
+    idle = queue_name + "_idle"
+    m.create_queue(idle)
+    try:
+        m.send_batch(idle, [{"n": i} for i in range(4)])
+        m.send(queue, {"n": 1, "sleep": 2})  # heartbeats beat while it runs
+        call_command(
+            "pgmq_consume",
+            queue,
+            handler="tests.handlers.handle",
+            until_empty=True,
+            poll_interval=0.05,
+            heartbeat=0.1,
+            verbosity=0,
+        )
+        assert [s.depth for s in _sampled(idle)] == [4]
+    finally:
+        m.drop_queue(idle)
