@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib.admin import ModelAdmin
 from django.contrib.admin.utils import unquote
 from django.db import DatabaseError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.template.response import TemplateResponse
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -77,8 +79,18 @@ def answers_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 
 
 def unknown_page(request: HttpRequest, admin: ModelAdmin, rest: str) -> HttpResponse:
-    """Any other address under the dashboard: 404 with the admin's page."""
+    """Any other address under the dashboard: 404 with the admin's page.
+
+    An address that only lacks its final slash is redirected, as APPEND_SLASH would.
+    """
     require(request, "view")
+    if settings.APPEND_SLASH and not request.path.endswith("/"):
+        try:
+            match = resolve(request.path_info + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != "django_pgmq_queue_unknown":
+            return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
     raise Http404(_("The dashboard has no page at this address."))
 
 

@@ -363,3 +363,11 @@ def test_archived_messages_show_no_vt(viewer, queue, manager):
     head = re.search(r"<thead>.*?</thead>", html, re.S).group(0)
     assert "<th>vt</th>" not in head and "Archived" in head
     assert " ago</td>" not in re.search(r"<tbody>.*?</tbody>", html, re.S).group(0)
+
+
+def test_a_dashboard_address_without_its_final_slash_is_redirected(viewer, queue):
+    response = viewer.get(page(queue).rstrip("/"))
+    assert response.status_code == 301
+    assert response["Location"] == page(queue)
+    assert viewer.get(ADMIN + "workers").status_code == 301
+    assert viewer.get(ADMIN + "nothing/here").status_code == 404
