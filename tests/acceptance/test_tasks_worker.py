@@ -222,3 +222,21 @@ def test_the_demo_enqueues_django_tasks_and_runs_them(task_queues, subprocess_en
     finally:
         manager.drop_queue("demo")
         manager.drop_queue("demo_tasks")
+
+
+def test_the_worker_purges_results_past_retention(start):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    old, kept = task_funcs.echo.enqueue(1), task_funcs.echo.enqueue(2)
+    first = start("default", "--until-empty", "--poll-interval", "0.1")
+    assert first.wait() == 0
+    TaskResultRecord.objects.filter(pk=old.id).update(
+        finished_at=timezone.now() - timedelta(days=7, minutes=1)
+    )
+    worker = start("default", "--heartbeat", "0.2")
+    wait_until(lambda: not TaskResultRecord.objects.filter(pk=old.id).exists(), "the purge")
+    worker.signal(signal.SIGTERM)
+    assert worker.wait() == 0
+    assert status(kept.id) == "SUCCESSFUL"
