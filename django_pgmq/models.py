@@ -115,7 +115,7 @@ class QueueSample(models.Model):
 
 
 class HandlerTiming(models.Model):
-    """Handler durations of one queue in one worker's heartbeat interval, for the admin."""
+    """Handler durations of one queue in one worker process over one sample interval."""
 
     id = models.BigAutoField(primary_key=True)
     queue = models.CharField(max_length=47)

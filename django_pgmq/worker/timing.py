@@ -1,5 +1,5 @@
-"""Handler durations: each worker process collects them per queue and, at its heartbeat,
-writes one `HandlerTiming` row per queue (count, p50, p95) for the admin."""
+"""Handler durations: each worker process collects them per queue and, every sample
+interval and when it stops, writes one `HandlerTiming` row per queue (count, p50, p95)."""
 
 from __future__ import annotations
 
