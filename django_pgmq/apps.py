@@ -2,12 +2,13 @@
 
 from django.apps import AppConfig
 from django.db.models.signals import pre_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class DjangoPgmqConfig(AppConfig):
     name = "django_pgmq"
     label = "django_pgmq"
-    verbose_name = "Message queues (pgmq)"
+    verbose_name = _("Message queues (pgmq)")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

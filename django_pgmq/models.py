@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models.functions import Now
+from django.utils.translation import gettext_lazy as _
 
 
 class Queue(models.Model):
@@ -18,6 +19,8 @@ class Queue(models.Model):
         managed = False
         db_table = 'pgmq"."meta'
         ordering = ["queue_name"]
+        verbose_name = _("queue")
+        verbose_name_plural = _("queues")
         # The dashboard's purge action needs its own permission (view/change/delete cover the rest).
         permissions = [("purge_queue", "Can purge queue")]
 

@@ -1,5 +1,6 @@
 """The admin's operations: QueueConfig.paused (pause a queue's consumption; workers
-honour it) and HandlerTiming (handler duration percentiles written by workers)."""
+honour it), HandlerTiming (handler duration percentiles written by workers), and the
+Queue model's names marked for translation."""
 
 import django.db.models.functions.datetime
 from django.db import migrations, models
@@ -9,6 +10,16 @@ class Migration(migrations.Migration):
     dependencies = [("django_pgmq", "0008_task_results")]
 
     operations = [
+        migrations.AlterModelOptions(
+            name="queue",
+            options={
+                "managed": False,
+                "ordering": ["queue_name"],
+                "permissions": [("purge_queue", "Can purge queue")],
+                "verbose_name": "queue",
+                "verbose_name_plural": "queues",
+            },
+        ),
         migrations.AddField(
             model_name="queueconfig",
             name="paused",
