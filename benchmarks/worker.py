@@ -7,8 +7,11 @@ Prints, for one worker with a no-op handler, messages per second at batch 1,
 and p99, with LISTEN/NOTIFY and with polling only; each next to the same
 measure of a loop over pgmq's own ``read_with_poll`` + ``archive`` (pgmq's SQL
 from the ``pgmq`` wheel, installed at run time in a scratch database) and
-their ratio. Two scratch databases are created on the server (DATABASE_URL or
---dsn, else the project's embedded PostgreSQL) and dropped at the end.
+their ratio; the default-throttle wake-up is measured for a trickle (a send every
+10-30 ms) and for isolated sends. Last, eight producers sending single messages
+while a worker consumes, with notifications off and on. Two scratch databases
+are created on the server (DATABASE_URL or --dsn, else the project's embedded
+PostgreSQL) and dropped at the end.
 """
 
 from __future__ import annotations
@@ -142,7 +145,12 @@ def ours_throughput(batch: int, count: int) -> float:
 
 
 def ours_latency(
-    params: dict[str, Any], samples: int, *, listen: bool, throttle_ms: int = 0
+    params: dict[str, Any],
+    samples: int,
+    *,
+    listen: bool,
+    throttle_ms: int = 0,
+    gaps: tuple[float, float] = (0.01, 0.05),
 ) -> list[float]:
     """Send -> handler-start delays of a worker, woken by NOTIFY or by polling."""
     fresh_queue(notify_throttle_ms=throttle_ms if listen else None)
@@ -158,10 +166,41 @@ def ours_latency(
     thread.start()
     sleep(1.0)  # let it start, read the empty queue and go idle
     try:
-        return measure_latency(params, samples, seen, arrived)
+        return measure_latency(params, samples, seen, arrived, gaps)
     finally:
         worker.stop()
         thread.join(10)
+
+
+def producers_rate(params: dict[str, Any], notify: bool, producers: int, seconds: float) -> float:
+    """Messages per second of ``producers`` threads, each sending single messages in its
+    own transaction, while a worker (LISTEN/NOTIFY when ``notify``) consumes them."""
+    fresh_queue(notify_throttle_ms=250 if notify else None)
+    worker = make_worker(lambda message: None, batch=10, listen=notify, poll_interval=0.05)
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    sleep(1.0)
+    counts = [0] * producers
+    stop = threading.Event()
+
+    def produce(n: int) -> None:
+        with psycopg.connect(**params, autocommit=True) as conn:
+            while not stop.is_set():
+                conn.execute(SEND, [QUEUE, Jsonb({"n": n})])
+                counts[n] += 1
+
+    threads = [threading.Thread(target=produce, args=(n,)) for n in range(producers)]
+    started = perf_counter()
+    for t in threads:
+        t.start()
+    sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    elapsed = perf_counter() - started
+    worker.stop()
+    thread.join(10)
+    return sum(counts) / elapsed
 
 
 # -- pgmq's read_with_poll ------------------------------------------------------------------
@@ -232,13 +271,17 @@ def peer_latency(params: dict[str, Any], samples: int) -> list[float]:
 
 
 def measure_latency(
-    params: dict[str, Any], samples: int, seen: dict[int, float], arrived: threading.Event
+    params: dict[str, Any],
+    samples: int,
+    seen: dict[int, float],
+    arrived: threading.Event,
+    gaps: tuple[float, float] = (0.01, 0.05),
 ) -> list[float]:
     """Send messages one by one at random gaps; each one's send-committed -> handled delay."""
     delays = []
     with psycopg.connect(**params, autocommit=True) as sender:
         for i in range(samples):
-            sleep(random.uniform(0.01, 0.05))
+            sleep(random.uniform(*gaps))
             arrived.clear()
             sender.execute(SEND, [QUEUE, Jsonb({"i": i})])
             committed = perf_counter()
@@ -257,7 +300,11 @@ def percentile(values: list[float], p: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[p - 1]
 
 
-def report(throughput: dict[int, tuple[float, float]], latency: dict[str, list[float]]) -> str:
+def report(
+    throughput: dict[int, tuple[float, float]],
+    latency: dict[str, list[float]],
+    producing: dict[bool, float],
+) -> str:
     lines = [
         f"Throughput, one worker thread, no-op handler ({QUEUE!r} queue):",
         "  batch   django-pgmq worker   pgmq read_with_poll + archive   ratio",
@@ -276,13 +323,22 @@ def report(throughput: dict[int, tuple[float, float]], latency: dict[str, list[f
         lines.append(f"  {name:<47} {p50:>7.2f}   {p99:>7.2f}   {len(values):>7}")
     peer = percentile(latency[PEER], 50)
     lines += ["", "p50 ratio (pgmq read_with_poll / django-pgmq worker):"]
-    for name in (LISTEN, THROTTLED, POLL):
+    for name in (LISTEN, THROTTLED, ISOLATED, POLL):
         lines.append(f"  {name:<47} {peer / percentile(latency[name], 50):>7.1f}x")
+    on, off = producing[True], producing[False]
+    lines += [
+        "",
+        f"{PRODUCERS} producers, single sends, a worker consuming (msg/s):",
+        f"  notifications off {off:>10,.0f}   on (throttle 250 ms) {on:>10,.0f}   "
+        f"ratio {on / off:.2f}x",
+    ]
     return "\n".join(lines)
 
 
 LISTEN = "worker, LISTEN/NOTIFY (throttle 0)"
-THROTTLED = "worker, LISTEN/NOTIFY (throttle 250 ms, default)"
+THROTTLED = "worker, LISTEN/NOTIFY (throttle 250 ms, default), a send every 10-30 ms"
+ISOLATED = "worker, LISTEN/NOTIFY (throttle 250 ms, default), isolated sends"
+PRODUCERS = 8
 POLL = f"worker, poll only (every {POLL_SECONDS:g} s)"
 PEER = "pgmq read_with_poll (poll_interval_ms 100)"
 
@@ -291,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.worker", description=__doc__)
     parser.add_argument("--messages", type=int, default=3000, help="Per throughput run.")
     parser.add_argument("--samples", type=int, default=200, help="Latency samples per path.")
+    parser.add_argument(
+        "--seconds", type=float, default=5.0, help="Per producers run (notify on, off)."
+    )
     parser.add_argument("--dsn", help="Server (any database on it); default: DATABASE_URL.")
     parser.add_argument("--db-prefix", default="bench_worker_", help="Scratch database prefix.")
     args = parser.parse_args(argv)
@@ -310,12 +369,21 @@ def main(argv: list[str] | None = None) -> int:
         }
         latency = {
             LISTEN: ours_latency(ours_params, args.samples, listen=True),
-            THROTTLED: ours_latency(ours_params, args.samples, listen=True, throttle_ms=250),
+            THROTTLED: ours_latency(
+                ours_params, args.samples, listen=True, throttle_ms=250, gaps=(0.01, 0.03)
+            ),
+            ISOLATED: ours_latency(
+                ours_params, args.samples // 2, listen=True, throttle_ms=250, gaps=(0.2, 0.4)
+            ),
             POLL: ours_latency(ours_params, args.samples // 2, listen=False),
             PEER: peer_latency(peer, args.samples // 2),
         }
+        producing = {
+            notify: producers_rate(ours_params, notify, PRODUCERS, args.seconds)
+            for notify in (False, True)
+        }
         print(f"load average at the end: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
-        print(report(throughput, latency))
+        print(report(throughput, latency, producing))
     finally:
         from django.db import connections
 
