@@ -371,3 +371,35 @@ def test_a_dashboard_address_without_its_final_slash_is_redirected(viewer, queue
     assert response["Location"] == page(queue)
     assert viewer.get(ADMIN + "workers").status_code == 301
     assert viewer.get(ADMIN + "nothing/here").status_code == 404
+
+
+def named_commands(text: str) -> set[tuple[str, str]]:
+    """(command, option) pairs a text names, e.g. ("pgmq_metrics", "--record"); option ''."""
+    found = set()
+    for name, options in re.findall(r"\b(pgmq_[a-z_]+)((?: --[a-z][a-z-]*)*)", text):
+        found.add((name, ""))
+        found.update((name, option) for option in options.split())
+    return found
+
+
+def test_the_pages_name_only_commands_and_options_that_exist():
+    from pathlib import Path
+
+    from django.core.management import get_commands, load_command_class
+
+    root = Path(pgmq.__file__).parent
+    sources = [*(root / "templates").rglob("*.html"), *(root / "dashboard").glob("*.py")]
+    texts = [p.read_text() for p in sources if p.name != "prometheus.py"]  # metric names there
+    named = {pair for text in texts for pair in named_commands(text)}
+    named -= {("pgmq_dashboard", "")}  # the template tag library
+    commands = get_commands()
+    unknown = {(name, option) for name, option in named if name not in commands}
+    for name, option in named - unknown:
+        parser = load_command_class(commands[name], name).create_parser("manage.py", name)
+        if option and option not in parser._option_string_actions:
+            unknown.add((name, option))
+    assert ("pgmq_consume", "") in named and unknown == set()
+    assert named_commands("run pgmq_metrics --record") == {
+        ("pgmq_metrics", ""),
+        ("pgmq_metrics", "--record"),
+    }
