@@ -1,0 +1,17 @@
+"""Settings of ``python -m benchmarks.tasks``: the example project with one TASKS backend.
+
+``BENCH_TASKS_BACKEND`` picks it: ``pgmq`` (django_pgmq.tasks.PgmqBackend) or ``db``
+(django-tasks-db's DatabaseBackend, whose app is then installed).
+"""
+
+import os
+
+from example_project.settings import *  # noqa: F403
+from example_project.settings import INSTALLED_APPS
+
+if os.environ.get("BENCH_TASKS_BACKEND") == "db":
+    INSTALLED_APPS = [*INSTALLED_APPS, "django_tasks_db"]
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+else:
+    TASKS = {"default": {"BACKEND": "django_pgmq.tasks.PgmqBackend"}}
+LOGGING = {"version": 1, "disable_existing_loggers": False}
