@@ -2,7 +2,7 @@
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._drop_queue_ops(text);
-DROP FUNCTION IF EXISTS pgmq._metrics_sql(text);
+DROP FUNCTION IF EXISTS pgmq._metrics_query(text[]);
 DROP FUNCTION IF EXISTS pgmq._queue_ops_cold(text,"char");
 DROP FUNCTION IF EXISTS pgmq._queue_ops_hot(text,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb);
 DROP FUNCTION IF EXISTS pgmq._queue_ops_hot_set();
