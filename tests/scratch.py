@@ -59,3 +59,17 @@ def scratch_database(pg_dsn: str, subprocess_env: dict[str, str]) -> Iterator[Sc
     finally:
         admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
         admin.close()
+
+
+def fake_pgmq_extension(conn: psycopg.Connection) -> None:
+    """Record the pgmq extension as installed in ``conn``'s scratch database.
+
+    No pgmq extension is installable here, so its catalogue row is made by hand
+    (superuser, in a scratch database that is dropped afterwards).
+    """
+    conn.execute("SET allow_system_table_mods = on")
+    conn.execute(
+        "INSERT INTO pg_extension (oid, extname, extowner, extnamespace, extrelocatable, "
+        "extversion) SELECT (SELECT max(oid::bigint) + 1 FROM pg_extension)::oid, 'pgmq', "
+        "10, 'public'::regnamespace, false, '1.13.0'"
+    )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from tests.scratch import fake_pgmq_extension
+
 pytestmark = pytest.mark.slow
 
 
@@ -52,14 +54,7 @@ def test_migrate_refuses_a_database_with_a_pgmq_schema(scratch):
 
 def test_migrate_refuses_a_database_with_the_pgmq_extension(scratch):
     with scratch.connect() as conn:
-        # No pgmq extension is installable here, so its catalogue row is made by hand
-        # (superuser, in a scratch database that is dropped afterwards).
-        conn.execute("SET allow_system_table_mods = on")
-        conn.execute(
-            "INSERT INTO pg_extension (oid, extname, extowner, extnamespace, extrelocatable, "
-            "extversion) SELECT (SELECT max(oid::bigint) + 1 FROM pg_extension)::oid, 'pgmq', "
-            "10, 'public'::regnamespace, false, '1.13.0'"
-        )
+        fake_pgmq_extension(conn)
         result = scratch.manage("migrate", "django_pgmq")
         assert result.returncode != 0
         assert "django-pgmq: this database already has the pgmq extension installed" in (

@@ -18,6 +18,7 @@ import pytest
 
 from django_pgmq import sqlmigrate, sqlschema
 from tests.integration.test_migrations import applied, has_pgmq_schema
+from tests.scratch import fake_pgmq_extension
 
 pytestmark = pytest.mark.slow
 
@@ -232,12 +233,7 @@ def test_migrate_refuses_an_upgrade_when_the_pgmq_extension_appeared(scratch):
         done = scratch.manage("migrate", "django_pgmq", "0006")
         assert done.returncode == 0, done.stderr
         before = applied(conn)
-        conn.execute("SET allow_system_table_mods = on")
-        conn.execute(
-            "INSERT INTO pg_extension (oid, extname, extowner, extnamespace, extrelocatable, "
-            "extversion) SELECT (SELECT max(oid::bigint) + 1 FROM pg_extension)::oid, 'pgmq', "
-            "10, 'public'::regnamespace, false, '1.13.0'"
-        )
+        fake_pgmq_extension(conn)
         result = scratch.manage("migrate")
         assert result.returncode != 0
         assert "django-pgmq: this database already has the pgmq extension installed" in (
