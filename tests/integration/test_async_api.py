@@ -7,8 +7,9 @@ import inspect
 import threading
 
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connections
+from django.test import override_settings
 
 import django_pgmq as pgmq
 from django_pgmq import QueueManager
@@ -128,3 +129,14 @@ def test_calling_the_sync_api_from_an_event_loop_is_what_the_twins_avoid(queue_n
 
     with pytest.raises(SynchronousOnlyOperation):
         asyncio.run(scenario())
+
+
+@override_settings(ROOT_URLCONF="tests.async_urls")
+def test_an_async_view_uses_the_async_api_without_synchronous_only_errors(m, q, async_client):
+    # Through async_to_sync, the view's thread-sensitive work runs on this thread: on the
+    # test's connection, inside its transaction (the queue exists only there).
+    response = async_to_sync(async_client.get)(f"/send/{q}/")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["sent"] == body["read"] and body["task"] == "READY"
+    assert m.metrics(q).total_messages == 1 and m.read(q, vt=0, qty=1) == []
