@@ -1,8 +1,8 @@
 """`PgmqBackend`: Django's Tasks API on pgmq queues in the project's own database.
 
-``enqueue`` writes the task's result row and sends its message (header
-``priority``, delay ``run_after``) on Django's connection, in one transaction
-that joins the caller's: a task enqueued in a transaction that rolls back never
+``enqueue`` sends the task's message (header ``priority``, delay ``run_after``)
+and inserts its result row in one statement on Django's connection, so it joins
+the caller's transaction: a task enqueued in a transaction that rolls back never
 existed. ``manage.py pgmq_consume --tasks`` runs the messages (see runner.py).
 """
 
@@ -76,8 +76,8 @@ class PgmqBackend(BaseTaskBackend):
     # -- Django's API -----------------------------------------------------------
 
     def enqueue(self, task: Task, args: Iterable[Any], kwargs: dict[str, Any]) -> TaskResult:
-        """Send the task's message and store its result row (one statement, in the caller's
-        transaction)."""
+        """Send the task's message and insert its result row: one statement, in the caller's
+        transaction if there is one."""
         self.validate_task(task)
         result = TaskResult(  # normalises args and kwargs: TypeError before anything is written
             task=task,
