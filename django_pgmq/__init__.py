@@ -50,6 +50,8 @@ _ON_DEFAULT_DATABASE = (
     "set_vt",
     "metrics",
     "metrics_all",
+    "get_queue_attributes",
+    "set_queue_attributes",
 )
 
 
@@ -97,6 +99,7 @@ __all__ = [
     "acreate_queue",
     "adelete",
     "adrop_queue",
+    "aget_queue_attributes",
     "alist_queues",
     "ametrics",
     "ametrics_all",
@@ -107,11 +110,13 @@ __all__ = [
     "aread_with_poll",
     "asend",
     "asend_batch",
+    "aset_queue_attributes",
     "aset_vt",
     "consumer",
     "create_queue",
     "delete",
     "drop_queue",
+    "get_queue_attributes",
     "list_queues",
     "metrics",
     "metrics_all",
@@ -121,5 +126,6 @@ __all__ = [
     "read_with_poll",
     "send",
     "send_batch",
+    "set_queue_attributes",
     "set_vt",
 ]

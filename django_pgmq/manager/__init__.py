@@ -10,6 +10,7 @@ combines them.
 from __future__ import annotations
 
 from .aio import AsyncOps
+from .attributes import AttributeOps
 from .dashboard import DashboardOps
 from .messages import MessageOps
 from .notifications import NotifyOps
@@ -23,6 +24,7 @@ from .worker import WorkerOps
 
 class QueueManager(
     QueueOps,
+    AttributeOps,
     MessageOps,
     NotifyOps,
     RoutingOps,

@@ -35,6 +35,8 @@ TWINNED = (
     "send_batch_topic",
     "read_grouped",
     "read_grouped_with_poll",
+    "get_queue_attributes",
+    "set_queue_attributes",
 )
 
 

@@ -27,6 +27,26 @@ from .base import (
 )
 
 
+def _with_attribute_headers(
+    queue: str, headers: Any, deduplication_id: str | None, priority: int | None
+) -> dict[str, Any]:
+    """The headers with ``deduplication_id`` and ``priority`` added, both checked."""
+    if headers is not None and not isinstance(headers, dict):
+        kind = type(headers).__name__
+        raise InvalidPayload(f'queue "{queue}": headers must be a dict, got {kind}')
+    added: dict[str, Any] = {}
+    if deduplication_id is not None:
+        if not isinstance(deduplication_id, str) or not 1 <= len(deduplication_id) <= 128:
+            raise InvalidArgument(
+                "deduplication_id must be a string of 1 to 128 characters, "
+                f"got {deduplication_id!r:.60}"
+            )
+        added["deduplication_id"] = deduplication_id
+    if priority is not None:
+        added["priority"] = _check_int("priority", priority, -100, 100)
+    return {**(headers or {}), **added}
+
+
 def _batch_size(messages: Any) -> int:
     """How many messages a valid batch holds; 0 for anything `send_batch` will refuse."""
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
@@ -46,12 +66,19 @@ class MessageOps(Base):
         *,
         delay: int | datetime = 0,
         headers: dict[str, Any] | None = None,
+        deduplication_id: str | None = None,
+        priority: int | None = None,
     ) -> int:
         """Enqueue one message, visible after ``delay`` seconds (or at a datetime).
+
+        ``deduplication_id`` and ``priority`` go into the headers, where a queue with
+        a ``deduplication_window`` or ``priorities`` attribute looks for them.
 
         With OpenTelemetry tracing, in a ``send <queue>`` span whose context the
         message's headers carry (``traceparent``): see tracing.py.
         """
+        if deduplication_id is not None or priority is not None:
+            headers = _with_attribute_headers(queue, headers, deduplication_id, priority)
         if tracing.tracer() is not None:
             with tracing.sending(queue, headers) as traced:
                 msg_id = self._send(queue, message, delay, traced.headers)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..messages import QueueInfo, QueueMetrics
 from ..names import table_name, validate_queue_name
 from .base import Base
@@ -12,10 +14,16 @@ class QueueOps(Base):
 
     # -- queues -------------------------------------------------------------
 
-    def create_queue(self, queue: str, *, unlogged: bool = False) -> None:
-        """Create a queue (idempotent); an unlogged queue is faster but lost on a crash."""
+    def create_queue(self, queue: str, *, unlogged: bool = False, **attributes: Any) -> None:
+        """Create a queue (idempotent); an unlogged queue is faster but lost on a crash.
+
+        ``attributes`` (``deduplication_window=300``, ``priorities=True``, ...) are
+        merged into the queue's attributes, as `set_queue_attributes` does.
+        """
         validate_queue_name(queue)
         self._fetch("create_unlogged" if unlogged else "create", {"queue": queue}, queue)
+        if attributes:
+            self.set_queue_attributes(queue, **attributes)  # type: ignore[attr-defined]
 
     def drop_queue(self, queue: str) -> bool:
         """Drop a queue and its archive; False when there was no such queue."""

@@ -48,6 +48,9 @@
 -- timestamp, $5 msg_ids, $6 messages, $7 headers, $8 read condition. low is the SQL
 -- expression of the low-water mark read and pop start from (the cold path starts at 0).
 -- Ops: s send, r read, p pop, a archive, d delete, v set_vt; s, a and d return only msg_id.
+-- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
+-- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql), and both paths
+-- ask pgmq._queue_ops_text which.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -78,7 +81,7 @@ AS $fn$
         -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
         WHEN 's' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT $4, u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+        SELECT coalesce($4, clock_timestamp()), u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
         $sql$
@@ -155,7 +158,7 @@ BEGIN
             PERFORM pgmq._queue_ops_promote(queue_name);
         END IF;
     END IF;
-    RETURN pgmq._queue_ops_sql(queue_name, op);
+    RETURN pgmq._queue_ops_text(queue_name, op);
 END
 $fn$;
 
@@ -199,7 +202,8 @@ END
 $fn$;
 
 -- Create or replace the access function of queue_name (its tables must exist) and write
--- the router again. Called by _queue_ops_promote, under its locks.
+-- the router again. Called by _queue_ops_promote, under its locks, and by
+-- set_queue_attributes when a hot queue's attributes change.
 CREATE OR REPLACE FUNCTION pgmq._install_queue_ops(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
@@ -222,6 +226,7 @@ DECLARE
     mark text;
     low bigint;
 BEGIN
+    %12$s
     IF p_op = 'r' OR p_op = 'p' THEN
         -- The low-water mark (see sql/15_queue_ops.sql): "<table oid> <next look> <msg_id>";
         -- the table's oid tells a mark of a dropped queue from one of its namesake.
@@ -261,12 +266,13 @@ $body$
         'pgmq.low_' || replace(pgmq.format_table_name(queue_name, 'q'), '-', '$'),
         pg_get_serial_sequence(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')), 'msg_id'),
         to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')))::oid::text,
-        pgmq._queue_ops_sql(queue_name, 'r', 'low'),
-        pgmq._queue_ops_sql(queue_name, 's'),
-        pgmq._queue_ops_sql(queue_name, 'a'),
-        pgmq._queue_ops_sql(queue_name, 'd'),
-        pgmq._queue_ops_sql(queue_name, 'p', 'low'),
-        pgmq._queue_ops_sql(queue_name, 'v')
+        pgmq._queue_ops_text(queue_name, 'r', 'low'),
+        pgmq._queue_ops_text(queue_name, 's'),
+        pgmq._queue_ops_text(queue_name, 'a'),
+        pgmq._queue_ops_text(queue_name, 'd'),
+        pgmq._queue_ops_text(queue_name, 'p', 'low'),
+        pgmq._queue_ops_text(queue_name, 'v'),
+        pgmq._queue_ops_prologue(queue_name)
     );
     PERFORM pgmq._install_queue_route();
 END

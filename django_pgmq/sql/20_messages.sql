@@ -3,6 +3,11 @@
 -- the queue's access function (sql/15_queue_ops.sql) with one op; the other overloads
 -- call it with defaults or turn an integer delay into a timestamp (send and send_batch's
 -- in PL/pgSQL, whose static call is cheaper per call than an SQL function's).
+--
+-- A send's delay NULL means "none given": the queue's delivery_delay attribute applies
+-- (sql/25_attributes.sql), else the message is visible at once. An integer delay of 0
+-- counts as none given, as every pgmq client passes 0 when its caller gave no delay; a
+-- timestamp is always explicit.
 
 CREATE OR REPLACE FUNCTION pgmq._delay_to_vt(delay integer)
 RETURNS timestamptz
@@ -12,6 +17,9 @@ BEGIN
     IF delay IS NULL OR delay < 0 THEN
         RAISE EXCEPTION 'delay cannot be negative, got: %', coalesce(delay::text, 'NULL')
             USING ERRCODE = 'PQ004';
+    END IF;
+    IF delay = 0 THEN
+        RETURN NULL;  -- none given: the queue's delivery_delay, if any
     END IF;
     RETURN clock_timestamp() + make_interval(secs => delay);
 END
@@ -25,14 +33,14 @@ LANGUAGE plpgsql
 AS $fn$
 BEGIN
     RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
-        queue_name, 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()),
+        queue_name, 's'::"char", NULL::integer, NULL::integer, delay,
         NULL::bigint[], ARRAY[msg], ARRAY[headers], NULL::jsonb) r;
 END
 $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
 RETURNS SETOF bigint LANGUAGE plpgsql
-AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, clock_timestamp()); END $fn$;
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb, NULL::timestamptz); END $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, delay integer)
 RETURNS SETOF bigint LANGUAGE plpgsql
@@ -44,7 +52,7 @@ AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, NULL::jsonb,
 
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb)
 RETURNS SETOF bigint LANGUAGE plpgsql
-AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, headers, clock_timestamp()); END $fn$;
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send(queue_name, msg, headers, NULL::timestamptz); END $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay integer)
 RETURNS SETOF bigint LANGUAGE plpgsql
@@ -80,14 +88,14 @@ AS $fn$
 BEGIN
     PERFORM pgmq._validate_batch_params(msgs, headers);
     RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
-        queue_name, 's'::"char", NULL::integer, NULL::integer, coalesce(delay, clock_timestamp()),
+        queue_name, 's'::"char", NULL::integer, NULL::integer, delay,
         NULL::bigint[], msgs, headers, NULL::jsonb) r;
 END
 $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[])
 RETURNS SETOF bigint LANGUAGE plpgsql
-AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], clock_timestamp()); END $fn$;
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL::jsonb[], NULL::timestamptz); END $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], delay integer)
 RETURNS SETOF bigint LANGUAGE plpgsql
@@ -99,7 +107,7 @@ AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL:
 
 CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[])
 RETURNS SETOF bigint LANGUAGE plpgsql
-AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, headers, clock_timestamp()); END $fn$;
+AS $fn$ BEGIN RETURN QUERY SELECT * FROM pgmq.send_batch(queue_name, msgs, headers, NULL::timestamptz); END $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[], headers jsonb[], delay integer)
 RETURNS SETOF bigint LANGUAGE plpgsql

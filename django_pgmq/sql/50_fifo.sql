@@ -7,6 +7,10 @@
 -- order. Readers take a transaction-level advisory lock per group, then look at
 -- the group again with a fresh snapshot, so two concurrent readers never share a
 -- group and a reader never acts on a snapshot older than another's commit.
+--
+-- Queue attributes (sql/25_attributes.sql): a paused queue returns no rows; with
+-- max_receive_count, a claimed message read more often than that goes to the dead-letter
+-- queue instead of being returned. Priorities do not reorder a group.
 
 -- The group key; inlined by the planner, so the FIFO index matches it.
 CREATE FUNCTION pgmq._fifo_group(headers jsonb)
@@ -28,12 +32,17 @@ DECLARE
     groups text[] := '{}';
     ready bigint;
     budget integer := qty;
+    attrs jsonb := pgmq._queue_attributes(queue_name);
+    max_reads integer := (attrs ->> 'max_receive_count')::integer;
+    claim text;
+    rec pgmq.message_record;
+    dead bigint[] := '{}';
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF qty = 0 THEN
+    IF qty = 0 OR (attrs -> 'paused') = 'true'::jsonb THEN
         RETURN;
     END IF;
 
@@ -82,7 +91,7 @@ BEGIN
         RETURN;
     END IF;
 
-    RETURN QUERY EXECUTE format(
+    claim := format(
         $q$
         WITH wanted AS MATERIALIZED (
             -- The readable front of each locked group, ranked, then chosen by mode.
@@ -138,9 +147,25 @@ BEGIN
                  msg_id
         $q$,
         qtable
-    ) USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
-        -- The most one group can contribute: every other group gives at least one.
-        CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END;
+    );
+    IF max_reads IS NULL THEN
+        RETURN QUERY EXECUTE claim
+            USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
+            -- The most one group can contribute: every other group gives at least one.
+            CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END;
+        RETURN;
+    END IF;
+    FOR rec IN EXECUTE claim
+        USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
+        CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END
+    LOOP
+        IF rec.read_ct > max_reads THEN
+            dead := dead || rec.msg_id;
+        ELSE
+            RETURN NEXT rec;
+        END IF;
+    END LOOP;
+    PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
 END
 $fn$;
 

@@ -53,7 +53,6 @@ DECLARE
     v_enqueued_at timestamptz;
     v_message jsonb;
     v_headers jsonb;
-    origin jsonb;
     new_id bigint;
 BEGIN
     PERFORM pgmq.validate_queue_name(dead_letter_queue);
@@ -71,24 +70,12 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower(dead_letter_queue)) THEN
         PERFORM pgmq."create"(dead_letter_queue);
     END IF;
-    origin := jsonb_build_object(
-        'queue', source,
-        'msg_id', msg_id,
-        'read_ct', v_read_ct,
-        'enqueued_at', v_enqueued_at,
-        'dead_lettered_at', clock_timestamp(),
-        'error', error
-    );
-    v_headers := CASE
-        WHEN v_headers IS NULL THEN '{}'::jsonb
-        WHEN jsonb_typeof(v_headers) = 'object' THEN v_headers
-        ELSE jsonb_build_object('headers', v_headers)
-    END;
+    -- The header a read past the queue's max_receive_count writes (sql/25_attributes.sql).
     SELECT s.id INTO new_id
     FROM pgmq.send(
         queue_name => dead_letter_queue,
         msg => v_message,
-        headers => v_headers || jsonb_build_object('dead_letter', origin),
+        headers => pgmq._dead_letter_headers(v_headers, source, msg_id, v_read_ct, v_enqueued_at, error),
         delay => 0
     ) AS s(id);
     RETURN new_id;

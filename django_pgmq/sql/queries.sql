@@ -307,3 +307,17 @@ LEFT JOIN (
 ) s ON true
 LEFT JOIN queues q ON q.queue_name = s.queue_name
 LEFT JOIN consumers c ON c.queue_name = s.queue_name;
+
+-- name: get_queue_attributes
+SELECT pgmq.get_queue_attributes(queue_name => %(queue)s);
+
+-- name: set_queue_attributes
+SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => %(attributes)s::jsonb);
+
+-- name: enforce_retention
+SELECT queue_name, expired, archive_deleted FROM pgmq.enforce_retention(queue_name => %(queue)s);
+
+-- name: redrive
+SELECT source_queue, moved FROM pgmq.redrive(
+    dead_letter_queue => %(queue)s, conditional => %(conditional)s::jsonb,
+    max_messages => %(limit)s::integer);

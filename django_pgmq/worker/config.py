@@ -1,7 +1,9 @@
 """Each queue's effective consumer settings: command line, decorator, `QueueConfig`, defaults.
 
 The first of those that sets a value wins; the result is written back to
-`QueueConfig`, so the admin sees what the running workers use.
+`QueueConfig`, so the admin sees what the running workers use, and its max_reads and
+dead-letter queue into the queue's attributes (``max_receive_count``,
+``dead_letter_queue``): a read past them moves the message in SQL, whoever reads it.
 """
 
 from __future__ import annotations
@@ -118,6 +120,13 @@ def resolve(
     )
 
 
+def redrive_attributes(settings: QueueSettings) -> dict[str, Any]:
+    """The queue attributes that make SQL dead-letter as the worker does (max_reads 0: none)."""
+    if not settings.max_reads:
+        return {"max_receive_count": None, "dead_letter_queue": None}
+    return {"max_receive_count": settings.max_reads, "dead_letter_queue": settings.dead_letter}
+
+
 def plan(
     queues: Iterable[str],
     *,
@@ -142,5 +151,6 @@ def plan(
             unique_fields=["queue"],
             update_fields=[*_STORED.values(), "updated_at"],
         )
+        manager.set_queue_attributes(queue, **redrive_attributes(settings))
         result.append(settings)
     return result

@@ -3,7 +3,8 @@
 One sampler per database and round: whoever takes the advisory lock first (a
 worker's heartbeat, or ``pgmq_maintain``) samples every queue not sampled within
 the last interval; the others skip the round. Samples older than
-``PGMQ["SAMPLE_RETENTION_DAYS"]`` are deleted as new ones are taken.
+``PGMQ["SAMPLE_RETENTION_DAYS"]`` are deleted as new ones are taken. The sampler of a
+round also enforces the queues' retention attributes (``pgmq.enforce_retention``).
 """
 
 from __future__ import annotations
@@ -51,4 +52,5 @@ def sample_all_queues(
         ]
         samples.bulk_create(rows)
         samples.filter(sampled_at__lt=Now() - retention).delete()
+        manager.enforce_retention()
     return len(rows)

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import transaction
 
+from ..attribute_args import duration, size
 from ..base import PgmqCommand, positive_int
 from .pgmq_notify import throttle_ms
 
@@ -23,12 +24,17 @@ partitioned tables (PostgreSQL's own partitioning): by msg_id ranges when
 '1 day'; run pgmq_maintain from cron to create partitions ahead and drop those
 past --retention-interval ('none': keep everything).
 
+The attribute options set queue attributes (see pgmq_attributes), enforced by the
+SQL API for every client: durations are 300, 5m, 2h, 14d; sizes 1000, 256KiB, 1MiB.
+
 examples:
   manage.py pgmq_create orders
   manage.py pgmq_create orders emails --unlogged
   manage.py pgmq_create orders --notify --throttle 100
   manage.py pgmq_create jobs --partitioned --partition-interval 100000 --retention-interval 1000000
   manage.py pgmq_create events --partitioned --partition-interval '1 day' --retention-interval none
+  manage.py pgmq_create orders --dedup-window 300 --max-receives 5 --dead-letter orders_dlq \\
+      --retention 14d --archive-retention 30d --delay 10 --max-size 256KiB --priorities
 """
 
     def add_arguments(self, parser: Any) -> None:
@@ -69,9 +75,11 @@ examples:
             metavar="N",
             help="Partitions to keep ready ahead of the current one (default: 4).",
         )
+        _add_attribute_options(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         partitioning = _partitioning(options)
+        attributes = _attributes(options)
         if options["throttle"] is not None and not options["notify"]:
             raise CommandError("--throttle goes with --notify")
         manager = self.manager(options)
@@ -82,6 +90,8 @@ examples:
                     manager.create_queue(queue, unlogged=options["unlogged"])
                 else:
                     manager.create_partitioned_queue(queue, **partitioning)
+                if attributes:
+                    manager.set_queue_attributes(queue, **attributes)
                 if options["notify"]:
                     throttle = options["throttle"]
                     manager.enable_notify(queue, 250 if throttle is None else throttle)
@@ -107,3 +117,50 @@ def _partitioning(options: dict[str, Any]) -> dict[str, Any] | None:
     if given.get("retention_interval", "").strip().lower() == "none":
         given["retention_interval"] = None
     return given
+
+
+# pgmq_create option -> (queue attribute, argparse type, help)
+_ATTRIBUTE_OPTIONS: dict[str, tuple[str, Any, str]] = {
+    "--dedup-window": (
+        "deduplication_window",
+        duration,
+        "Drop a send whose deduplication_id was sent within this duration.",
+    ),
+    "--max-receives": (
+        "max_receive_count",
+        positive_int,
+        "Move a message to --dead-letter instead of delivering it more often than N times.",
+    ),
+    "--dead-letter": ("dead_letter_queue", str, "The dead-letter queue (with --max-receives)."),
+    "--retention": (
+        "message_retention",
+        duration,
+        "Delete live messages enqueued longer ago (by pgmq_maintain and the workers).",
+    ),
+    "--archive-retention": (
+        "archive_retention",
+        duration,
+        "Delete archived messages archived longer ago (by pgmq_maintain and the workers).",
+    ),
+    "--delay": ("delivery_delay", duration, "Delay every send that gives no delay of its own."),
+    "--max-size": ("max_message_size", size, "Refuse messages whose JSON text is larger."),
+}
+
+
+def _add_attribute_options(parser: Any) -> None:
+    for flag, (attribute, kind, text) in _ATTRIBUTE_OPTIONS.items():
+        metavar = {duration: "DURATION", size: "SIZE", positive_int: "N"}.get(kind, "QUEUE")
+        parser.add_argument(flag, dest=attribute, type=kind, metavar=metavar, help=text)
+    parser.add_argument(
+        "--priorities",
+        dest="priorities",
+        action="store_true",
+        default=None,
+        help='Read messages with a higher "priority" header (-100..100) first.',
+    )
+
+
+def _attributes(options: dict[str, Any]) -> dict[str, Any]:
+    """The queue attributes the options ask for."""
+    keys = [attribute for attribute, _, _ in _ATTRIBUTE_OPTIONS.values()] + ["priorities"]
+    return {key: options[key] for key in keys if options.get(key) is not None}

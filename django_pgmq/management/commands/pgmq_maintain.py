@@ -40,7 +40,9 @@ its own transaction; one that fails (e.g. its locks are not granted within
 --lock-timeout because a long transaction uses the queue) is reported and the
 others go on; the exit status is then 1. Without QUEUE arguments it also purges
 the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention
-and samples every queue's depth for the admin's charts (as the workers do).
+and samples every queue's depth for the admin's charts (as the workers do), and
+enforces the queues' retention attributes (message_retention, archive_retention:
+pgmq.enforce_retention).
 
 examples:
   manage.py pgmq_maintain
@@ -77,6 +79,7 @@ examples:
         if not options["queues"]:
             self._purge_task_results(options["verbosity"])
             self._sample_queues(manager, options["verbosity"])
+            self._enforce_retention(manager, options["verbosity"])
         for queue in queues:
             try:
                 changes = manager.maintain_partitions(queue, lock_timeout=options["lock_timeout"])
@@ -93,6 +96,15 @@ examples:
         if failed:
             names = ", ".join(f'"{q}"' for q in failed)
             raise CommandError(f"{len(failed)} queue(s) not maintained: {names}")
+
+    def _enforce_retention(self, manager: QueueManager, verbosity: int) -> None:
+        """Delete messages and archived rows past the queues' retention attributes."""
+        for done in manager.enforce_retention():
+            if verbosity > 0:
+                self.stdout.write(
+                    f'queue "{done.queue_name}": retention deleted {done.expired} message(s) '
+                    f"and {done.archive_deleted} archived row(s)"
+                )
 
     def _sample_queues(self, manager: QueueManager, verbosity: int) -> None:
         """Record every queue's depth for the admin's charts, unless a worker just did."""

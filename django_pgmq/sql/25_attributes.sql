@@ -1,0 +1,679 @@
+-- Queue attributes (SQS-grade, for every client): pgmq.set_queue_attributes and
+-- pgmq.get_queue_attributes, and the statements of sql/15_queue_ops.sql for a queue
+-- that has some.
+--
+-- A queue without attributes has no row in pgmq.queue_attributes and runs the plain
+-- statements of pgmq._queue_ops_sql, unchanged. A queue with attributes gets
+-- statements written for exactly its attributes by pgmq._queue_ops_attr_sql (a
+-- paused queue's read is "no rows", a delay is a constant, a check is present only
+-- when its attribute is set), on the cold path at each call, and in its access
+-- function on the hot path, which set_queue_attributes writes again on every change.
+--
+-- Keys: delivery_delay, deduplication_window (header "deduplication_id"),
+-- max_receive_count + dead_letter_queue (redrive at read: header "dead_letter"),
+-- message_retention, archive_retention (pgmq.enforce_retention), max_message_size,
+-- priorities (header "priority", -100..100, higher first), paused. Not part of pgmq's
+-- API, but callable by any of its clients.
+
+-- One row per queue with attributes; it goes with the queue (ON DELETE CASCADE).
+CREATE TABLE pgmq.queue_attributes (
+    queue_name varchar PRIMARY KEY
+        REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE ON UPDATE CASCADE,
+    attributes jsonb NOT NULL CHECK (jsonb_typeof(attributes) = 'object'),
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX queue_attributes_table_key ON pgmq.queue_attributes (lower(queue_name));
+
+-- The deduplication ids sent to a queue (by its lower-cased name) and the message each
+-- first enqueued. No foreign key (a send would lock the queue's row): the rows of a
+-- queue go when its attributes row goes (trigger below) or the window is turned off,
+-- and rows past the window are deleted by pgmq.enforce_retention.
+CREATE TABLE pgmq.queue_deduplication (
+    queue_name text NOT NULL,
+    deduplication_id text NOT NULL,
+    msg_id bigint NOT NULL,
+    sent_at timestamptz NOT NULL,
+    PRIMARY KEY (queue_name, deduplication_id)
+);
+
+CREATE FUNCTION pgmq._forget_deduplication()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(OLD.queue_name);
+    RETURN OLD;
+END
+$fn$;
+
+CREATE TRIGGER queue_attributes_forget_deduplication
+AFTER DELETE ON pgmq.queue_attributes
+FOR EACH ROW EXECUTE FUNCTION pgmq._forget_deduplication();
+
+-- Validation ------------------------------------------------------------------
+
+-- The attribute keys and what each allows (the error messages list them).
+CREATE FUNCTION pgmq._queue_attribute_rules()
+RETURNS TABLE(key text, allowed text)
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    VALUES
+        ('delivery_delay', 'an integer number of seconds, 0 or more'),
+        ('deduplication_window', 'an integer number of seconds, 0 (off) or more'),
+        ('max_receive_count', 'an integer, 1 or more, set together with dead_letter_queue'),
+        ('dead_letter_queue', 'the name of another queue, set together with max_receive_count'),
+        ('message_retention', 'an integer number of seconds, 1 or more'),
+        ('archive_retention', 'an integer number of seconds, 1 or more'),
+        ('max_message_size', 'an integer number of bytes, 1 or more'),
+        ('priorities', 'true or false'),
+        ('paused', 'true or false')
+$fn$;
+
+CREATE FUNCTION pgmq._bad_queue_attribute(queue_name text, key text, got jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    allowed text := (SELECT r.allowed FROM pgmq._queue_attribute_rules() r WHERE r.key = $2);
+BEGIN
+    IF allowed IS NULL THEN
+        RAISE EXCEPTION 'queue "%": unknown queue attribute "%"', queue_name, key
+            USING ERRCODE = 'PQ004',
+                  HINT = 'Known attributes: ' || (SELECT string_agg(r.key, ', ')
+                                                  FROM pgmq._queue_attribute_rules() r) || '.';
+    END IF;
+    RAISE EXCEPTION 'queue "%": queue attribute "%" must be %, got %', queue_name, key, allowed, got
+        USING ERRCODE = 'PQ004';
+END
+$fn$;
+
+-- Whether a JSON value is a whole number in low..2147483647.
+CREATE FUNCTION pgmq._json_int_at_least(value jsonb, low integer)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT jsonb_typeof(value) = 'number'
+       AND value::text::numeric = trunc(value::text::numeric)
+       AND value::text::numeric BETWEEN low AND 2147483647;
+$fn$;
+
+-- Raise PQ004 (naming the key and what it allows) unless attrs, the whole set of a
+-- queue (stored name), is valid.
+CREATE FUNCTION pgmq._check_queue_attributes(queue_name text, attrs jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    k text;
+    v jsonb;
+    ok boolean;
+BEGIN
+    FOR k, v IN SELECT e.key, e.value FROM jsonb_each(attrs) e ORDER BY e.key LOOP
+        ok := CASE k
+            WHEN 'delivery_delay' THEN pgmq._json_int_at_least(v, 0)
+            WHEN 'deduplication_window' THEN pgmq._json_int_at_least(v, 0)
+            WHEN 'max_receive_count' THEN pgmq._json_int_at_least(v, 1)
+            WHEN 'message_retention' THEN pgmq._json_int_at_least(v, 1)
+            WHEN 'archive_retention' THEN pgmq._json_int_at_least(v, 1)
+            WHEN 'max_message_size' THEN pgmq._json_int_at_least(v, 1)
+            WHEN 'priorities' THEN jsonb_typeof(v) = 'boolean'
+            WHEN 'paused' THEN jsonb_typeof(v) = 'boolean'
+            WHEN 'dead_letter_queue' THEN jsonb_typeof(v) = 'string'
+            ELSE false
+        END;
+        IF NOT ok THEN
+            PERFORM pgmq._bad_queue_attribute(queue_name, k, v);
+        END IF;
+    END LOOP;
+    IF attrs ? 'dead_letter_queue' THEN
+        BEGIN
+            PERFORM pgmq.validate_queue_name(attrs ->> 'dead_letter_queue');
+        EXCEPTION WHEN SQLSTATE 'PQ001' THEN
+            PERFORM pgmq._bad_queue_attribute(queue_name, 'dead_letter_queue', attrs -> 'dead_letter_queue');
+        END;
+        IF lower(attrs ->> 'dead_letter_queue') = lower(queue_name) THEN
+            RAISE EXCEPTION 'queue "%": queue attribute "dead_letter_queue" must be another queue, '
+                'not the queue itself', queue_name
+                USING ERRCODE = 'PQ004';
+        END IF;
+    END IF;
+    IF (attrs ? 'max_receive_count') <> (attrs ? 'dead_letter_queue') THEN
+        RAISE EXCEPTION 'queue "%": queue attributes "max_receive_count" and "dead_letter_queue" '
+            'go together: set both, or remove both', queue_name
+            USING ERRCODE = 'PQ004';
+    END IF;
+END
+$fn$;
+
+-- The SQL API -------------------------------------------------------------------
+
+-- The attributes of a queue ('{}' for none); NULL when the queue has no row (internal).
+CREATE FUNCTION pgmq._queue_attributes(queue_name text)
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT a.attributes FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+$fn$;
+
+CREATE FUNCTION pgmq.get_queue_attributes(queue_name text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+AS $fn$
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    RETURN coalesce(pgmq._queue_attributes(queue_name), '{}'::jsonb);
+END
+$fn$;
+
+-- Merge attributes into the queue's set (a key given as JSON null is removed) and return
+-- the whole set. All or nothing: a bad key or value changes nothing.
+CREATE FUNCTION pgmq.set_queue_attributes(queue_name text, attributes jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    old jsonb;
+    merged jsonb;
+    k text;
+    qtable text;
+BEGIN
+    IF attributes IS NULL OR jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'queue "%": attributes must be a JSON object, got %', stored,
+            coalesce(attributes::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR k IN SELECT jsonb_object_keys(attributes) LOOP
+        IF NOT EXISTS (SELECT 1 FROM pgmq._queue_attribute_rules() r WHERE r.key = k) THEN
+            PERFORM pgmq._bad_queue_attribute(stored, k, attributes -> k);
+        END IF;
+    END LOOP;
+    PERFORM pgmq.acquire_queue_lock(stored);
+    old := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+    merged := jsonb_strip_nulls(old || attributes);
+    PERFORM pgmq._check_queue_attributes(stored, merged);
+    IF merged = old THEN
+        RETURN merged;
+    END IF;
+
+    IF merged ? 'dead_letter_queue'
+       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m
+                       WHERE lower(m.queue_name) = lower(merged ->> 'dead_letter_queue')) THEN
+        PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
+    END IF;
+    qtable := pgmq.format_table_name(stored, 'q');
+    IF (merged -> 'priorities') = 'true'::jsonb
+       AND to_regclass(format('pgmq.%I', qtable || '_priority')) IS NULL THEN
+        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id.
+        EXECUTE format('CREATE INDEX %I ON pgmq.%I (pgmq._task_priority(headers) DESC, msg_id)',
+                       qtable || '_priority', qtable);
+    END IF;
+    IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
+        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);
+    END IF;
+
+    IF merged = '{}'::jsonb THEN
+        DELETE FROM pgmq.queue_attributes a WHERE a.queue_name = stored;
+    ELSE
+        INSERT INTO pgmq.queue_attributes AS a (queue_name, attributes)
+        VALUES (stored, merged)
+        ON CONFLICT ON CONSTRAINT queue_attributes_pkey
+        DO UPDATE SET attributes = excluded.attributes, updated_at = now();
+    END IF;
+    -- A hot queue's access function holds the statements: write it again.
+    IF to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(stored, '_ops'))) IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
+        PERFORM pgmq._install_queue_ops(stored);
+    END IF;
+    RETURN merged;
+END
+$fn$;
+
+-- Sending -------------------------------------------------------------------------
+
+-- A message about to be sent to a queue with checks (max_message_size, priorities,
+-- deduplication_window): the message itself, or PQ004 naming what is wrong.
+CREATE FUNCTION pgmq._checked_message(
+    queue_name text, msg jsonb, headers jsonb, max_size integer, priorities boolean, dedup boolean
+)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+AS $fn$
+DECLARE
+    size integer;
+    v jsonb;
+BEGIN
+    IF max_size IS NOT NULL THEN
+        size := octet_length(msg::text);
+        IF size > max_size THEN
+            RAISE EXCEPTION 'queue "%": message of % bytes is larger than the queue''s '
+                'max_message_size of % bytes', queue_name, size, max_size
+                USING ERRCODE = 'PQ004';
+        END IF;
+    END IF;
+    IF jsonb_typeof(headers) = 'object' THEN
+        v := headers -> 'priority';
+        IF priorities AND v IS NOT NULL
+           AND NOT (jsonb_typeof(v) = 'number' AND v::text ~ '^-?[0-9]{1,3}$'
+                    AND abs(v::text::integer) <= 100) THEN
+            RAISE EXCEPTION 'queue "%": header "priority" must be an integer from -100 to 100, got %',
+                queue_name, v
+                USING ERRCODE = 'PQ004';
+        END IF;
+        v := headers -> 'deduplication_id';
+        IF dedup AND v IS NOT NULL
+           AND NOT (jsonb_typeof(v) = 'string' AND char_length(v #>> '{}') BETWEEN 1 AND 128) THEN
+            RAISE EXCEPTION 'queue "%": header "deduplication_id" must be a string of 1 to 128 '
+                'characters, got %', queue_name, left(v::text, 200)
+                USING ERRCODE = 'PQ004';
+        END IF;
+    END IF;
+    RETURN msg;
+END
+$fn$;
+
+-- The "dead_letter" header of a message moved to a dead-letter queue: where it came
+-- from, how often it was read, when, and the last error the worker recorded (if any).
+-- Headers that are not a JSON object are kept under "headers".
+CREATE FUNCTION pgmq._dead_letter_headers(
+    headers jsonb, queue_name text, msg_id bigint, read_ct integer, enqueued_at timestamptz,
+    error text
+)
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT CASE
+               WHEN headers IS NULL THEN '{}'::jsonb
+               WHEN jsonb_typeof(headers) = 'object' THEN headers
+               ELSE jsonb_build_object('headers', headers)
+           END
+           || jsonb_build_object('dead_letter', jsonb_build_object(
+                  'queue', queue_name,
+                  'msg_id', msg_id,
+                  'read_ct', read_ct,
+                  'enqueued_at', enqueued_at,
+                  'dead_lettered_at', clock_timestamp(),
+                  'error', coalesce(error, CASE WHEN jsonb_typeof(headers -> 'attempt_errors') = 'array'
+                                                THEN headers -> 'attempt_errors' -> -1 ->> 'error' END)));
+$fn$;
+
+-- The statements -------------------------------------------------------------------
+
+-- The statement of op on a queue with attributes attrs (sql/15_queue_ops.sql gives the
+-- parameters and the ops; low is the low-water mark's expression). Archive, delete and
+-- set_vt are the plain ones.
+CREATE FUNCTION pgmq._queue_ops_attr_sql(queue_name text, op "char", low text, attrs jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    checks boolean := attrs ? 'max_message_size' OR (attrs -> 'priorities') = 'true'::jsonb
+                      OR coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0;
+    msg text := 'u.msg';
+    vt text := 'coalesce($4, clock_timestamp())';
+    prio boolean := (attrs -> 'priorities') = 'true'::jsonb;
+    dlq text := attrs ->> 'dead_letter_queue';
+    order_by text;
+    pick text;
+    deliver text;
+BEGIN
+    IF op = 's' THEN
+        IF checks THEN
+            msg := format('pgmq._checked_message(%L, u.msg, u.hdr, %s, %L, %L)',
+                          queue_name, coalesce(attrs ->> 'max_message_size', 'NULL'), prio,
+                          coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0);
+        END IF;
+        IF coalesce((attrs ->> 'delivery_delay')::integer, 0) > 0 THEN
+            vt := format('coalesce($4, clock_timestamp() + interval %L)',
+                         (attrs ->> 'delivery_delay') || ' seconds');
+        END IF;
+        IF coalesce((attrs ->> 'deduplication_window')::integer, 0) = 0 THEN
+            RETURN format(
+                $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        SELECT %2$s, %3$s, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+                $sql$, qtable, vt, msg);
+        END IF;
+        -- Deduplication: each id's first message in the batch takes a new msg_id and
+        -- claims the id in pgmq.queue_deduplication; a conflict (a concurrent sender
+        -- waits there for the first one's commit) keeps the row of a send within the
+        -- window, so only a claim that kept our new msg_id enqueues its message. Every
+        -- message of the batch returns its id's msg_id.
+        RETURN format(
+            $sql$
+        WITH input AS MATERIALIZED (
+            SELECT c.ord, c.msg, c.hdr, c.dedup,
+                   row_number() OVER (PARTITION BY c.dedup ORDER BY c.ord) AS nth
+            FROM (
+                SELECT u.ord, %3$s AS msg, u.hdr, u.hdr ->> 'deduplication_id' AS dedup
+                FROM unnest($6, $7) WITH ORDINALITY AS u(msg, hdr, ord)
+            ) c
+        ),
+        firsts AS MATERIALIZED (
+            SELECT f.ord, f.dedup, nextval(%4$L::regclass) AS new_id
+            FROM (
+                SELECT i.ord, i.dedup FROM input i
+                WHERE i.dedup IS NULL OR i.nth = 1
+                ORDER BY i.ord
+            ) f
+        ),
+        claimed AS (
+            INSERT INTO pgmq.queue_deduplication AS d (queue_name, deduplication_id, msg_id, sent_at)
+            SELECT %5$L, f.dedup, f.new_id, clock_timestamp()
+            FROM firsts f WHERE f.dedup IS NOT NULL
+            ORDER BY f.dedup
+            ON CONFLICT (queue_name, deduplication_id) DO UPDATE
+            SET msg_id = CASE WHEN d.sent_at > clock_timestamp() - interval %6$L
+                              THEN d.msg_id ELSE excluded.msg_id END,
+                sent_at = CASE WHEN d.sent_at > clock_timestamp() - interval %6$L
+                               THEN d.sent_at ELSE excluded.sent_at END
+            RETURNING d.deduplication_id, d.msg_id
+        ),
+        inserted AS (
+            INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
+            SELECT f.new_id, %2$s, i.msg, i.hdr
+            FROM firsts f JOIN input i ON i.ord = f.ord
+            WHERE f.dedup IS NULL OR f.new_id IN (SELECT c.msg_id FROM claimed c)
+            ORDER BY f.ord
+            RETURNING q.msg_id
+        )
+        SELECT coalesce(c.msg_id, f.new_id), NULL::integer, NULL::timestamptz, NULL::timestamptz,
+               NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        FROM input i
+        LEFT JOIN claimed c ON c.deduplication_id = i.dedup
+        LEFT JOIN firsts f ON f.ord = i.ord AND i.dedup IS NULL
+        ORDER BY i.ord
+            $sql$,
+            qtable, vt, msg,
+            pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id'),
+            lower(queue_name), (attrs ->> 'deduplication_window') || ' seconds');
+    END IF;
+
+    IF op <> 'r' AND op <> 'p' THEN
+        RETURN pgmq._queue_ops_sql(queue_name, op, low);
+    END IF;
+    IF (attrs -> 'paused') = 'true'::jsonb THEN
+        RETURN $sql$
+        SELECT NULL::bigint, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+               NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        WHERE false
+        $sql$;
+    END IF;
+    IF NOT prio AND dlq IS NULL THEN
+        RETURN pgmq._queue_ops_sql(queue_name, op, low);
+    END IF;
+
+    order_by := CASE WHEN prio THEN 'pgmq._task_priority(%1$s.headers) DESC, %1$s.msg_id'
+                     ELSE '%1$s.msg_id' END;
+    pick := format(
+        $pick$
+            SELECT q.msg_id, q.read_ct FROM pgmq.%I q
+            WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
+              AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+            ORDER BY %s
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+        $pick$,
+        qtable, low, format(order_by, 'q'));
+    deliver := CASE WHEN dlq IS NULL THEN 'TRUE' ELSE 'p.read_ct < ' || (attrs ->> 'max_receive_count') END;
+    RETURN format(
+        $sql$
+        WITH picked AS MATERIALIZED (%2$s),
+        %3$s
+        done AS (
+            %4$s
+            WHERE m.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p WHERE %5$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM done d ORDER BY %6$s
+        $sql$,
+        qtable, pick,
+        CASE WHEN dlq IS NULL THEN '' ELSE format(
+            $dead$
+        dead AS (
+            DELETE FROM pgmq.%1$I m
+            WHERE m.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p WHERE NOT (%3$s)))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers
+        ),
+        moved AS (
+            INSERT INTO pgmq.%2$I (vt, message, headers)
+            SELECT clock_timestamp(), x.message,
+                   pgmq._dead_letter_headers(x.headers, %4$L, x.msg_id, x.read_ct, x.enqueued_at, NULL)
+            FROM dead x ORDER BY x.msg_id
+        ),
+            $dead$,
+            qtable, pgmq.format_table_name(dlq, 'q'), deliver, queue_name) END,
+        CASE WHEN op = 'r' THEN format(
+            $upd$
+            UPDATE pgmq.%I m
+            SET vt = clock_timestamp() + make_interval(secs => $3),
+                read_ct = m.read_ct + 1,
+                last_read_at = clock_timestamp()
+            $upd$, qtable)
+        ELSE format('DELETE FROM pgmq.%I m', qtable) END,
+        deliver,
+        format(order_by, 'd'));
+END
+$fn$;
+
+-- The statement of op on queue_name for the cold path (and the hot path's access
+-- function, with low 'low'): the plain one for a queue without attributes. A queue
+-- whose dead-letter queue was dropped gets it back before a read or pop needs it.
+CREATE FUNCTION pgmq._queue_ops_text(queue_name text, op "char", low text DEFAULT '0')
+RETURNS text
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    attrs jsonb := pgmq._queue_attributes(queue_name);
+BEGIN
+    IF attrs IS NULL THEN
+        RETURN pgmq._queue_ops_sql(queue_name, op, low);
+    END IF;
+    IF (op = 'r' OR op = 'p') AND attrs ? 'dead_letter_queue' THEN
+        PERFORM pgmq._ensure_dead_letter_queue(attrs ->> 'dead_letter_queue');
+    END IF;
+    RETURN pgmq._queue_ops_attr_sql(queue_name, op, low, attrs);
+END
+$fn$;
+
+-- Create a dead-letter queue that is missing (it was dropped after being named).
+CREATE FUNCTION pgmq._ensure_dead_letter_queue(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))) IS NULL THEN
+        PERFORM pgmq."create"(queue_name);
+    END IF;
+END
+$fn$;
+
+-- What a hot queue's access function runs before a read or pop: '' for most queues;
+-- for one with a dead-letter queue, the check that it still exists.
+CREATE FUNCTION pgmq._queue_ops_prologue(queue_name text)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT CASE WHEN dlq IS NULL THEN '' ELSE format(
+        'IF (p_op = ''r'' OR p_op = ''p'') THEN PERFORM pgmq._ensure_dead_letter_queue(%L); END IF;',
+        dlq) END
+    FROM (SELECT pgmq._queue_attributes(queue_name) ->> 'dead_letter_queue' AS dlq) a;
+$fn$;
+
+-- Move the messages msg_ids of a queue (locked by the caller) to its dead-letter queue,
+-- as a read would have (used by the FIFO readers, which claim first). delivered: how
+-- many of each message's read_ct the caller added. Returns how many moved.
+CREATE FUNCTION pgmq._dead_letter_ids(queue_name text, msg_ids bigint[], delivered integer DEFAULT 0)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    dlq text := pgmq._queue_attributes(queue_name) ->> 'dead_letter_queue';
+    moved bigint;
+BEGIN
+    IF dlq IS NULL OR coalesce(cardinality(msg_ids), 0) = 0 THEN
+        RETURN 0;
+    END IF;
+    PERFORM pgmq._ensure_dead_letter_queue(dlq);
+    EXECUTE format(
+        $q$
+        WITH dead AS (
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY($1)
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers
+        ), moved AS (
+            INSERT INTO pgmq.%2$I (vt, message, headers)
+            SELECT clock_timestamp(), x.message,
+                   pgmq._dead_letter_headers(x.headers, %3$L, x.msg_id, x.read_ct - $2, x.enqueued_at, NULL)
+            FROM dead x ORDER BY x.msg_id
+            RETURNING 1
+        )
+        SELECT count(*) FROM moved
+        $q$,
+        pgmq.format_table_name(queue_name, 'q'), pgmq.format_table_name(dlq, 'q'),
+        pgmq._stored_queue_name(queue_name)
+    ) INTO moved USING msg_ids, coalesce(delivered, 0);
+    RETURN moved;
+END
+$fn$;
+
+-- Retention ---------------------------------------------------------------------------
+
+-- Delete, in batches of batch_size rows (each batch one statement, rows locked only
+-- while deleted, no table lock), a queue's live messages enqueued longer ago than its
+-- message_retention, its archived rows older than its archive_retention, and its
+-- deduplication ids past their window; for one queue, or every queue with attributes.
+-- On a partitioned archive, pgmq.maintain_partitions keeps dropping whole partitions.
+CREATE FUNCTION pgmq._enforce_retention(only_queue text)
+RETURNS TABLE(queue text, expired bigint, archive_deleted bigint)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    batch_size constant integer := 5000;
+    q record;
+    n bigint;
+BEGIN
+    IF only_queue IS NOT NULL THEN
+        PERFORM pgmq._require_queue(only_queue);
+    END IF;
+    FOR q IN
+        SELECT a.queue_name::text AS name, a.attributes AS attrs
+        FROM pgmq.queue_attributes a
+        WHERE only_queue IS NULL OR lower(a.queue_name) = lower(only_queue)
+        ORDER BY a.queue_name
+    LOOP
+        queue := q.name;
+        expired := 0;
+        archive_deleted := 0;
+        IF q.attrs ? 'message_retention' THEN
+            LOOP
+                EXECUTE format(
+                    $d$
+                    DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
+                        SELECT x.msg_id FROM pgmq.%1$I x
+                        WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
+                        ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
+                    $d$, pgmq.format_table_name(q.name, 'q'))
+                USING (q.attrs ->> 'message_retention')::integer, batch_size;
+                GET DIAGNOSTICS n = ROW_COUNT;
+                expired := expired + n;
+                EXIT WHEN n < batch_size;
+            END LOOP;
+        END IF;
+        IF q.attrs ? 'archive_retention' THEN
+            LOOP
+                EXECUTE format(
+                    $d$
+                    DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
+                        SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
+                        WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
+                        ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                    $d$, pgmq.format_table_name(q.name, 'a'))
+                USING (q.attrs ->> 'archive_retention')::integer, batch_size;
+                GET DIAGNOSTICS n = ROW_COUNT;
+                archive_deleted := archive_deleted + n;
+                EXIT WHEN n < batch_size;
+            END LOOP;
+        END IF;
+        IF coalesce((q.attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+            DELETE FROM pgmq.queue_deduplication d
+            WHERE d.queue_name = lower(q.name)
+              AND d.sent_at < clock_timestamp()
+                              - make_interval(secs => (q.attrs ->> 'deduplication_window')::integer);
+        END IF;
+        IF q.attrs ? 'message_retention' OR q.attrs ? 'archive_retention' THEN
+            RETURN NEXT;
+        END IF;
+    END LOOP;
+END
+$fn$;
+
+-- pgmq.enforce_retention's arguments and columns share a name, which PL/pgSQL refuses.
+CREATE FUNCTION pgmq.enforce_retention(queue_name text DEFAULT NULL)
+RETURNS TABLE(queue_name text, expired bigint, archive_deleted bigint)
+LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._enforce_retention($1);
+$fn$;
+
+-- Redrive ----------------------------------------------------------------------------
+
+-- Move dead letters back to the queues they came from (headers "dead_letter" -> "queue"),
+-- like SQS's redrive: those whose message contains conditional, at most max_messages
+-- (NULL: all), oldest first. Each goes back as a new message, visible at once, without
+-- its "dead_letter" header. Messages whose source queue no longer exists stay. Rows
+-- another transaction holds are skipped, so concurrent redrives never move one twice.
+CREATE FUNCTION pgmq.redrive(
+    dead_letter_queue text, conditional jsonb DEFAULT '{}', max_messages integer DEFAULT NULL
+)
+RETURNS TABLE(source_queue text, moved bigint)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    dlq_table text := pgmq.format_table_name(pgmq._require_queue(dead_letter_queue), 'q');
+    source text;
+    budget integer := max_messages;
+BEGIN
+    IF max_messages IS NOT NULL AND max_messages < 0 THEN
+        RAISE EXCEPTION 'max_messages must be zero or more, got: %', max_messages
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR source IN EXECUTE format(
+        $q$
+        SELECT DISTINCT m.headers -> 'dead_letter' ->> 'queue' FROM pgmq.%I m
+        WHERE jsonb_typeof(m.headers -> 'dead_letter') = 'object'
+          AND m.message @> coalesce($1, '{}'::jsonb)
+        $q$, dlq_table) USING conditional
+    LOOP
+        CONTINUE WHEN source IS NULL OR pgmq._stored_queue_name(source) IS NULL;
+        EXIT WHEN budget IS NOT NULL AND budget <= 0;
+        source_queue := pgmq._stored_queue_name(source);
+        EXECUTE format(
+            $q$
+            WITH picked AS (
+                SELECT m.msg_id FROM pgmq.%1$I m
+                WHERE m.headers -> 'dead_letter' ->> 'queue' = $1
+                  AND m.message @> coalesce($2, '{}'::jsonb)
+                ORDER BY m.msg_id
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED
+            ), gone AS (
+                DELETE FROM pgmq.%1$I m WHERE m.msg_id IN (SELECT p.msg_id FROM picked p)
+                RETURNING m.msg_id, m.message, m.headers
+            ), back AS (
+                INSERT INTO pgmq.%2$I (vt, message, headers)
+                SELECT clock_timestamp(), g.message, g.headers - 'dead_letter'
+                FROM gone g ORDER BY g.msg_id
+                RETURNING 1
+            )
+            SELECT count(*) FROM back
+            $q$,
+            dlq_table, pgmq.format_table_name(source_queue, 'q'))
+        INTO moved USING source, conditional, budget;
+        budget := budget - moved;
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
