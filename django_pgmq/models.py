@@ -49,9 +49,6 @@ class QueueConfig(models.Model):
     on_success = models.CharField(max_length=7, choices=OnSuccess.choices, default="archive")
     vt = models.PositiveIntegerField(default=30, help_text="Visibility timeout, seconds.")
     batch = models.PositiveIntegerField(default=10, help_text="Messages read at a time.")
-    paused = models.BooleanField(
-        default=False, help_text="Workers stop reading the queue (see django_pgmq.pausing)."
-    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

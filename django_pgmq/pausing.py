@@ -1,26 +1,27 @@
-"""Pausing a queue's consumption: workers stop reading a paused queue within a heartbeat.
+"""Pausing a queue's consumption, for the admin and the worker, behind two functions.
 
-Kept behind these functions so that moving the flag into the queue's SQL
-attributes later changes this module only. Today it is ``QueueConfig.paused``.
+A paused queue has its ``paused`` attribute set (``pgmq.set_queue_attributes``, as
+``manage.py pgmq_pause`` does): the SQL API's reads return nothing for it, whatever
+the client. Workers also read the set at each heartbeat and stop asking.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .manager import QueueManager
+
 
 def paused_queues(using: str, queues: Iterable[str] | None = None) -> frozenset[str]:
     """The paused queues among ``queues`` (every paused queue when None)."""
-    from .models import QueueConfig
-
-    rows = QueueConfig.objects.using(using).filter(paused=True)
-    if queues is not None:
-        rows = rows.filter(queue__in=list(queues))
-    return frozenset(rows.values_list("queue", flat=True))
+    paused = frozenset(QueueManager(using).paused_queues())
+    return paused if queues is None else paused & frozenset(queues)
 
 
 def set_paused(using: str, queue: str, paused: bool) -> None:
-    """Pause (or resume) consumption of ``queue``; its other consumer settings are kept."""
-    from .models import QueueConfig
-
-    QueueConfig.objects.using(using).update_or_create(queue=queue, defaults={"paused": paused})
+    """Pause (or resume) consumption of ``queue``; its other attributes are kept."""
+    manager = QueueManager(using)
+    if paused:
+        manager.pause_queue(queue)
+    else:
+        manager.resume_queue(queue)

@@ -153,7 +153,7 @@ def notify(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
 
 
 def pause(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
-    """Pause (``paused=1``) or resume (``paused=0``) the workers' reads of the queue."""
+    """Pause (``paused=1``) or resume (``paused=0``) the queue's consumption (its attribute)."""
     require(request, "change")
     if refused := _post_only(request):
         return refused
@@ -162,7 +162,7 @@ def pause(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     paused = request.POST.get("paused") == "1"
     set_paused(db, row.name, paused)
     if paused:
-        text = _("Paused consumption: workers stop reading it within a heartbeat")
+        text = _("Paused consumption: reads of the queue return nothing until it is resumed")
     else:
         text = _("Resumed consumption")
     log(request, row.name, "change", text, db)

@@ -51,6 +51,10 @@ class DashboardOps(Base):
         """
         return bool(self._fetch("dashboard_claim_sampler", {}, None)[0][0])
 
+    def paused_queues(self) -> list[str]:
+        """The queues whose ``paused`` attribute is set (see `pause_queue`)."""
+        return [row[0] for row in self._fetch("dashboard_paused_queues", {}, None)]
+
     def dashboard_throughput(
         self,
         queue: str,

@@ -1,6 +1,5 @@
-"""The admin's operations: QueueConfig.paused (pause a queue's consumption; workers
-honour it), HandlerTiming (handler duration percentiles written by workers), and the
-Queue model's names marked for translation."""
+"""The admin's operations: HandlerTiming (handler duration percentiles written by
+workers), and the Queue model's names marked for translation."""
 
 import django.db.models.functions.datetime
 from django.db import migrations, models
@@ -19,14 +18,6 @@ class Migration(migrations.Migration):
                 "verbose_name": "queue",
                 "verbose_name_plural": "queues",
             },
-        ),
-        migrations.AddField(
-            model_name="queueconfig",
-            name="paused",
-            field=models.BooleanField(
-                default=False,
-                help_text="Workers stop reading the queue (see django_pgmq.pausing).",
-            ),
         ),
         migrations.CreateModel(
             name="HandlerTiming",

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from django_pgmq.manager import QueueManager
 from django_pgmq.models import QueueConfig, QueueSample, Worker
+from django_pgmq.pausing import paused_queues
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "screenshots"
@@ -261,7 +262,7 @@ def test_pause_and_resume_a_queue(browser_page, operator, queue):
     page.click("#pgmq-pause button")
     page.wait_for_selector(".messagelist .success")
     assert page.locator("#pgmq-consumption").inner_text() == "paused"
-    assert QueueConfig.objects.get(queue=queue).paused
+    assert paused_queues("default") == {queue}
     shot(page, "queue_paused")
     page.goto("/admin/django_pgmq/queue/")
     assert "paused" in page.locator(f'tr[data-queue="{queue}"] .pgmq-flags').inner_text()
@@ -270,7 +271,7 @@ def test_pause_and_resume_a_queue(browser_page, operator, queue):
     page.click("#pgmq-pause button")
     page.wait_for_selector(".messagelist .success")
     assert page.locator("#pgmq-consumption").inner_text() == "running"
-    assert not QueueConfig.objects.get(queue=queue).paused
+    assert paused_queues("default") == frozenset()
 
 
 def test_layout_at_1280_by_800(browser_page, operator, demo_queues, long_queue):
@@ -311,7 +312,7 @@ def long_queue(demo_queues) -> Iterator[str]:
     manager = QueueManager()
     manager.create_queue(name)
     manager.send_batch(name, [{"n": i} for i in range(3)])
-    QueueConfig.objects.create(queue=name, paused=True)
+    manager.pause_queue(name)
     try:
         yield name
     finally:

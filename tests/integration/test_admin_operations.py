@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from django_pgmq.dashboard.timings import handler_durations
 from django_pgmq.errors import InvalidArgument
-from django_pgmq.models import HandlerTiming, QueueConfig
+from django_pgmq.models import HandlerTiming
 from django_pgmq.pausing import paused_queues
 from django_pgmq.worker.timing import Timings, record_timings
 from example_project.demo.models import HandlerRun
@@ -52,11 +52,15 @@ def test_pause_then_resume_from_the_queue_page(operator, queue):
     assert paused_queues("default") == frozenset()
 
 
-def test_pausing_keeps_the_queues_other_settings(operator, queue):
-    QueueConfig.objects.create(queue=queue, max_reads=9, vt=77)
+def test_pausing_keeps_the_queues_other_attributes_and_stops_every_reader(operator, queue, manager):
+    manager.set_queue_attributes(queue, max_message_size=1000)
+    manager.send(queue, {"n": 1})
     operator.post(page(queue, "pause/"), {"paused": "1"})
-    config = QueueConfig.objects.get(queue=queue)
-    assert (config.paused, config.max_reads, config.vt) == (True, 9, 77)
+    assert manager.get_queue_attributes(queue) == {"max_message_size": 1000, "paused": True}
+    assert manager.read(queue, vt=30, qty=10) == []  # any client: the SQL API says so
+    operator.post(page(queue, "pause/"), {"paused": "0"})
+    assert manager.get_queue_attributes(queue) == {"max_message_size": 1000}
+    assert len(manager.read(queue, vt=30, qty=10)) == 1
 
 
 def test_pause_needs_a_post_and_the_change_permission(client, transactional_db, queue):
@@ -71,14 +75,14 @@ def test_a_worker_does_not_read_a_paused_queue_and_reads_it_once_resumed(queue, 
     try:
         manager.send_batch(queue, [{"n": i, "q": "paused"} for i in range(3)])
         manager.send_batch(other, [{"n": i, "q": "running"} for i in range(2)])
-        QueueConfig.objects.create(queue=queue, paused=True)
+        manager.pause_queue(queue)
         consume(queue, other)
         ran = [p["q"] for p in HandlerRun.objects.values_list("payload", flat=True)]
         assert ran == ["running", "running"]
         assert [m.read_ct for m in manager.browse_messages(queue)] == [0, 0, 0]
-        assert QueueConfig.objects.get(queue=queue).paused  # the worker keeps the flag
+        assert paused_queues("default") == {queue}  # the worker keeps the flag
 
-        QueueConfig.objects.filter(queue=queue).update(paused=False)
+        manager.resume_queue(queue)
         consume(queue, other)
         ran = [p["q"] for p in HandlerRun.objects.values_list("payload", flat=True)]
         assert sorted(ran) == ["paused"] * 3 + ["running"] * 2
@@ -87,8 +91,8 @@ def test_a_worker_does_not_read_a_paused_queue_and_reads_it_once_resumed(queue, 
         manager.drop_queue(other)
 
 
-def test_a_paused_queue_is_flagged_on_the_overview(operator, queue):
-    QueueConfig.objects.create(queue=queue, paused=True)
+def test_a_paused_queue_is_flagged_on_the_overview(operator, queue, manager):
+    manager.pause_queue(queue)  # as manage.py pgmq_pause does
     html = operator.get("/admin/django_pgmq/queue/").content.decode()
     row = re.search(rf'<tr[^>]*data-queue="{queue}".*?</tr>', html, re.S).group(0)
     assert "paused" in row and "pgmq-attention" in row
