@@ -87,6 +87,10 @@ SELECT * FROM pgmq._dashboard_all_stats(
 -- transaction ends; false when another worker (or pgmq_maintain) holds it.
 SELECT pg_try_advisory_xact_lock(hashtext('django_pgmq.queue_sampler'));
 
+-- name: dashboard_paused_queues
+-- Queues whose "paused" attribute is set (sql/25_attributes.sql): reads return nothing.
+SELECT queue_name::text FROM pgmq.queue_attributes WHERE attributes -> 'paused' = 'true'::jsonb;
+
 -- name: dashboard_queue_stats
 SELECT * FROM pgmq._dashboard_queue_stats(
     queue_name => %(queue)s, exact_limit => %(exact_limit)s::bigint,
