@@ -227,3 +227,20 @@ def test_pgmq_maintain_enforces_retention(manager, queue):
     manager.set_queue_attributes(queue, archive_retention=3600)
     out = run("pgmq_maintain")
     assert f'queue "{queue}": retention deleted 0 message(s) and 0 archived row(s)' in out
+
+
+def test_a_worker_writes_its_max_reads_and_dead_letter_queue_as_redrive_attributes(manager, names):
+    from django_pgmq.worker.config import plan
+
+    q = names[0]
+    names.append(q + "_dead")
+    manager.create_queue(q)
+    plan(
+        [q], handler="tests.handlers.handle", overrides={"max_reads": 3, "dead_letter": q + "_dead"}
+    )
+    assert manager.get_queue_attributes(q) == {
+        "max_receive_count": 3,
+        "dead_letter_queue": q + "_dead",
+    }
+    plan([q], handler="tests.handlers.handle", overrides={"max_reads": 0})
+    assert manager.get_queue_attributes(q) == {}
