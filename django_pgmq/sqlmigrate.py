@@ -170,7 +170,9 @@ def _migrations_dir() -> Path:
 
 
 def _slug(why: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "_", why.lower()).strip("_")[:40].strip("_")
+    slug = re.sub(r"[^a-z0-9]+", "_", why.lower()).strip("_")
+    if len(slug) > 40:  # whole words only
+        slug = slug[:41].rsplit("_", 1)[0]
     if not slug:
         raise SystemExit('sqlmigrate: say why in a few words, for example: make "faster read"')
     return slug

@@ -11,7 +11,7 @@ from django_pgmq.migrations import _frozen
 
 
 class Migration(migrations.Migration):
-    dependencies = [("django_pgmq", "0011_admin_bulk_actions_by_filter_and_the_wor")]
+    dependencies = [("django_pgmq", "0011_admin_bulk_actions_by_filter")]
 
     operations = [
         migrations.RunSQL(

@@ -1,7 +1,7 @@
 """admin bulk actions by filter and the worker's record of failed attempts.
 
 Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
-migrations/sql/ (0011_admin_bulk_actions_by_filter_and_the_wor.sql, and its _reverse)
+migrations/sql/ (0011_admin_bulk_actions_by_filter.sql, and its _reverse)
 and is never edited.
 """
 
@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0011_admin_bulk_actions_by_filter_and_the_wor.sql"),
-            reverse_sql=_frozen.read("0011_admin_bulk_actions_by_filter_and_the_wor_reverse.sql"),
+            sql=_frozen.read("0011_admin_bulk_actions_by_filter.sql"),
+            reverse_sql=_frozen.read("0011_admin_bulk_actions_by_filter_reverse.sql"),
         )
     ]

@@ -1,4 +1,4 @@
--- 0011_admin_bulk_actions_by_filter_and_the_wor: admin bulk actions by filter and the worker's record of failed attempts
+-- 0011_admin_bulk_actions_by_filter: admin bulk actions by filter and the worker's record of failed attempts
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 CREATE OR REPLACE FUNCTION pgmq._dashboard_match_batch(queue_name text, from_archive boolean, min_read_ct integer, header_key text, header_value text, contains jsonb, after_id bigint, up_to_id bigint, max_rows integer DEFAULT 1000)

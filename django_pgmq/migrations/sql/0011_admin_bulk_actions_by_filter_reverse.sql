@@ -1,4 +1,4 @@
--- 0011_admin_bulk_actions_by_filter_and_the_wor: admin bulk actions by filter and the worker's record of failed attempts
+-- 0011_admin_bulk_actions_by_filter: admin bulk actions by filter and the worker's record of failed attempts
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._dashboard_match_batch(text,boolean,integer,text,text,jsonb,bigint,bigint,integer);
