@@ -20,7 +20,7 @@ from .consume import WorkerPool
 from .crew import Crew, Role
 from .plan import Phase, Target
 from .profiles import Profile
-from .stores import Store
+from .stores import QUEUE, Store
 
 MONITOR_EVERY = 0.1
 
@@ -53,7 +53,7 @@ def _roles(ctx: Context, target: Target, kind: str, processes: int, **kw: Any) -
             client=client,
             app=f"bench-{kind}-{i}",
             conninfo=store.conninfo("bench"),
-            sqlfile=store.sqlfile,
+            sqlfile=target.sqlfile or store.sqlfile,
             channel=store.channel,
             **kw,
         )
@@ -267,6 +267,8 @@ def run(ctx: Context, phase: Phase, target: Target) -> dict[str, Any]:
     began = time.monotonic()
     store = ctx.stores[target.store]
     store.reset()
+    if target.attributes:
+        store.run("fn.sql", "set_attributes", {"queue": QUEUE, "attributes": target.attributes})
     store.stat_statements(reset=True)
     row = RUNNERS[phase.kind](ctx, phase, target)
     row["run_seconds"] = time.monotonic() - began

@@ -14,6 +14,8 @@ class Target:
     store: str  # ours | pgmq | raw
     client: str  # sql | manager | worker | worker-batch
     kinds: frozenset[str]  # phase kinds it takes part in
+    attributes: str = ""  # queue attributes (JSON) set on the fresh queue
+    sqlfile: str = ""  # the clients' statements, when not the store's
 
     @property
     def ours(self) -> bool:
@@ -26,6 +28,25 @@ TARGETS = [
     Target("pgmq-sql", "pgmq 1.13 SQL functions", "pgmq", "sql", ALL),
     Target("raw", "raw table (PK only)", "raw", "sql", ALL),
     Target("ours-sql", "django-pgmq SQL functions", "ours", "sql", ALL),
+    # Queue attributes (issue 16): a read of a queue with priorities, and send_batch with a
+    # deduplication window, every message carrying its own deduplication_id.
+    Target(
+        "ours-priorities",
+        "django-pgmq SQL, queue with priorities",
+        "ours",
+        "sql",
+        frozenset({"read"}),
+        attributes='{"priorities": true}',
+    ),
+    Target(
+        "ours-dedup",
+        "django-pgmq SQL, deduplication window",
+        "ours",
+        "sql",
+        frozenset({"send"}),
+        attributes='{"deduplication_window": 300}',
+        sqlfile="fn_dedup.sql",
+    ),
     Target(
         "ours-manager",
         "django-pgmq QueueManager",

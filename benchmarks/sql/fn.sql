@@ -32,3 +32,6 @@ SELECT pgmq.create(queue_name => %(queue)s);
 
 -- name: enable_notify
 SELECT pgmq.enable_notify_insert(queue_name => %(queue)s, throttle_interval_ms => 0);
+
+-- name: set_attributes
+SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => %(attributes)s::jsonb);
