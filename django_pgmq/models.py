@@ -102,6 +102,9 @@ class QueueSample(models.Model):
     delayed = models.BigIntegerField()
     archive_size = models.BigIntegerField()
     total_messages = models.BigIntegerField()
+    # When the oldest message then in the queue was sent (None: empty); the overview's
+    # "oldest age" order, which holds however old the sample is.
+    oldest_enqueued_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["queue", "sampled_at"]
