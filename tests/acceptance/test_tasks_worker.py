@@ -71,6 +71,7 @@ def test_a_worker_runs_every_queue_of_the_backend_and_fills_the_results(start):
         result.refresh()
         assert result.status == TaskResultStatus.SUCCESSFUL
     assert [r.return_value for r in echoes] == [{"n": i} for i in range(15)]
+    assert {r.attempts for r in echoes} == {1}  # two threads, no task run twice
     for result in (added, awaited, context, failed, bad_args):
         result.refresh()
     assert (added.return_value, awaited.return_value) == (5, 42)
