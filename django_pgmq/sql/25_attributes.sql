@@ -299,6 +299,26 @@ $fn$;
 
 -- The statements -------------------------------------------------------------------
 
+-- The SQL test (on u.msg and u.hdr) that a message passes the send checks of attrs:
+-- pgmq._checked_message's tests, inline, so a valid message costs no function call.
+CREATE FUNCTION pgmq._send_checks_sql(attrs jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT concat_ws(' AND ',
+        CASE WHEN attrs ? 'max_message_size'
+             THEN format('octet_length(u.msg::text) <= %s', (attrs ->> 'max_message_size')::integer) END,
+        CASE WHEN (attrs -> 'priorities') = 'true'::jsonb THEN $t$
+            CASE WHEN u.hdr -> 'priority' IS NULL OR jsonb_typeof(u.hdr) <> 'object' THEN true
+                 WHEN jsonb_typeof(u.hdr -> 'priority') <> 'number'
+                      OR (u.hdr ->> 'priority') !~ '^-?[0-9]{1,3}$' THEN false
+                 ELSE abs((u.hdr ->> 'priority')::integer) <= 100 END$t$ END,
+        CASE WHEN coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN $t$
+            CASE WHEN u.hdr -> 'deduplication_id' IS NULL OR jsonb_typeof(u.hdr) <> 'object' THEN true
+                 WHEN jsonb_typeof(u.hdr -> 'deduplication_id') <> 'string' THEN false
+                 ELSE char_length(u.hdr ->> 'deduplication_id') BETWEEN 1 AND 128 END$t$ END);
+$fn$;
+
 -- The statement of op on a queue with attributes attrs (sql/15_queue_ops.sql gives the
 -- parameters and the ops; low is the low-water mark's expression). Archive, delete and
 -- set_vt are the plain ones.
@@ -320,7 +340,10 @@ DECLARE
 BEGIN
     IF op = 's' THEN
         IF checks THEN
-            msg := format('pgmq._checked_message(%L, u.msg, u.hdr, %s, %L, %L)',
+            -- Valid messages pass an inline test; pgmq._checked_message raises the error
+            -- that names what is wrong with the others.
+            msg := format('CASE WHEN %s THEN u.msg ELSE pgmq._checked_message(%L, u.msg, u.hdr, %s, %L, %L) END',
+                          pgmq._send_checks_sql(attrs),
                           queue_name, coalesce(attrs ->> 'max_message_size', 'NULL'), prio,
                           coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0);
         END IF;
@@ -337,34 +360,23 @@ BEGIN
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
                 $sql$, qtable, vt, msg);
         END IF;
-        -- Deduplication: each id's first message in the batch takes a new msg_id and
-        -- claims the id in pgmq.queue_deduplication; a conflict (a concurrent sender
+        -- Deduplication: every message takes a new msg_id (a duplicate's is never used);
+        -- each id's first message in the batch claims the id in pgmq.queue_deduplication; a conflict (a concurrent sender
         -- waits there for the first one's commit) keeps the row of a send within the
         -- window, so only a claim that kept our new msg_id enqueues its message. Every
         -- message of the batch returns its id's msg_id.
         RETURN format(
             $sql$
         WITH input AS MATERIALIZED (
-            SELECT c.ord, c.msg, c.hdr, c.dedup,
-                   row_number() OVER (PARTITION BY c.dedup ORDER BY c.ord) AS nth
-            FROM (
-                SELECT u.ord, %3$s AS msg, u.hdr, u.hdr ->> 'deduplication_id' AS dedup
-                FROM unnest($6, $7) WITH ORDINALITY AS u(msg, hdr, ord)
-            ) c
-        ),
-        firsts AS MATERIALIZED (
-            SELECT f.ord, f.dedup, nextval(%4$L::regclass) AS new_id
-            FROM (
-                SELECT i.ord, i.dedup FROM input i
-                WHERE i.dedup IS NULL OR i.nth = 1
-                ORDER BY i.ord
-            ) f
+            SELECT u.ord, %3$s AS msg, u.hdr, u.hdr ->> 'deduplication_id' AS dedup,
+                   nextval(%4$L::regclass) AS new_id
+            FROM unnest($6, $7) WITH ORDINALITY AS u(msg, hdr, ord)
         ),
         claimed AS (
             INSERT INTO pgmq.queue_deduplication AS d (queue_name, deduplication_id, msg_id, sent_at)
-            SELECT %5$L, f.dedup, f.new_id, clock_timestamp()
-            FROM firsts f WHERE f.dedup IS NOT NULL
-            ORDER BY f.dedup
+            SELECT DISTINCT ON (i.dedup) %5$L, i.dedup, i.new_id, clock_timestamp()
+            FROM input i WHERE i.dedup IS NOT NULL
+            ORDER BY i.dedup, i.ord
             ON CONFLICT (queue_name, deduplication_id) DO UPDATE
             SET msg_id = CASE WHEN d.sent_at > clock_timestamp() - interval %6$L
                               THEN d.msg_id ELSE excluded.msg_id END,
@@ -374,17 +386,16 @@ BEGIN
         ),
         inserted AS (
             INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
-            SELECT f.new_id, %2$s, i.msg, i.hdr
-            FROM firsts f JOIN input i ON i.ord = f.ord
-            WHERE f.dedup IS NULL OR f.new_id IN (SELECT c.msg_id FROM claimed c)
-            ORDER BY f.ord
+            SELECT i.new_id, %2$s, i.msg, i.hdr
+            FROM input i
+            WHERE i.dedup IS NULL OR i.new_id IN (SELECT c.msg_id FROM claimed c)
+            ORDER BY i.ord
             RETURNING q.msg_id
         )
-        SELECT coalesce(c.msg_id, f.new_id), NULL::integer, NULL::timestamptz, NULL::timestamptz,
+        SELECT coalesce(c.msg_id, i.new_id), NULL::integer, NULL::timestamptz, NULL::timestamptz,
                NULL::timestamptz, NULL::jsonb, NULL::jsonb
         FROM input i
         LEFT JOIN claimed c ON c.deduplication_id = i.dedup
-        LEFT JOIN firsts f ON f.ord = i.ord AND i.dedup IS NULL
         ORDER BY i.ord
             $sql$,
             qtable, vt, msg,

@@ -325,3 +325,8 @@ SELECT queue_name, expired, archive_deleted FROM pgmq.enforce_retention(queue_na
 SELECT source_queue, moved FROM pgmq.redrive(
     dead_letter_queue => %(queue)s, conditional => %(conditional)s::jsonb,
     max_messages => %(limit)s::integer);
+
+-- name: dead_letter_sources
+SELECT a.queue_name::text FROM pgmq.queue_attributes a
+WHERE lower(a.attributes ->> 'dead_letter_queue') = lower(%(queue)s)
+ORDER BY a.queue_name;

@@ -21,6 +21,7 @@ DROP FUNCTION IF EXISTS pgmq._queue_attributes(text);
 DROP FUNCTION IF EXISTS pgmq._queue_ops_attr_sql(text,"char",text,jsonb);
 DROP FUNCTION IF EXISTS pgmq._queue_ops_prologue(text);
 DROP FUNCTION IF EXISTS pgmq._queue_ops_text(text,"char",text);
+DROP FUNCTION IF EXISTS pgmq._send_checks_sql(jsonb);
 DROP FUNCTION IF EXISTS pgmq.enforce_retention(text);
 DROP FUNCTION IF EXISTS pgmq.get_queue_attributes(text);
 DROP FUNCTION IF EXISTS pgmq.redrive(text,jsonb,integer);
