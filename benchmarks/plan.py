@@ -39,6 +39,14 @@ TARGETS = [
         attributes='{"priorities": true}',
     ),
     Target(
+        "ours-dedup-ids",
+        "django-pgmq SQL, the same sends, no window",
+        "ours",
+        "sql",
+        frozenset({"send"}),
+        sqlfile="fn_dedup.sql",
+    ),
+    Target(
         "ours-dedup",
         "django-pgmq SQL, deduplication window",
         "ours",

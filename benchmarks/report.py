@@ -16,6 +16,7 @@ GOALS = [
     # issue 16: queue attributes
     ("read+archive b10", "ours-priorities", "pgmq-sql", 1.0),
     ("send b100", "ours-dedup", "ours-sql", 0.7),
+    ("send b100", "ours-dedup", "ours-dedup-ids", 0.7),
 ]
 
 LEGEND = [

@@ -61,6 +61,11 @@ class AttributeOps(Base):
         """Undo `pause_queue`."""
         return self.set_queue_attributes(queue, paused=None)
 
+    def dead_letter_sources(self, queue: str) -> list[str]:
+        """The queues whose ``dead_letter_queue`` attribute names ``queue``."""
+        validate_queue_name(queue)
+        return [row[0] for row in self._fetch("dead_letter_sources", {"queue": queue}, queue)]
+
     def enforce_retention(self, queue: str | None = None) -> list[RetentionResult]:
         """Delete messages and archived rows past the queues' retention attributes."""
         if queue is not None:
