@@ -44,6 +44,29 @@ class DashboardOps(Base):
             rows = self._fetch("dashboard_queue_stats", params, queue)
         return [QueueStats.from_row(row) for row in rows]
 
+    def dashboard_stats_of(
+        self,
+        queues: Iterable[str],
+        *,
+        exact_limit: int = 50_000,
+        max_reads: dict[str, int] | None = None,
+    ) -> list[QueueStats]:
+        """Dashboard figures of ``queues`` only (unknown ones left out), in their order.
+
+        Idle queues (no page in either table) cost a catalogue row; see 90_dashboard.sql.
+        """
+        params: dict[str, Any] = {
+            "names": list(queues),
+            "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
+            "max_reads": _dump(max_reads or {}, "max_reads", "*"),
+        }
+        return [QueueStats.from_row(row) for row in self._fetch("dashboard_stats_of", params, None)]
+
+    def idle_queues(self, queues: Iterable[str]) -> dict[str, bool]:
+        """Each existing queue of ``queues``: whether it is idle (no page in either table)."""
+        rows = self._fetch("dashboard_idle_queues", {"names": list(queues)}, None)
+        return {name: idle for name, idle in rows}
+
     def claim_sampler(self) -> bool:
         """Whether this transaction is the database's queue sampler (an advisory lock).
 

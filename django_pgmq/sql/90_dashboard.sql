@@ -179,26 +179,79 @@ BEGIN
 END
 $fn$;
 
--- Dashboard figures of every queue; `max_reads` maps queue names to their max_reads.
--- A queue dropped while this runs is left out rather than failing the whole page.
-CREATE FUNCTION pgmq._dashboard_all_stats(exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}')
+-- Which of the queues in `names` are idle: their live table and archive both have no
+-- pages, so they hold no row any snapshot can see. One catalogue pass (pg_relation_size
+-- takes an AccessShareLock on each table, nothing more); partitioned queues never count
+-- as idle. Unknown names are left out; rows in the order of `names`.
+CREATE FUNCTION pgmq._dashboard_idle_queues(names text[])
+RETURNS TABLE (queue_name text, idle boolean)
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT m.queue_name::text,
+           coalesce(lc.relkind = 'r' AND ac.relkind = 'r'
+                    AND pg_relation_size(lc.oid) = 0 AND pg_relation_size(ac.oid) = 0, false)
+    FROM unnest(names) WITH ORDINALITY AS u(n, o)
+    JOIN pgmq.meta m ON m.queue_name = u.n
+    LEFT JOIN pg_class lc
+        ON lc.relnamespace = 'pgmq'::regnamespace AND lc.relname = pgmq.format_table_name(m.queue_name, 'q')
+    LEFT JOIN pg_class ac
+        ON ac.relnamespace = 'pgmq'::regnamespace AND ac.relname = pgmq.format_table_name(m.queue_name, 'a')
+    ORDER BY u.o
+$fn$;
+
+-- Dashboard figures of the queues in `names`, in that order; `max_reads` maps queue names
+-- to their max_reads. An idle queue (see above) gets its zeros without a look at its
+-- tables, so most of 10,000 queues cost a catalogue row; every other queue costs one
+-- pgmq._dashboard_queue_stats call. Unknown queues, and a queue dropped while this runs,
+-- are left out rather than failing the whole page.
+CREATE FUNCTION pgmq._dashboard_stats_of(
+    names text[], exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}'
+)
 RETURNS SETOF pgmq._dashboard_stats
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    name text;
+    q record;
+    limits jsonb := coalesce(max_reads, '{}');
+    r pgmq._dashboard_stats;
 BEGIN
-    FOR name IN SELECT m.queue_name FROM pgmq.meta m ORDER BY m.queue_name LOOP
+    IF exact_limit IS NULL OR exact_limit < 1 THEN
+        RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR q IN SELECT i.queue_name, i.idle FROM pgmq._dashboard_idle_queues(names) i LOOP
         BEGIN
-            RETURN NEXT pgmq._dashboard_queue_stats(
-                name, exact_limit, (coalesce(max_reads, '{}') ->> name)::integer
-            );
+            IF q.idle THEN
+                r := ROW(
+                    q.queue_name, 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
+                    CASE WHEN limits ? q.queue_name THEN 0 END,
+                    coalesce(pg_sequence_last_value(pg_get_serial_sequence(
+                        format('pgmq.%I', pgmq.format_table_name(q.queue_name, 'q')), 'msg_id'
+                    )::regclass), 0),
+                    '{}'::text[]
+                );
+                RETURN NEXT r;
+            ELSE
+                RETURN NEXT pgmq._dashboard_queue_stats(
+                    q.queue_name, exact_limit, (limits ->> q.queue_name)::integer
+                );
+            END IF;
         EXCEPTION
             WHEN undefined_table OR SQLSTATE 'PQ002' THEN
                 CONTINUE;
         END;
     END LOOP;
 END
+$fn$;
+
+-- Dashboard figures of every queue, by name (see pgmq._dashboard_stats_of).
+CREATE FUNCTION pgmq._dashboard_all_stats(exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}')
+RETURNS SETOF pgmq._dashboard_stats
+LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._dashboard_stats_of(
+        ARRAY(SELECT m.queue_name::text FROM pgmq.meta m ORDER BY m.queue_name), exact_limit, max_reads
+    )
 $fn$;
 
 -- Messages archived per bucket over the last `window_size`, with enqueue-to-archive

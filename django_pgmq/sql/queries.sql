@@ -82,6 +82,16 @@ SELECT count(*) FROM pgmq.{archive};
 SELECT * FROM pgmq._dashboard_all_stats(
     exact_limit => %(exact_limit)s::bigint, max_reads => %(max_reads)s::jsonb);
 
+-- name: dashboard_stats_of
+-- Admin overview and queue sampler: figures of the named queues only, in their order.
+SELECT * FROM pgmq._dashboard_stats_of(
+    names => %(names)s::text[], exact_limit => %(exact_limit)s::bigint,
+    max_reads => %(max_reads)s::jsonb);
+
+-- name: dashboard_idle_queues
+-- Queue sampler: which of the named queues hold no page at all (their figures are zeros).
+SELECT queue_name, idle FROM pgmq._dashboard_idle_queues(names => %(names)s::text[]);
+
 -- name: dashboard_claim_sampler
 -- Elects the one sampler of a database for this round: held until the caller's
 -- transaction ends; false when another worker (or pgmq_maintain) holds it.

@@ -1,8 +1,11 @@
-"""Queue samples (`QueueSample`) for the admin's charts: every queue of a database.
+"""Queue samples (`QueueSample`) for the admin's charts and the overview's order.
 
 One sampler per database and round: whoever takes the advisory lock first (a
-worker's heartbeat, or ``pgmq_maintain``) samples every queue not sampled within
-the last interval; the others skip the round. Samples older than
+worker's heartbeat, or ``pgmq_maintain``) samples the queues not sampled within the
+last interval; the others skip the round. The cost stays bounded at 10,000 queues:
+idle queues (neither table has a page) are sampled as zeros from one catalogue pass,
+and at most ``BUSY_PER_ROUND`` other queues are counted per round, those sampled
+longest ago first, so every queue gets its turn. Samples older than
 ``PGMQ["SAMPLE_RETENTION_DAYS"]`` are deleted as new ones are taken. The sampler of a
 round also enforces the queues' retention attributes (``pgmq.enforce_retention``).
 """
@@ -12,16 +15,42 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Now
+from django.utils import timezone
 
 from .. import conf
 from ..manager import QueueManager
+
+# Queues holding messages (or pages) counted per round: about a second of work.
+BUSY_PER_ROUND = 500
+
+
+def stalest_queues(using: str, queues: list[str], limit: int) -> list[str]:
+    """At most ``limit`` of ``queues``: never sampled first, then the longest ago."""
+    from ..models import Queue, QueueSample
+
+    if len(queues) <= limit:
+        return queues
+    last = (
+        QueueSample.objects.using(using)
+        .filter(queue=OuterRef("queue_name"))
+        .order_by("-sampled_at")
+        .values("sampled_at")[:1]
+    )
+    return list(
+        Queue.objects.using(using)
+        .filter(queue_name__in=queues)
+        .annotate(last=Subquery(last))
+        .order_by(F("last").asc(nulls_first=True), "queue_name")
+        .values_list("queue_name", flat=True)[:limit]
+    )
 
 
 def sample_all_queues(
     manager: QueueManager, *, interval: float, retention: timedelta
 ) -> int | None:
-    """Sample every queue not sampled within ``interval`` seconds; how many (None: not elected)."""
+    """Sample the queues not sampled within ``interval`` seconds; how many (None: not elected)."""
     from ..models import QueueSample
 
     samples = QueueSample.objects.using(manager.using)
@@ -33,10 +62,15 @@ def sample_all_queues(
                 "queue", flat=True
             )
         )
-        due = {q.queue_name for q in manager.list_queues()} - recent
+        due = [q.queue_name for q in manager.list_queues() if q.queue_name not in recent]
         if not due:  # another sampler took this round already: no figures to compute
             return 0
-        stats = manager.dashboard_stats(exact_limit=max(int(conf.get("DASHBOARD_EXACT_LIMIT")), 1))
+        idle = manager.idle_queues(due)
+        busy = [name for name, empty in idle.items() if not empty]
+        chosen = [name for name, empty in idle.items() if empty]
+        chosen += stalest_queues(manager.using, busy, BUSY_PER_ROUND)
+        limit = max(int(conf.get("DASHBOARD_EXACT_LIMIT")), 1)
+        now = timezone.now()
         rows = [
             QueueSample(
                 queue=s.queue_name,
@@ -46,9 +80,11 @@ def sample_all_queues(
                 delayed=s.delayed,
                 archive_size=s.archive_size,
                 total_messages=s.total_messages,
+                oldest_enqueued_at=None
+                if s.oldest_age_sec is None
+                else now - timedelta(seconds=s.oldest_age_sec),
             )
-            for s in stats
-            if s.queue_name in due
+            for s in manager.dashboard_stats_of(chosen, exact_limit=limit)
         ]
         samples.bulk_create(rows)
         samples.filter(sampled_at__lt=Now() - retention).delete()
