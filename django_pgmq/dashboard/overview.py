@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from .. import conf
 from ..manager import QueueManager
-from ..models import QueueConfig, QueueSample, Worker
+from ..models import Queue, QueueConfig, QueueSample, Worker
 from ..pausing import paused_queues
 from .records import QueueStats
 
@@ -72,14 +72,16 @@ def live_workers_by_queue(using: str) -> dict[str, int]:
     return counts
 
 
-def depth_trends(using: str, since: timedelta = TREND_WINDOW) -> dict[str, list[float | None]]:
-    """Per queue, the highest sampled depth of each minute since ``since`` ago (None: no sample)."""
+def depth_trends(
+    using: str, queues: list[str], since: timedelta = TREND_WINDOW
+) -> dict[str, list[float | None]]:
+    """Per queue of ``queues``, the highest sampled depth of each minute since ``since`` ago."""
     now = timezone.now()
     start = (now - since).replace(second=0, microsecond=0)
     minutes = int(since.total_seconds() // 60) + 1
     rows = (
         QueueSample.objects.using(using)
-        .filter(sampled_at__gte=start)
+        .filter(sampled_at__gte=start, queue__in=queues)
         .annotate(minute=TruncMinute("sampled_at"))
         .values_list("queue", "minute")
         .annotate(depth=Max("depth"))
@@ -93,11 +95,13 @@ def depth_trends(using: str, since: timedelta = TREND_WINDOW) -> dict[str, list[
     return trends
 
 
-def recent_depths(using: str, since: timedelta = GROWTH_WINDOW) -> dict[str, list[int]]:
-    """Per queue, every depth sampled since ``since`` ago, oldest first."""
+def recent_depths(
+    using: str, queues: list[str], since: timedelta = GROWTH_WINDOW
+) -> dict[str, list[int]]:
+    """Per queue of ``queues``, every depth sampled since ``since`` ago, oldest first."""
     rows = (
         QueueSample.objects.using(using)
-        .filter(sampled_at__gte=timezone.now() - since)
+        .filter(sampled_at__gte=timezone.now() - since, queue__in=queues)
         .order_by("queue", "sampled_at", "id")
         .values_list("queue", "depth")
     )
@@ -134,40 +138,49 @@ def attention_flags(row: QueueRow) -> list[str]:
     return flags
 
 
-def _stats(
-    manager: QueueManager, names: list[str], configs: dict[str, QueueConfig], queue: str | None
-) -> dict[str, QueueRow]:
-    """Figures of ``queue`` (or of every queue), poison counted against each max_reads."""
+def _max_reads(names: list[str], configs: dict[str, QueueConfig], wanted: list[str]) -> dict:
+    """max_reads of each of ``wanted`` that counts poison (dead-letter queues do not)."""
     dead_letter_queues = {dead_letter_name(n, configs.get(n)) for n in names}
-    max_reads = {
+    return {
         n: m
-        for n in names
+        for n in wanted
         if n not in dead_letter_queues and (m := max_reads_of(n, configs.get(n))) is not None
     }
+
+
+def _stats(
+    manager: QueueManager, names: list[str], configs: dict[str, QueueConfig], wanted: list[str]
+) -> dict[str, QueueRow]:
+    """Figures of the queues ``wanted`` only, poison counted against each max_reads."""
+    max_reads = _max_reads(names, configs, wanted)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
-    stats = manager.dashboard_stats(queue, exact_limit=limit, max_reads=max_reads)
+    stats = manager.dashboard_stats_of(wanted, exact_limit=limit, max_reads=max_reads)
     return {s.queue_name: QueueRow(s, max_reads=max_reads.get(s.queue_name)) for s in stats}
 
 
 def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using: str) -> None:
-    """Fill in dead letters, notifications, workers, trends and flags of ``rows``."""
+    """Fill in dead letters, notifications, workers, trends and flags of ``rows`` (and no other)."""
     manager = QueueManager(using)
+    existing = set(names)
+    dead_letters = {
+        name: dlq for name in rows if (dlq := dead_letter_name(name, configs.get(name))) in existing
+    }
+    missing = sorted({dlq for dlq in dead_letters.values() if dlq not in rows})
+    figures = {**(_stats(manager, names, configs, missing) if missing else {}), **rows}
+    for name, dlq in dead_letters.items():
+        if dlq in figures:  # else dropped meanwhile
+            rows[name].dead_letter = dlq
+            rows[name].dead_letter_depth = figures[dlq].stats.depth
+    for name in names:
+        dlq = dead_letter_name(name, configs.get(name))
+        if dlq in rows and name != dlq:
+            rows[dlq].dead_letter_of.append(name)
+    shown = list(rows)
     notify = manager.notify_throttles()
     paused = paused_queues(using)
     workers = live_workers_by_queue(using)
-    trends = depth_trends(using)
-    recent = recent_depths(using)
-    for name in names:
-        dlq = dead_letter_name(name, configs.get(name))
-        if dlq not in names:
-            continue
-        if name in rows:
-            rows[name].dead_letter = dlq
-            if dlq not in rows:
-                rows.update(_stats(manager, names, configs, dlq))
-            rows[name].dead_letter_depth = rows[dlq].stats.depth
-        if dlq in rows:
-            rows[dlq].dead_letter_of.append(name)
+    trends = depth_trends(using, shown)
+    recent = recent_depths(using, shown)
     for name, row in rows.items():
         row.notify_ms = notify.get(name)
         row.workers = workers.get(name, 0)
@@ -202,22 +215,34 @@ def total_stats(rows: list[QueueRow]) -> QueueStats:
     )
 
 
-def load_overview(using: str) -> list[QueueRow]:
-    """Every queue of the database ``using``, with figures, dead letters, workers and flags."""
-    manager = QueueManager(using)
+def _names(using: str) -> list[str]:
+    """Every queue's name, by name (one read of pgmq.meta)."""
+    return list(
+        Queue.objects.using(using).order_by("queue_name").values_list("queue_name", flat=True)
+    )
+
+
+def load_overview(using: str, queues: list[str]) -> list[QueueRow]:
+    """The overview lines of ``queues``, in that order: figures, dead letters, workers, flags.
+
+    Figures are computed for these queues (and their dead-letter queues) only.
+    """
     configs = {c.queue: c for c in QueueConfig.objects.using(using)}
-    names = [info.queue_name for info in manager.list_queues()]
-    rows = _stats(manager, names, configs, None)
+    names = _names(using)
+    rows = _stats(QueueManager(using), names, configs, queues)
     _complete(rows, names, configs, using)
-    return list(rows.values())
+    return [rows[name] for name in queues if name in rows]
 
 
 def load_queue(using: str, queue: str) -> QueueRow:
     """One queue's overview line (raises QueueNotFound when it does not exist)."""
     manager = QueueManager(using)
     configs = {c.queue: c for c in QueueConfig.objects.using(using)}
-    names = [info.queue_name for info in manager.list_queues()]
-    rows = _stats(manager, names, configs, queue)
+    names = _names(using)
+    limit = conf.get("DASHBOARD_EXACT_LIMIT")
+    max_reads = _max_reads(names, configs, [queue])
+    stats = manager.dashboard_stats(queue, exact_limit=limit, max_reads=max_reads)
+    rows = {s.queue_name: QueueRow(s, max_reads=max_reads.get(s.queue_name)) for s in stats}
     first = next(iter(rows))
     _complete(rows, names, configs, using)
     return rows[first]

@@ -26,6 +26,7 @@ from .access import current_db, permissions, require, url
 from .charts import RANGES, queue_charts
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
+from .listing import DEFAULT_DESCENDING, SORT_KEYS, BadListing, ListedPage, Listing, list_page
 from .options import database_aliases
 from .overview import QueueRow, load_overview, load_queue, total_stats
 from .timings import handler_durations
@@ -95,18 +96,22 @@ def unknown_page(request: HttpRequest, admin: ModelAdmin, rest: str) -> HttpResp
 
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
-    """Every queue with its figures; queues that need attention first."""
+    """One page of queues (sorted and searched on the server), with figures for those only."""
     require(request, "view")
     db = current_db(request)
     try:
-        rows = load_overview(db)
+        listing = Listing.from_query(request.GET)
+    except BadListing as exc:
+        raise Http404(str(exc)) from exc
+    try:
+        listed = list_page(db, listing)
+        rows = load_overview(db, listed.names)
     except DatabaseError as exc:
         return render(request, admin, "unavailable.html", _("Queues"), db, error=exc)
-    rows.sort(key=lambda r: (not r.flags, r.name))
     for row in rows:
         row.url = url("change", db, row.name)
     totals = {
-        "queues": len(rows),
+        "queues": listed.matching if not listing.search else Queue.objects.using(db).count(),
         "attention": sum(1 for r in rows if r.flags),
         "workers": Worker.objects.using(db).alive().count(),
     }
@@ -119,10 +124,46 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         rows=rows,
         totals=totals,
         total=total_stats(rows),
+        listed=listed,
+        listing=listing,
+        columns=_sort_links(db, listing),
+        pages=_page_links(db, listing, listed),
+        sample_interval=conf.get("SAMPLE_INTERVAL"),
         add_url=url("add", db),
         exact_limit=conf.get("DASHBOARD_EXACT_LIMIT"),
         duration=duration,
     )
+
+
+def _sort_links(db: str, listing: Listing) -> dict[str, dict[str, Any]]:
+    """Per sortable column: the URL its header links to and the arrow it shows now."""
+    links = {}
+    for key in SORT_KEYS:
+        active = key == listing.sort
+        descending = not listing.descending if active else DEFAULT_DESCENDING[key]
+        links[key] = {
+            "url": url(
+                "changelist", db, o=key, dir="desc" if descending else "asc", q=listing.search
+            ),
+            "arrow": ("▼" if listing.descending else "▲") if active else "",
+        }
+    return links
+
+
+def _page_links(db: str, listing: Listing, listed: ListedPage) -> dict[str, str | None]:
+    """The first, previous, next and last page's URLs (None where there is none)."""
+
+    def link(page: int) -> str:
+        direction = "desc" if listing.descending else "asc"
+        return url("changelist", db, o=listing.sort, dir=direction, q=listing.search, page=page)
+
+    before, after = listed.page > 1, listed.page < listed.pages
+    return {
+        "first": link(1) if before else None,
+        "prev": link(listed.page - 1) if before else None,
+        "next": link(listed.page + 1) if after else None,
+        "last": link(listed.pages) if after else None,
+    }
 
 
 @dataclass
