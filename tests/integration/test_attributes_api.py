@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command, load_command_class
 from django.core.management.base import CommandError
+from django.db import connection
+from django.utils import timezone
 
 import django_pgmq
 from django_pgmq import InvalidArgument, QueueManager, QueueNotFound
@@ -244,3 +246,25 @@ def test_a_worker_writes_its_max_reads_and_dead_letter_queue_as_redrive_attribut
     }
     plan([q], handler="tests.handlers.handle", overrides={"max_reads": 0})
     assert manager.get_queue_attributes(q) == {}
+
+
+def test_delivery_delay_max_size_and_archive_retention_from_python(manager, queue):
+    manager.set_queue_attributes(
+        queue, delivery_delay=3600, max_message_size=30, archive_retention=60
+    )
+    later = manager.send(queue, {"n": 1})
+    now = manager.send(queue, {"n": 2}, delay=timezone.now())
+    assert [m.msg_id for m in manager.read(queue, vt=30, qty=5)] == [now]
+    with pytest.raises(InvalidArgument, match="larger than the queue's max_message_size of 30"):
+        manager.send_batch(queue, [{"n": 3}, {"big": "x" * 40}])
+    assert manager.metrics(queue).queue_length == 2
+    manager.archive(queue, [later, now])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE pgmq.\"a_{queue}\" SET archived_at = now() - interval '2 minutes'"
+            " WHERE msg_id = %s",
+            [later],
+        )
+    [done] = manager.enforce_retention(queue)
+    assert (done.queue_name, done.expired, done.archive_deleted) == (queue, 0, 1)
+    assert manager.archive_count(queue) == 1

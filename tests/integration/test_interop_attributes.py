@@ -84,3 +84,18 @@ def test_dead_letter_for_a_client(client, sql, q):
     assert letter.message == {"n": 1}
     assert letter.headers["dead_letter"]["msg_id"] == msg_id
     assert letter.headers["dead_letter"]["queue"] == q
+
+
+def test_retention_of_a_clients_messages(client, sql, q):
+    set_attrs(sql, q, message_retention=3600, archive_retention=3600)
+    old, new = client.send_batch(q, [{"n": 1}, {"n": 2}])
+    gone = client.send(q, {"n": 3})
+    client.archive(q, gone)
+    sql.execute(
+        f"UPDATE pgmq.\"q_{q}\" SET enqueued_at = now() - interval '2 hours' WHERE msg_id = %s",
+        [old],
+    )
+    sql.execute(f"UPDATE pgmq.\"a_{q}\" SET archived_at = now() - interval '2 hours'")
+    rows = sql.execute("SELECT * FROM pgmq.enforce_retention(%s)", [q]).fetchall()
+    assert rows == [(q, 1, 1)]
+    assert [m.msg_id for m in client.read_batch(q, vt=30, batch_size=5)] == [new]
