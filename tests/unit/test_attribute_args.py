@@ -1,0 +1,81 @@
+"""Command-line values of queue attributes: durations, sizes, switches and KEY=VALUE."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from django_pgmq.management.attribute_args import duration, key_value, size, switch
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("300", 300), ("90s", 90), ("5m", 300), ("2h", 7200), ("14d", 1_209_600), (" 1W ", 604_800)],
+)
+def test_durations(text, seconds):
+    assert duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "-5", "1.5h", "2 fortnights", "h"])
+def test_bad_durations(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="must be a duration"):
+        duration(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("1000", 1000),
+        ("64KB", 64_000),
+        ("256KiB", 262_144),
+        ("1mb", 1_000_000),
+        ("1MiB", 1_048_576),
+    ],
+)
+def test_sizes(text, count):
+    assert size(text) == count
+
+
+@pytest.mark.parametrize("text", ["", "big", "1GB", "-1"])
+def test_bad_sizes(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="must be a size"):
+        size(text)
+
+
+def test_switches():
+    assert [switch(t) for t in ("true", "Yes", "on", "false", "NO", "off")] == [
+        True, True, True, False, False, False,
+    ]  # fmt: skip
+    with pytest.raises(argparse.ArgumentTypeError, match="must be true or false"):
+        switch("maybe")
+
+
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [
+        ("deduplication_window=5m", ("deduplication_window", 300)),
+        ("max_message_size=1KiB", ("max_message_size", 1024)),
+        ("paused=yes", ("paused", True)),
+        ("dead_letter_queue= orders_dlq ", ("dead_letter_queue", "orders_dlq")),
+        ("max_receive_count=5", ("max_receive_count", 5)),
+        ("delivery_delay=", ("delivery_delay", None)),
+        ("priorities=null", ("priorities", None)),
+        ("colour=red", ("colour", "red")),
+    ],
+)
+def test_key_values(text, pair):
+    assert key_value(text) == pair
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("paused", "must be KEY=VALUE"),
+        ("=1", "must be KEY=VALUE"),
+        ("delivery_delay=soon", "delivery_delay: must be a duration"),
+    ],
+)
+def test_bad_key_values(text, says):
+    with pytest.raises(argparse.ArgumentTypeError, match=says):
+        key_value(text)
