@@ -460,6 +460,9 @@ def close_async_connections() -> None:
 
 
 def test_finished_results_past_retention_are_purged_by_pgmq_maintain(m):
+    task_backends["default"].prepare_queue("default")
+    m.purge_queue("default")  # only this test's tasks (in its transaction)
+    TaskResultRecord.objects.all().delete()
     old, recent, waiting = (task_funcs.echo.enqueue(i) for i in range(3))
     run_next(qty=2)
     TaskResultRecord.objects.filter(pk=old.id).update(
