@@ -39,7 +39,12 @@ QUEUES = ("default", "emails", "retrying")
 
 @pytest.fixture
 def m(db) -> QueueManager:
-    return QueueManager()
+    """The manager, with the task queues empty for this test (in its transaction)."""
+    manager = QueueManager()
+    for queue in QUEUES:
+        task_backends["retrying" if queue == "retrying" else "default"].prepare_queue(queue)
+        manager.purge_queue(queue)
+    return manager
 
 
 def run_next(queue: str = "default", backend: str = "default", qty: int = 1) -> list[str]:
@@ -460,9 +465,7 @@ def close_async_connections() -> None:
 
 
 def test_finished_results_past_retention_are_purged_by_pgmq_maintain(m):
-    task_backends["default"].prepare_queue("default")
-    m.purge_queue("default")  # only this test's tasks (in its transaction)
-    TaskResultRecord.objects.all().delete()
+    TaskResultRecord.objects.all().delete()  # only this test's results
     old, recent, waiting = (task_funcs.echo.enqueue(i) for i in range(3))
     run_next(qty=2)
     TaskResultRecord.objects.filter(pk=old.id).update(
