@@ -4,21 +4,26 @@ At each count (1,000, 5,000, 10,000 queues by default) it times, on django-pgmq 
 on pgmq's own SQL in a scratch database of the same server: creating and dropping a
 queue, a new session's first send and first read, a send, and reads the memory of a
 session after it used 1 queue and 300 queues; then list_queues and metrics_all.
-Ratios are ours / pgmq's: below 1.0 ours costs less.
+Ratios are ours / pgmq's: below 1.0 ours costs less. Then, on django-pgmq's database
+only (pgmq has none), the admin overview and a queue sampler round
+(``benchmarks/admin_overview.py``), printed without a ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
 import psycopg
 
-from .server import resolve
+from .server import REPO, resolve
 from .sqlfile import statement
-from .stores import Store
+from .stores import Store, django_env
 
 SAMPLES = 7
 
@@ -84,6 +89,21 @@ def measure(store: Store, count: int, used: int) -> dict[str, float]:
     return fig
 
 
+def admin_figures(store: Store) -> dict[str, float]:
+    """The admin overview's and the sampler's times on ``store``, from a Django process."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.admin_overview"],
+        cwd=REPO,
+        env=django_env(store.server, store.dbname),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode:
+        raise RuntimeError(f"benchmarks.admin_overview failed:\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def report(count: int, ours: dict[str, float], peer: dict[str, float]) -> None:
     print(f"\n{count:,} queues{'':22} {'django-pgmq':>12} {'pgmq 1.13':>12} {'ratio':>7}")
     for key, value in ours.items():
@@ -119,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 figures[store.key] = measure(store, count, min(args.used, count))
             report(count, figures["ours"], figures["pgmq"])
+            for key, value in admin_figures(stores[0]).items():
+                print(f"  {key:<36} {value:>12.2f}", flush=True)
     finally:
         for store in stores:
             store.close()
