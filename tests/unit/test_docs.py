@@ -130,6 +130,13 @@ def test_the_site_loads_nothing_from_elsewhere(site: Path) -> None:
         html = page.read_text()
         assert "fonts.googleapis.com" not in html, page
         assert "fonts.gstatic.com" not in html, page
+        assert 'class="mermaid"' not in html, page  # Material would load mermaid from a CDN
+
+
+@pytest.mark.slow
+def test_the_design_page_shows_the_diagram(site: Path) -> None:
+    assert 'src="../architecture.svg"' in (site / "design/index.html").read_text()
+    assert (site / "architecture.svg").is_file()
 
 
 def test_pgmq_113_signatures_match_the_pgmq_wheel() -> None:
