@@ -171,9 +171,13 @@ BEGIN
         est_names := est_names || 'archived_day'::text;
     END IF;
 
-    r.total_messages := coalesce(
-        pg_sequence_last_value(pg_get_serial_sequence(qtable::text, 'msg_id')::regclass), 0
-    );
+    -- A plain SELECT of the sequence: its lock belongs to the caller's (sub)transaction,
+    -- where pg_sequence_last_value's is held to the end of the whole transaction.
+    EXECUTE format(
+        'SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s',
+        pg_get_serial_sequence(qtable::text, 'msg_id')
+    ) INTO r.total_messages;
+    r.total_messages := coalesce(r.total_messages, 0);
     r.estimated := est_names;
     RETURN r;
 END
@@ -201,9 +205,11 @@ $fn$;
 
 -- Dashboard figures of the queues in `names`, in that order; `max_reads` maps queue names
 -- to their max_reads. An idle queue (see above) gets its zeros without a look at its
--- tables, so most of 10,000 queues cost a catalogue row; every other queue costs one
--- pgmq._dashboard_queue_stats call. Unknown queues, and a queue dropped while this runs,
--- are left out rather than failing the whole page.
+-- tables, so most of 10,000 queues cost a catalogue row and a read of their sequence
+-- (a plain SELECT, whose lock a caller's savepoint can release, where
+-- pg_sequence_last_value's lasts as long as the transaction); every other queue costs
+-- one pgmq._dashboard_queue_stats call. Unknown queues, and a queue dropped while this
+-- runs, are left out rather than failing the whole page.
 CREATE FUNCTION pgmq._dashboard_stats_of(
     names text[], exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}'
 )
@@ -214,6 +220,7 @@ DECLARE
     q record;
     limits jsonb := coalesce(max_reads, '{}');
     r pgmq._dashboard_stats;
+    sent bigint;
 BEGIN
     IF exact_limit IS NULL OR exact_limit < 1 THEN
         RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
@@ -222,13 +229,15 @@ BEGIN
     FOR q IN SELECT i.queue_name, i.idle FROM pgmq._dashboard_idle_queues(names) i LOOP
         BEGIN
             IF q.idle THEN
+                EXECUTE format(
+                    'SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s',
+                    pg_get_serial_sequence(
+                        format('pgmq.%I', pgmq.format_table_name(q.queue_name, 'q')), 'msg_id'
+                    )
+                ) INTO sent;
                 r := ROW(
                     q.queue_name, 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-                    CASE WHEN limits ? q.queue_name THEN 0 END,
-                    coalesce(pg_sequence_last_value(pg_get_serial_sequence(
-                        format('pgmq.%I', pgmq.format_table_name(q.queue_name, 'q')), 'msg_id'
-                    )::regclass), 0),
-                    '{}'::text[]
+                    CASE WHEN limits ? q.queue_name THEN 0 END, coalesce(sent, 0), '{}'::text[]
                 );
                 RETURN NEXT r;
             ELSE

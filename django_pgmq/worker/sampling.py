@@ -12,7 +12,9 @@ round also enforces the queues' retention attributes (``pgmq.enforce_retention``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import timedelta
+from typing import TypeVar
 
 from django.db import transaction
 from django.db.models import F, OuterRef, Subquery
@@ -22,8 +24,31 @@ from django.utils import timezone
 from .. import conf
 from ..manager import QueueManager
 
+T = TypeVar("T")
+
 # Queues holding messages (or pages) counted per round: about a second of work.
 BUSY_PER_ROUND = 500
+# Queues read per savepoint: the locks of one chunk's tables at most are held at once.
+CHUNK = 250
+
+
+def read_in_chunks(
+    using: str, names: list[str], read: Callable[[list[str]], Iterable[T]]
+) -> list[T]:
+    """``read`` each chunk of ``names`` in a savepoint rolled back right after.
+
+    The reads change nothing; rolling the savepoint back releases the AccessShareLocks
+    they took on each queue's tables, so a round over 10,000 queues fits PostgreSQL's
+    default lock table (``max_locks_per_transaction``) instead of holding 20,000 locks.
+    """
+    found: list[T] = []
+    for start in range(0, len(names), CHUNK):
+        savepoint = transaction.savepoint(using=using)
+        try:
+            found.extend(read(names[start : start + CHUNK]))
+        finally:
+            transaction.savepoint_rollback(savepoint, using=using)
+    return found
 
 
 def stalest_queues(using: str, queues: list[str], limit: int) -> list[str]:
@@ -65,9 +90,9 @@ def sample_all_queues(
         due = [q.queue_name for q in manager.list_queues() if q.queue_name not in recent]
         if not due:  # another sampler took this round already: no figures to compute
             return 0
-        idle = manager.idle_queues(due)
-        busy = [name for name, empty in idle.items() if not empty]
-        chosen = [name for name, empty in idle.items() if empty]
+        idle = read_in_chunks(manager.using, due, lambda c: manager.idle_queues(c).items())
+        busy = [name for name, empty in idle if not empty]
+        chosen = [name for name, empty in idle if empty]
         chosen += stalest_queues(manager.using, busy, BUSY_PER_ROUND)
         limit = max(int(conf.get("DASHBOARD_EXACT_LIMIT")), 1)
         now = timezone.now()
@@ -84,7 +109,9 @@ def sample_all_queues(
                 if s.oldest_age_sec is None
                 else now - timedelta(seconds=s.oldest_age_sec),
             )
-            for s in manager.dashboard_stats_of(chosen, exact_limit=limit)
+            for s in read_in_chunks(
+                manager.using, chosen, lambda c: manager.dashboard_stats_of(c, exact_limit=limit)
+            )
         ]
         samples.bulk_create(rows)
         samples.filter(sampled_at__lt=Now() - retention).delete()

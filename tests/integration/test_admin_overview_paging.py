@@ -165,3 +165,21 @@ def test_bad_listing_parameters_get_the_admins_404(viewer, params, reason):
     assert response.status_code == 404
     page = response.content.decode()
     assert reason in page and 'id="pgmq-not-found"' in page and 'id="site-name"' in page
+
+
+def test_a_sampler_round_keeps_no_lock_on_the_queues_tables(db, many_queues):
+    """Each chunk's reads run in a savepoint rolled back after: their locks go with it."""
+    QueueSample.objects.filter(queue__startswith=PREFIX).delete()  # all due again
+    with transaction.atomic():
+        taken = sample_all_queues(QueueManager(), interval=3600, retention=timedelta(days=1))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                " WHERE l.pid = pg_backend_pid() AND c.relnamespace = 'pgmq'::regnamespace"
+                " AND strpos(c.relname, %s) > 0",
+                [PREFIX],
+            )
+            held = cursor.fetchone()[0]
+    assert taken >= COUNT
+    assert QueueSample.objects.filter(queue__startswith=PREFIX).count() == COUNT
+    assert held == 0
