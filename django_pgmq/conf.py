@@ -62,6 +62,14 @@ def database_alias() -> str:
     return get("DATABASE")
 
 
+def is_postgresql(alias: str) -> bool:
+    """Whether the alias is a PostgreSQL database (Django's backend or one built on it,
+    such as the embedded server's): asks the backend, connects to nothing."""
+    from django.db import connections
+
+    return connections[alias].vendor == "postgresql"
+
+
 @checks.register()
 def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Report a malformed ``PGMQ`` setting before anything runs."""
@@ -97,11 +105,11 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
                 id="django_pgmq.E003",
             )
         )
-    elif connections.databases[alias].get("ENGINE") != "django.db.backends.postgresql":
+    elif not is_postgresql(alias):
         errors.append(
             checks.Error(
                 f"PGMQ['DATABASE'] {alias!r} is not a PostgreSQL database",
-                hint="django-pgmq needs django.db.backends.postgresql",
+                hint="django-pgmq needs django.db.backends.postgresql (or a backend built on it)",
                 id="django_pgmq.E004",
             )
         )

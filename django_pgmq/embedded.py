@@ -70,14 +70,16 @@ def connection_params(data_dir: str | os.PathLike[str], database: str = DEFAULT_
 
 
 def django_database(data_dir: str | os.PathLike[str], database: str = DEFAULT_DATABASE) -> dict:
-    """A ``DATABASES`` entry for the embedded server."""
-    params = connection_params(data_dir, database)
+    """A ``DATABASES`` entry for the embedded server, started on the first connection.
+
+    Nothing starts here: reading settings that use it costs nothing (see
+    ``django_pgmq.embedded_backend``). ``database`` is created on first use.
+    """
     return {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": params["dbname"],
-        "USER": params["user"],
-        "HOST": params["host"],
-        "PORT": str(params["port"]),
+        "ENGINE": "django_pgmq.embedded_backend",
+        "NAME": database,
+        "USER": "postgres",
+        "EMBEDDED_DIR": str(Path(data_dir).resolve()),
     }
 
 

@@ -12,7 +12,7 @@ def database_aliases() -> list[str]:
     default = conf.database_alias()
     others = sorted(
         alias
-        for alias, settings in connections.databases.items()
-        if alias != default and settings.get("ENGINE") == "django.db.backends.postgresql"
+        for alias in connections.databases
+        if alias != default and conf.is_postgresql(alias)
     )
     return [default, *others]
