@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import functools
 import importlib
-from importlib import metadata as _metadata
 from collections.abc import Callable
+from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
