@@ -34,6 +34,7 @@ def main() -> int:
     django.setup()
     from django.contrib.auth.models import User
     from django.core.management import call_command
+    from django.db import connection
     from django.test import Client
 
     from django_pgmq.manager import QueueManager
@@ -62,6 +63,15 @@ def main() -> int:
         "admin overview by depth (ms)": _median_ms(lambda: get(o="depth", dir="desc")),
         "queue sampler round (ms)": sampler_ms,
     }
+    from .sqlfile import statement
+
+    with connection.cursor() as cursor:
+        for name, key in (
+            ("pgstat_depth_order", "depth order from pgstat estimates (ms)"),
+            ("per_queue_stats", "old overview: counts of 2,000 queues (ms)"),
+        ):
+            query = statement("admin_overview.sql", name).as_string(cursor.connection)
+            figures[key] = _median_ms(lambda q=query: cursor.execute(q))
     print(json.dumps(figures))
     return 0
 
