@@ -34,3 +34,37 @@ class InvalidArgument(PgmqError, ValueError):
 
 class FeatureNotAvailable(PgmqError):
     """The operation needs something this installation does not have."""
+
+
+# The one map from SQLSTATE to exception, in the manner of psycopg.errors.lookup. Our SQL
+# raises class PQ (sql/00_schema.sql); the others are PostgreSQL's own.
+_BY_SQLSTATE: dict[str, type[PgmqError]] = {
+    "PQ000": FeatureNotAvailable,
+    "PQ001": InvalidQueueName,
+    "PQ002": QueueNotFound,
+    "PQ003": QueueNameConflict,
+    "PQ004": InvalidArgument,
+    "42P01": QueueNotFound,  # pgmq's own: relation "pgmq.q_<name>" does not exist
+    "0A000": FeatureNotAvailable,
+    "22P02": InvalidPayload,  # not valid JSON (e.g. a lone surrogate)
+    "22P05": InvalidPayload,  # \u0000 in a string: jsonb cannot store it
+}
+
+
+def lookup(sqlstate: str | None) -> type[PgmqError] | None:
+    """The PgmqError subclass a database error's SQLSTATE stands for, or None."""
+    return _BY_SQLSTATE.get(sqlstate or "")
+
+
+def from_sqlstate(sqlstate: str | None, text: str, queue: str | None) -> PgmqError | None:
+    """The error a database error stands for, its message naming the queue; None if none.
+
+    A missing table means a missing queue only when the statement was about one.
+    """
+    kind = lookup(sqlstate)
+    if kind is QueueNotFound:
+        return QueueNotFound(queue) if queue is not None else None
+    if kind is None:
+        return None
+    prefix = f'queue "{queue}": ' if queue and kind is not QueueNameConflict else ""
+    return kind(prefix + text)

@@ -23,27 +23,14 @@ from ..errors import (
     FeatureNotAvailable,
     InvalidArgument,
     InvalidPayload,
-    InvalidQueueName,
     PgmqError,
-    QueueNameConflict,
-    QueueNotFound,
+    from_sqlstate,
 )
 from ..messages import Message
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
 MAX_CURSORS = 100  # psycopg cursors kept per connection (see _cursor)
-
-# SQLSTATE of our SQL's errors (see sql/00_schema.sql) -> Python exception.
-_SQLSTATE_ERRORS: dict[str, type[PgmqError]] = {
-    "PQ000": FeatureNotAvailable,
-    "PQ001": InvalidQueueName,
-    "PQ003": QueueNameConflict,
-    "PQ004": InvalidArgument,
-    "0A000": FeatureNotAvailable,
-    "22P02": InvalidPayload,  # not valid JSON (e.g. a lone surrogate)
-    "22P05": InvalidPayload,  # \u0000 in a string: jsonb cannot store it
-}
 
 
 def _sqlstate(exc: BaseException) -> str | None:
@@ -68,12 +55,7 @@ def _translate(exc: DatabaseError, queue: str | None, alias: str) -> PgmqError |
             f"the pgmq SQL API is not installed in database {alias!r} ({text}): "
             f"run manage.py migrate django_pgmq --database {alias}"
         )
-    if state in ("PQ002", "42P01") and queue is not None:
-        return QueueNotFound(queue)
-    if state in _SQLSTATE_ERRORS:
-        prefix = f'queue "{queue}": ' if queue and state != "PQ003" else ""
-        return _SQLSTATE_ERRORS[state](prefix + text)
-    return None
+    return from_sqlstate(state, text, queue)
 
 
 def _check_int(name: str, value: object, low: int, high: int = MAX_INT4) -> int:

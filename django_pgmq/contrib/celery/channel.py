@@ -25,6 +25,7 @@ from kombu.transport import virtual
 from kombu.transport.base import to_rabbitmq_queue_arguments
 from kombu.utils.uuid import uuid
 
+from ... import errors
 from . import database
 from .naming import pgmq_queue_name
 from .qos import QoS, by_queue, delivery_tag
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 def _gone(exc: psycopg.Error) -> bool:
     """True when an error says the queue no longer exists (dropped meanwhile)."""
-    return exc.sqlstate in ("42P01", "PQ002")
+    return errors.lookup(exc.sqlstate) is errors.QueueNotFound
 
 
 _priority_noted = threading.Event()  # the warning below is logged once per process

@@ -7,24 +7,15 @@ from contextlib import contextmanager
 
 import psycopg
 
-from ...errors import InvalidArgument, InvalidPayload, InvalidQueueName, PgmqError, QueueNotFound
+from ...errors import PgmqError, from_sqlstate
 from .conninfo import ConnectionInfo
-
-_BY_SQLSTATE: dict[str, type[PgmqError]] = {
-    "PQ001": InvalidQueueName,
-    "PQ004": InvalidArgument,
-    "22P02": InvalidPayload,
-}
 
 
 def translate(exc: psycopg.Error, queue: str | None, info: ConnectionInfo) -> PgmqError:
     """The django-pgmq error a database error stands for; its text never holds a secret."""
-    state = getattr(exc, "sqlstate", None)
-    if state in ("PQ002", "42P01") and queue:
-        return QueueNotFound(queue)
     text = info.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    prefix = f'queue "{queue}": ' if queue else ""
-    return _BY_SQLSTATE.get(state or "", PgmqError)(prefix + text)
+    known = from_sqlstate(getattr(exc, "sqlstate", None), text, queue or None)
+    return known or PgmqError(f'queue "{queue}": {text}' if queue else text)
 
 
 @contextmanager
