@@ -1,4 +1,4 @@
--- Named statements the queue manager sends (django_pgmq/manager.py).
+-- Named statements the queue manager sends (the package django_pgmq/manager/).
 -- Each starts with "-- name: <name>"; parameters are psycopg's %(name)s.
 
 -- name: create
