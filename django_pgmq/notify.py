@@ -157,10 +157,14 @@ def queue_model(queue: str) -> type[models.Model]:
     return model
 
 
+# pgtrigger annotates the model classes its Trigger methods take and its registry holds as
+# instances (models.Model); the ``type: ignore`` comments below are for that.
+
+
 def _registered() -> dict[str, type[models.Model]]:
     """Our run-time models now in pgtrigger's registry, by URI."""
     return {
-        NOTIFY_TRIGGER.get_uri(model): model
+        NOTIFY_TRIGGER.get_uri(model): model  # type: ignore[misc]
         for model, trigger in pgtrigger.registry.registered()
         if trigger is NOTIFY_TRIGGER
     }
@@ -182,14 +186,17 @@ def register_queue_triggers(using: str | None = None) -> list[str] | None:
     except (DatabaseError, PgmqError) as exc:
         logger.warning("django_pgmq: queue triggers not registered with pgtrigger: %s", exc)
         return None
-    wanted = {NOTIFY_TRIGGER.get_uri(queue_model(q)): queue_model(q) for q in queues}
+    wanted = {
+        NOTIFY_TRIGGER.get_uri(queue_model(q)): queue_model(q)  # type: ignore[arg-type]
+        for q in queues
+    }
     for uri, model in _registered().items():
         if wanted.get(uri) is not model:
-            NOTIFY_TRIGGER.unregister(model)
+            NOTIFY_TRIGGER.unregister(model)  # type: ignore[arg-type]
     current = _registered()
     for uri, model in wanted.items():
         if uri not in current:
-            NOTIFY_TRIGGER.register(model)
+            NOTIFY_TRIGGER.register(model)  # type: ignore[arg-type]
     return queues
 
 
@@ -199,7 +206,7 @@ def install_notify_trigger(queue: str, using: str | None = None) -> None:
     ``queue`` is the name as stored in pgmq.meta. Unlike enable_notify_insert it
     sets no throttle: without a throttle row every commit notifies.
     """
-    NOTIFY_TRIGGER.install(queue_model(queue), database=using)
+    NOTIFY_TRIGGER.install(queue_model(queue), database=using)  # type: ignore[arg-type]
 
 
 def hook_pgtrigger_command() -> None:
@@ -216,4 +223,4 @@ def hook_pgtrigger_command() -> None:
         return handle(self, *args, **options)
 
     handle_with_queues.registers_pgmq_queues = True  # type: ignore[attr-defined]
-    command.Command.handle = handle_with_queues
+    command.Command.handle = handle_with_queues  # type: ignore[method-assign]  # on purpose

@@ -107,7 +107,7 @@ _OID_LITERAL = re.compile(r"'(\d+)'")
 
 def signature(conn: psycopg.Connection) -> Signature:
     """Every object of schema ``pgmq`` in ``conn``'s database, keyed by kind and name."""
-    oids = dict(conn.execute(_RELATION_OIDS).fetchall())
+    oids: dict[str, str] = dict(conn.execute(_RELATION_OIDS).fetchall())
 
     def named(match: re.Match[str]) -> str:
         oid = match.group(1)

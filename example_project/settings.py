@@ -64,10 +64,11 @@ def _database(name_suffix: str = "") -> dict:
     several test runs share one server without sharing test databases.
     """
     url = os.environ.get("DATABASE_URL")
+    entry: dict
     if url:
         import dj_database_url
 
-        entry = dj_database_url.parse(url)
+        entry = dict(dj_database_url.parse(url))
         entry["NAME"] += name_suffix
     else:
         from django_pgmq import embedded

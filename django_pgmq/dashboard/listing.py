@@ -82,6 +82,7 @@ def _ordered(queues: QuerySet, listing: Listing) -> QuerySet:
     if listing.sort == "name":
         return queues.order_by("-queue_name" if listing.descending else "queue_name")
     latest = QueueSample.objects.filter(queue=OuterRef("queue_name")).order_by("-sampled_at", "-id")
+    key: Coalesce | Subquery
     if listing.sort == "depth":
         key = Coalesce(Subquery(latest.values("depth")[:1]), Value(0))
         order = F("key").desc() if listing.descending else F("key").asc()

@@ -245,7 +245,7 @@ def _cursor(connection: Any, sql: str) -> Any:
     kept = getattr(connection, "_pgmq_cursors", None)
     if kept is None or kept[0] is not pg:  # first use, or a new connection
         kept = connection._pgmq_cursors = (pg, {})
-    cursors = kept[1]
+    cursors: dict[str, Any] = kept[1]
     cursor = cursors.get(sql)
     if cursor is not None and not cursor.closed:
         return cursor

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dashboard.records import BrowsedMessage, QueueStats, StatsBucket, ThroughputBucket
 from ..errors import (
     InvalidArgument,
     QueueNotFound,
 )
+from ..messages import QueueInfo
 from ..names import validate_queue_name
 from .base import (
     Base,
@@ -23,6 +24,10 @@ from .base import (
 
 class DashboardOps(Base):
     """The admin dashboard's statistics and message browsing (sql/90_dashboard.sql)."""
+
+    if TYPE_CHECKING:  # QueueOps's, which QueueManager combines with this
+
+        def list_queues(self) -> list[QueueInfo]: ...
 
     # -- dashboard (sql/90_dashboard.sql) -----------------------------------
 
@@ -134,10 +139,7 @@ class DashboardOps(Base):
             "page_size": _check_int("page_size", page_size, 1, 1000),
         }
         rows = self._fetch("dashboard_messages", params, queue)
-        return [
-            BrowsedMessage(*row[:6], _json(row[6]), _json(row[7]))  # type: ignore[misc]
-            for row in rows
-        ]
+        return [BrowsedMessage(*(*row[:6], _json(row[6]), _json(row[7]))) for row in rows]
 
     def match_count(
         self, queue: str, *, archive: bool = False, **filters: Any

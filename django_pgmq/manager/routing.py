@@ -121,10 +121,12 @@ class RoutingOps(Base):
                 f'routing key "{key}": {len(headers)} headers given for {len(messages)} messages'
             )
         when = _check_when("delay", delay)
-        params = {
+        params: dict[str, Any] = {
             "key": key,
             "msgs": [self._topic_json(key, "message", m) for m in messages],
-            "headers": headers and [self._topic_json(key, "headers", h) for h in headers],
+            "headers": None
+            if headers is None
+            else [self._topic_json(key, "headers", h) for h in headers],
             "delay": when,
         }
         query = "send_batch_topic_at" if isinstance(when, datetime) else "send_batch_topic"

@@ -115,8 +115,8 @@ def configure(level: int, log_format: str | None, queues: Sequence[str] = ()) ->
     logger.addFilter(WorkerContext(queues))
     if log_format is None and logger.hasHandlers():
         return logger
-    for old in [h for h in logger.handlers if getattr(h, "pgmq_worker", False)]:
-        logger.removeHandler(old)
+    for stale in [h for h in logger.handlers if getattr(h, "pgmq_worker", False)]:
+        logger.removeHandler(stale)
     handler = logging.StreamHandler(sys.stderr)
     handler.pgmq_worker = True  # type: ignore[attr-defined]
     handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
