@@ -72,6 +72,23 @@ class DashboardOps(Base):
         rows = self._fetch("dashboard_idle_queues", {"names": list(queues)}, None)
         return {name: idle for name, idle in rows}
 
+    def record_samples(self, stats: list[QueueStats]) -> int:
+        """Write one `QueueSample` per queue of ``stats``, in one statement; how many."""
+        from ..models import QueueSample
+
+        params = {
+            "queues": [s.queue_name for s in stats],
+            "depths": [s.depth for s in stats],
+            "visible": [s.visible for s in stats],
+            "in_flight": [s.in_flight for s in stats],
+            "delayed": [s.delayed for s in stats],
+            "archive_sizes": [s.archive_size for s in stats],
+            "totals": [s.total_messages for s in stats],
+            "oldest_ages": [s.oldest_age_sec for s in stats],
+        }
+        table = {"sample": QueueSample._meta.db_table}
+        return self._fetch("dashboard_record_samples", params, None, table)[0][0]
+
     def claim_sampler(self) -> bool:
         """Whether this transaction is the database's queue sampler (an advisory lock).
 

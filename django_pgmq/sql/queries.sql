@@ -92,6 +92,24 @@ SELECT * FROM pgmq._dashboard_stats_of(
 -- Queue sampler: which of the named queues hold no page at all (their figures are zeros).
 SELECT queue_name, idle FROM pgmq._dashboard_idle_queues(names => %(names)s::text[]);
 
+-- name: dashboard_record_samples
+-- Queue sampler: one QueueSample row per queue ({sample} is its table) from parallel
+-- arrays, in one statement; the oldest message's send time is now() minus its age.
+-- Returns how many it wrote.
+WITH written AS (
+INSERT INTO {sample}
+    (queue, sampled_at, depth, visible, in_flight, delayed, archive_size, total_messages,
+     oldest_enqueued_at)
+SELECT s.queue, now(), s.depth, s.visible, s.in_flight, s.delayed, s.archive_size,
+       s.total_messages, now() - make_interval(secs => s.oldest_age_sec)
+FROM unnest(%(queues)s::text[], %(depths)s::bigint[], %(visible)s::bigint[],
+            %(in_flight)s::bigint[], %(delayed)s::bigint[], %(archive_sizes)s::bigint[],
+            %(totals)s::bigint[], %(oldest_ages)s::integer[])
+    AS s(queue, depth, visible, in_flight, delayed, archive_size, total_messages, oldest_age_sec)
+RETURNING 1
+)
+SELECT count(*) FROM written;
+
 -- name: dashboard_claim_sampler
 -- Elects the one sampler of a database for this round: held until the caller's
 -- transaction ends; false when another worker (or pgmq_maintain) holds it.

@@ -19,7 +19,6 @@ from typing import TypeVar
 from django.db import transaction
 from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Now
-from django.utils import timezone
 
 from .. import conf
 from ..manager import QueueManager
@@ -95,25 +94,10 @@ def sample_all_queues(
         chosen = [name for name, empty in idle if empty]
         chosen += stalest_queues(manager.using, busy, BUSY_PER_ROUND)
         limit = max(int(conf.get("DASHBOARD_EXACT_LIMIT")), 1)
-        now = timezone.now()
-        rows = [
-            QueueSample(
-                queue=s.queue_name,
-                depth=s.depth,
-                visible=s.visible,
-                in_flight=s.in_flight,
-                delayed=s.delayed,
-                archive_size=s.archive_size,
-                total_messages=s.total_messages,
-                oldest_enqueued_at=None
-                if s.oldest_age_sec is None
-                else now - timedelta(seconds=s.oldest_age_sec),
-            )
-            for s in read_in_chunks(
-                manager.using, chosen, lambda c: manager.dashboard_stats_of(c, exact_limit=limit)
-            )
-        ]
-        samples.bulk_create(rows)
+        stats = read_in_chunks(
+            manager.using, chosen, lambda c: manager.dashboard_stats_of(c, exact_limit=limit)
+        )
+        taken = manager.record_samples(stats)
         samples.filter(sampled_at__lt=Now() - retention).delete()
         manager.enforce_retention()
-    return len(rows)
+    return taken

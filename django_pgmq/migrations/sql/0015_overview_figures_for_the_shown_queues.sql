@@ -17,15 +17,19 @@ CREATE OR REPLACE FUNCTION pgmq._dashboard_idle_queues(names text[])
  LANGUAGE sql
  STABLE
 AS $function$
+    -- to_regclass finds each table through the catalogue's name index (no scan of
+    -- pg_class, whose size grows with the queues).
     SELECT m.queue_name::text,
            coalesce(lc.relkind = 'r' AND ac.relkind = 'r'
                     AND pg_relation_size(lc.oid) = 0 AND pg_relation_size(ac.oid) = 0, false)
     FROM unnest(names) WITH ORDINALITY AS u(n, o)
     JOIN pgmq.meta m ON m.queue_name = u.n
-    LEFT JOIN pg_class lc
-        ON lc.relnamespace = 'pgmq'::regnamespace AND lc.relname = pgmq.format_table_name(m.queue_name, 'q')
-    LEFT JOIN pg_class ac
-        ON ac.relnamespace = 'pgmq'::regnamespace AND ac.relname = pgmq.format_table_name(m.queue_name, 'a')
+    CROSS JOIN LATERAL (
+        SELECT to_regclass(format('pgmq.%I', pgmq.format_table_name(m.queue_name, 'q'))) AS q,
+               to_regclass(format('pgmq.%I', pgmq.format_table_name(m.queue_name, 'a'))) AS a
+    ) t
+    LEFT JOIN pg_class lc ON lc.oid = t.q
+    LEFT JOIN pg_class ac ON ac.oid = t.a
     ORDER BY u.o
 $function$
 ;
