@@ -8,6 +8,7 @@ sampled sorts as an empty one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import ceil
 
@@ -53,9 +54,11 @@ class Listing:
         if "\x00" in search:
             raise BadListing(_("A search cannot contain a NUL character."))
         raw_page = (params.get("page") or "1").strip()
-        if not raw_page.lstrip("+-").isdigit() or len(raw_page) > 30:
+        if not re.fullmatch(r"[+-]?[0-9]+", raw_page):
             raise BadListing(_("Page %r is not a whole number.") % raw_page[:30])
-        return cls(sort, direction == "desc", search, int(raw_page))
+        # Past 18 digits, any page is past the last: no int() of thousands of digits.
+        page = int(raw_page) if len(raw_page) <= 18 else (-1 if raw_page[0] == "-" else 10**18)
+        return cls(sort, direction == "desc", search, page)
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,14 @@ def test_figures_are_computed_for_the_page_only(viewer):
 
 @pytest.mark.parametrize(
     ("page", "first"),
-    [("0", 0), ("-4", 0), ("99999999999999999999", COUNT - PAGE_SIZE), (" 2 ", PAGE_SIZE)],
+    [
+        ("0", 0),
+        ("-4", 0),
+        ("-" + "9" * 5000, 0),
+        ("99999999999999999999", COUNT - PAGE_SIZE),
+        ("9" * 5000, COUNT - PAGE_SIZE),
+        (" 2 ", PAGE_SIZE),
+    ],
 )
 def test_a_page_out_of_range_is_clamped(viewer, page, first):
     names = shown(viewer.get(ADMIN, {"q": PREFIX, "page": page}))
@@ -157,6 +164,7 @@ def test_a_page_out_of_range_is_clamped(viewer, page, first):
         ({"o": "size"}, "Unknown sort key"),
         ({"dir": "up"}, "Unknown sort direction"),
         ({"page": "two"}, "is not a whole number"),
+        ({"page": "\u00b2"}, "is not a whole number"),  # a digit to str.isdigit, not to int
         ({"q": "a\x00b"}, "NUL"),
     ],
 )
