@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import cast
 
 import psycopg
 from psycopg import sql
@@ -90,14 +91,15 @@ def frozen_sql() -> list[str]:
 
     loader = MigrationLoader(None, ignore_no_migrations=True)
     (leaf,) = loader.graph.leaf_nodes(APP)
-    statements = []
+    statements: list[str] = []
     for app, name in loader.graph.forwards_plan(leaf):
         if app != APP:
             continue
         for operation in loader.graph.nodes[app, name].operations:
             if isinstance(operation, RunSQL):
                 parts = [operation.sql] if isinstance(operation.sql, str) else operation.sql
-                statements.extend(parts)
+                # The app's migrations give SQL text only, never (sql, params) pairs.
+                statements.extend(cast("list[str]", parts))
     return statements
 
 

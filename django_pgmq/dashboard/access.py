@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
@@ -66,7 +66,8 @@ def log(request: HttpRequest, queue: str, kind: str, message: str, db: str) -> N
     if db != database_aliases()[0]:
         message = f"{message} (database {db})"
     LogEntry.objects.log_actions(
-        user_id=request.user.pk,
+        # Only a signed-in staff user reaches a dashboard action: the pk is set.
+        user_id=cast("int | str", request.user.pk),
         queryset=[Queue(queue_name=queue)],
         action_flag=LOG_FLAGS[kind],
         change_message=message,

@@ -59,10 +59,13 @@ def _apply(manager: QueueManager, queue: str, dlq: str | None, data: dict) -> li
         return manager.archive(queue, ids)
     if action == "visible":
         return [m.msg_id for m in manager.set_vt(queue, ids, 0)]
-    if action == "delete":
-        return manager.delete(dlq if source == "dlq" else queue, ids)
     if source == "dlq":
+        assert dlq is not None  # message_action refuses "dlq" without one first
+        if action == "delete":
+            return manager.delete(dlq, ids)
         return manager.requeue(dlq, ids, target=queue)
+    if action == "delete":
+        return manager.delete(queue, ids)
     return manager.requeue(queue, ids, from_archive=True)
 
 
@@ -79,7 +82,7 @@ def message_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpR
     source = request.POST.get("source") or "live"
     back = HttpResponseRedirect(url("change", db, row.name, source=source))
     if not form.is_valid():
-        errors = "; ".join(e for errs in form.errors.values() for e in errs)
+        errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
         messages.error(request, _("Nothing done: %s") % errors)
         return back
     data = form.cleaned_data

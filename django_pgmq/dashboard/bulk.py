@@ -60,7 +60,8 @@ class BulkActionForm(forms.Form):
     last_id = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         action, source = data.get("bulk_action"), data.get("source")
         if action and source and action not in BULK_SOURCE_ACTIONS[source]:
             raise forms.ValidationError(
@@ -89,7 +90,10 @@ class BulkPlan:
     @classmethod
     def of(cls, row: QueueRow, data: dict[str, Any], filters: dict[str, Any]) -> BulkPlan:
         source = data["source"]
-        table_queue = row.dead_letter if source == "dlq" else row.name
+        table_queue = row.name
+        if source == "dlq":
+            assert row.dead_letter is not None  # bulk_action refuses "dlq" without one first
+            table_queue = row.dead_letter
         target = data.get("target") if data["bulk_action"] == "move" else None
         if data["bulk_action"] == "retry" and source != "live":
             target = row.name
@@ -177,7 +181,7 @@ def bulk_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResp
     form, filters = BulkActionForm(data), MessageFilterForm.from_query(data)
     back = HttpResponseRedirect(url("change", db, row.name, source=data.get("source") or "live"))
     if not (form.is_valid() and filters.is_valid()):
-        errors = [e for f in (form, filters) for errs in f.errors.values() for e in errs]
+        errors = [str(e) for f in (form, filters) for errs in f.errors.values() for e in errs]
         messages.error(request, _("Nothing done: %s") % "; ".join(errors))
         return back
     require(request, BULK_ACTIONS[form.cleaned_data["bulk_action"]][1])

@@ -3,8 +3,10 @@ than a day, from ``pgmq.spark_stats`` when it has rows), depth from QueueSample.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.db.models import DateTimeField, Func, Max, Value
 from django.utils import timezone
@@ -99,8 +101,9 @@ def depth_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) ->
     )
     figures: dict[str, dict] = {"depth": {}, "visible": {}, "in_flight": {}, "total": {}}
     for row in rows:
+        values: Mapping[str, Any] = row
         for name, by_slot in figures.items():
-            by_slot[row["slot"].timestamp()] = float(row[name])
+            by_slot[values["slot"].timestamp()] = float(values[name])
     return figures
 
 
@@ -144,13 +147,14 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
     start = end - window
     slots = _slots(start, end, bucket)
     x_range = (slots[0], slots[-1] + bucket.total_seconds())
-    frame = {
+    frame: dict[str, Any] = {
         "x_range": x_range,
         "x_format": _date if window > LONG else _clock,
         "x_ticks": _ticks(range_key, *x_range),
         "empty_text": _("no data yet"),
     }
     buckets, source, stats_missing = _buckets(using, queue, window, bucket)
+    stats = [b for b in buckets if isinstance(b, StatsBucket)]  # all of them when from Spark
     minutes = bucket.total_seconds() / 60
     per_minute = {b.start.timestamp(): b.archived / minutes for b in buckets}
     latency = {
@@ -165,7 +169,7 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
     origin = _("archive")
     if source == "spark":
         origin = _("Spark stats (pgmq_spark_stats)")
-        retries = {b.start.timestamp(): b.retries / minutes for b in buckets}
+        retries = {b.start.timestamp(): b.retries / minutes for b in stats}
         rates.append(_series(_("retried / min"), slots, retries))
     return QueueCharts(
         range=range_key,
@@ -197,5 +201,5 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
         latency_truncated=any(getattr(b, "latency_truncated", False) for b in buckets),
         source=source,
         stats_missing=stats_missing,
-        stats_until=buckets[0].last_minute if source == "spark" else None,
+        stats_until=stats[0].last_minute if stats else None,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -47,7 +47,7 @@ class JsonField(forms.CharField):
         super().__init__(**kwargs)
 
     def to_python(self, value: Any) -> Any:
-        text = super().to_python(value).strip()
+        text = (super().to_python(value) or "").strip()
         if not text:
             return None
         try:
@@ -156,10 +156,13 @@ class MessageActionForm(forms.Form):
         super().__init__(*args, **kwargs)
         # Any positive id may be posted; the database decides which still exist.
         raw = self.data.getlist("ids") if hasattr(self.data, "getlist") else []
-        self.fields["ids"].choices = [(v, v) for v in raw if str(v).isdigit() and int(v) > 0]
+        cast(forms.ChoiceField, self.fields["ids"]).choices = [
+            (v, v) for v in raw if str(v).isdigit() and int(v) > 0
+        ]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         action, source = data.get("action"), data.get("source")
         if action and source and action not in SOURCE_ACTIONS[source]:
             raise forms.ValidationError(

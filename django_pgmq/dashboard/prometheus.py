@@ -120,8 +120,8 @@ def metric_families(scrape: Scrape, db: str) -> Iterator[Metric]:
         labels=[*labels, "figure"],
     )
     for queue in scrape.queues:
-        for figure in sorted(queue.stats.estimated):
-            estimated.add_metric([db, queue.stats.queue_name, figure], 1)
+        for name in sorted(queue.stats.estimated):
+            estimated.add_metric([db, queue.stats.queue_name, name], 1)
     yield estimated
     live = GaugeMetricFamily(
         "pgmq_workers_live", "Workers whose heartbeat is current.", labels=["database"]

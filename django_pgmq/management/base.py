@@ -16,7 +16,12 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 import psycopg
-from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
+from django.core.management.base import (
+    BaseCommand,
+    CommandError,
+    CommandParser,
+    DjangoHelpFormatter,
+)
 from django.db import DatabaseError
 
 from .. import conf
@@ -53,9 +58,7 @@ def database_error_text(exc: DatabaseError) -> str:
 class PgmqCommand(BaseCommand):
     """Base of the ``pgmq_*`` commands: adds ``--database`` and turns errors into one line."""
 
-    def create_parser(
-        self, prog_name: str, subcommand: str, **kwargs: Any
-    ) -> argparse.ArgumentParser:
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         kwargs.setdefault("formatter_class", _HelpFormatter)
         parser = super().create_parser(prog_name, subcommand, **kwargs)
 

@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import TYPE_CHECKING, Any
 
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from ...management.base import PgmqCommand
 from . import require
@@ -33,9 +33,7 @@ def duration(text: str) -> int:
 class SparkCommand(PgmqCommand):
     """A ``pgmq_*`` command that runs a Spark job and prints a line per stage."""
 
-    def create_parser(
-        self, prog_name: str, subcommand: str, **kwargs: Any
-    ) -> argparse.ArgumentParser:
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
         parser.add_argument(
             "--master",

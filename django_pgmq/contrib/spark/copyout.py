@@ -30,7 +30,7 @@ class _CopyStream(io.RawIOBase):
     buffer with as many rows as fit, so pyarrow parses big blocks, not rows.
     """
 
-    def __init__(self, first: bytes, rest: Iterator[memoryview]) -> None:
+    def __init__(self, first: bytes, rest: Iterator[bytes | bytearray | memoryview]) -> None:
         self._chunk = memoryview(first)
         self._rest = rest
 
@@ -62,7 +62,7 @@ def _wire_type(dtype: object) -> pa.DataType:
 
 
 def copy_batches(
-    conn_info: ConnectionInfo, query: sql.Composable, schema: StructType, queue: str
+    conn_info: ConnectionInfo, query: sql.Composed, schema: StructType, queue: str
 ) -> Iterator[pa.RecordBatch]:
     """Run a ``COPY (...) TO STDOUT (FORMAT csv)`` whose columns follow ``schema``."""
     target = arrow_schema(schema)

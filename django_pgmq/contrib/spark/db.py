@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import psycopg
 
@@ -16,6 +17,14 @@ def translate(exc: psycopg.Error, queue: str | None, info: ConnectionInfo) -> Pg
     text = info.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     known = from_sqlstate(getattr(exc, "sqlstate", None), text, queue or None)
     return known or PgmqError(f'queue "{queue}": {text}' if queue else text)
+
+
+def one_row(cursor: psycopg.Cursor[Any]) -> tuple[Any, ...]:
+    """The row of a statement that always returns one (an aggregate, ``now()``, a function)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise PgmqError("the database returned no row where one is always returned")
+    return row
 
 
 @contextmanager

@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 from ...errors import PgmqError
 from . import statements
 from .conninfo import ConnectionInfo, spark_options
-from .db import connection
+from .db import connection, one_row
 
 STAGING_DIR = "_pgmq_staging"
 
@@ -96,7 +96,7 @@ def _open_run(
         if row is not None:
             return ExportRun(*row), True
         new_run = statements.statement("export_new_run", table=statements.table(queue, "archive"))
-        row = db.execute(new_run, {**key, "older_than": older_than_seconds}).fetchone()
+        row = one_row(db.execute(new_run, {**key, "older_than": older_than_seconds}))
         return ExportRun(*row), False
 
 

@@ -28,7 +28,7 @@ def pushable_columns(source: str) -> set[str]:
 
 def translate(f: Filter, source: str) -> list[Predicate] | None:
     """SQL predicates equivalent to ``f``, or None when Spark must evaluate it."""
-    attribute = getattr(f, "attribute", ())
+    attribute: tuple[str, ...] = getattr(f, "attribute", ())
     if len(attribute) != 1 or attribute[0].lower() not in pushable_columns(source):
         return None
     column = attribute[0].lower()

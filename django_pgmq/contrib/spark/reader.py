@@ -19,7 +19,7 @@ from pyspark.sql.types import StructType
 
 from . import filters, statements
 from .copyout import copy_batches
-from .db import connection
+from .db import connection, one_row
 from .options import Options
 from .schema import selected_columns, timestamp_columns
 
@@ -89,12 +89,13 @@ class QueueReader(DataSourceReader):
         )
         with connection(opts.conn, opts.queue) as conn:
             conn.execute(statements.text("require_queue"), {"queue": opts.queue})
-            lo, hi = conn.execute(query).fetchone()
+            lo, hi = one_row(conn.execute(query))
         if lo is None:
             return [MsgIdRange(0, -1)]
         return split_range(lo, hi, opts.num_partitions)
 
-    def read(self, partition: MsgIdRange) -> Iterator[pa.RecordBatch]:
+    # Spark hands read() one of the partitions partitions() made; pyspark types it as their base.
+    def read(self, partition: MsgIdRange) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
         """The rows of one msg_id range, as Arrow batches."""
         if partition.lo > partition.hi:
             return

@@ -74,11 +74,11 @@ class RowLayout:
             )
         return cls(
             message=message.name if message else None,
-            message_is_text=bool(message) and isinstance(message.dataType, StringType),
+            message_is_text=message is not None and isinstance(message.dataType, StringType),
             headers=headers.name if headers else None,
-            headers_is_text=bool(headers) and isinstance(headers.dataType, StringType),
+            headers_is_text=headers is not None and isinstance(headers.dataType, StringType),
             delay=delay.name if delay else None,
-            delay_is_time=bool(delay) and isinstance(delay.dataType, TimestampType),
+            delay_is_time=delay is not None and isinstance(delay.dataType, TimestampType),
             payload=payload,
         )
 

@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 
 from . import statements
 from .conninfo import ConnectionInfo, spark_options
-from .db import connection
+from .db import connection, one_row
 
 PERCENTILES = (0.5, 0.95, 0.99)
 
@@ -50,7 +50,7 @@ def compute_stats(
         with connection(conn, queue) as db:
             db.execute(statements.text("require_queue"), {"queue": queue})
             if not full:
-                since = db.execute(statements.text("stats_since"), {"queue": queue}).fetchone()[0]
+                since = one_row(db.execute(statements.text("stats_since"), {"queue": queue}))[0]
         archive = (
             spark.read.format("pgmq")
             .options(**spark_options(conn), queue=queue, source="archive")

@@ -38,7 +38,7 @@ from pyspark.sql.types import StructType
 from ...errors import PgmqError
 from . import statements
 from .copyout import copy_batches
-from .db import translate
+from .db import one_row, translate
 from .options import Options
 from .schema import selected_columns, timestamp_columns
 
@@ -121,7 +121,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         """Drain only messages already in the queue now (newer ids are left for later)."""
         query = statements.statement("max_msg_id", table=statements.table(self.options.queue))
         try:
-            self.target = int(self._db().execute(query).fetchone()[0])
+            self.target = int(one_row(self._db().execute(query))[0])
         except psycopg.Error as exc:
             raise translate(exc, self.options.queue, self.options.conn) from None
 
@@ -170,7 +170,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         size = -(-len(ids) // parts) if ids else 0
         return [ClaimedSlice(after, upto, ids[i : i + size]) for i in range(0, len(ids), size or 1)]
 
-    def read(self, partition: ClaimedSlice) -> Iterator[pa.RecordBatch]:
+    # Spark hands read() one of the partitions partitions() made; pyspark types it as their base.
+    def read(self, partition: ClaimedSlice) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
         """The claimed messages still carrying this consumer's claim."""
         if not partition.ids:
             return

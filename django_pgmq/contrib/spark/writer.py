@@ -36,7 +36,7 @@ from pyspark.sql.types import StructType
 
 from ...errors import InvalidArgument, InvalidPayload
 from . import statements
-from .db import connection
+from .db import connection, one_row
 from .options import Options
 from .rows import RowLayout, to_csv
 
@@ -79,6 +79,7 @@ class _Copier:
         """Send every row of this task in one transaction, into the queue or the stage."""
         opts = self.options
         part, attempt = _task_ids()
+        names: tuple[str, ...]
         if self.stage:
             table = sql.Identifier("pgmq", self.stage)
             names = _STAGE_COLUMNS
@@ -91,7 +92,7 @@ class _Copier:
         rows = 0
         try:
             with connection(opts.conn, opts.queue) as conn, conn.transaction():
-                now = conn.execute(statements.text("db_now")).fetchone()[0]
+                now = one_row(conn.execute(statements.text("db_now")))[0]
                 conn.execute(statements.text("utc_session"))  # vt is sent as UTC text
                 with conn.cursor() as cur, cur.copy(copy_in) as copy:
                     for batch in iterator:
@@ -125,7 +126,7 @@ class _Copier:
         attempts = [m.attempt for m in messages if isinstance(m, PgmqCommit)]
         params = {"stage": self.stage, "attempts": attempts, "batch_id": batch_id}
         with connection(self.options.conn, self.options.queue) as conn:
-            return conn.execute(statements.text("stage_commit"), params).fetchone()[0]
+            return one_row(conn.execute(statements.text("stage_commit"), params))[0]
 
     def _abort(self) -> None:
         if self.stage:
@@ -139,7 +140,7 @@ def create_stage(options: Options, writer_id: str | None = None) -> str:
         if writer_id is None:
             conn.execute(statements.text("stage_drop_stale"), {"hours": options.stale_stage_hours})
         params = {"queue": options.queue, "writer_id": writer_id}
-        return conn.execute(statements.text("stage_create"), params).fetchone()[0]
+        return one_row(conn.execute(statements.text("stage_create"), params))[0]
 
 
 def check_queue(options: Options) -> None:
