@@ -6,12 +6,17 @@ until the retry action runs, so the admin works on a Django without it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
 from ..models import TaskResultRecord
+
+if TYPE_CHECKING:
+    from .backend import PgmqBackend
 
 
 class TaskResultRecordAdmin(admin.ModelAdmin):
@@ -30,7 +35,7 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
     search_fields = ["=id", "task_path"]
     date_hierarchy = "enqueued_at"
     actions = ["retry_failed"]
-    fields = [
+    readonly_fields = (
         "id",
         "task_path",
         "status",
@@ -49,8 +54,8 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
         "max_attempts",
         "msg_id",
         "errors_display",
-    ]
-    readonly_fields = fields
+    )
+    fields = readonly_fields
 
     @admin.display(description="attempts")
     def attempts(self, record: TaskResultRecord) -> int:
@@ -78,7 +83,8 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
 
         failed = list(queryset.filter(status=TaskResultRecord.Status.FAILED))
         for record in failed:
-            task_backends[record.backend].retry(record)
+            # Only PgmqBackend writes these rows, so record.backend names one.
+            cast("PgmqBackend", task_backends[record.backend]).retry(record)
         skipped = queryset.count() - len(failed)
         self.message_user(
             request,

@@ -79,7 +79,8 @@ class PgmqBackend(BaseTaskBackend):
         """Send the task's message and insert its result row: one statement, in the caller's
         transaction if there is one."""
         self.validate_task(task)
-        result = TaskResult(  # normalises args and kwargs: TypeError before anything is written
+        # TaskResult normalises args and kwargs: TypeError before anything is written.
+        result: TaskResult[Any, Any] = TaskResult(
             task=task,
             id=str(uuid.uuid4()),
             status=TaskResultStatus.READY,
@@ -132,7 +133,8 @@ class PgmqBackend(BaseTaskBackend):
             raise TaskResultDoesNotExist(f"no task result {result_id!r}")
         return results.to_result(record)
 
-    def check(self, **kwargs: Any) -> Iterable[checks.CheckMessage]:
+    # django-stubs says list; Django's callers (and the backport's annotation) take any iterable.
+    def check(self, **kwargs: Any) -> Iterable[checks.CheckMessage]:  # type: ignore[override]
         """Django system checks: queue names pgmq accepts, options of the right kind."""
         yield from super().check(**kwargs)
         hint = f"see TASKS[{self.alias!r}]"

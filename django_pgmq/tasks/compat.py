@@ -7,10 +7,13 @@ path (``django_pgmq.tasks.PgmqBackend``) works on both lines.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import django
 from django.core.exceptions import ImproperlyConfigured
 
-if django.VERSION >= (6, 0):
+# A type checker reads the names as django.tasks's (django-stubs): the backport has the same API.
+if TYPE_CHECKING or django.VERSION >= (6, 0):
     from django.tasks import (
         DEFAULT_TASK_QUEUE_NAME,
         Task,

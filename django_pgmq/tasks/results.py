@@ -71,7 +71,7 @@ def to_result(record: TaskResultRecord, task: Task | None = None) -> TaskResult:
             raise TaskResultDoesNotExist(
                 f"task result {record.id}: its task cannot be loaded: {exc}"
             ) from exc
-    result = TaskResult(
+    result: TaskResult[Any, Any] = TaskResult(
         task=task_of(record, task),
         id=str(record.id),
         status=TaskResultStatus(record.status),

@@ -25,7 +25,7 @@ from kombu.transport import virtual
 
 from django_pgmq.errors import PgmqError
 
-from .channel import Channel
+from .channel import Channel as PgmqChannel
 from .database import (
     DjangoSender,
     Sessions,
@@ -65,7 +65,7 @@ def open_sessions(client: Any, options: Options) -> tuple[Sessions, Any]:
 class Transport(virtual.Transport):
     """kombu transport whose queues are pgmq queues."""
 
-    Channel = Channel
+    Channel = PgmqChannel
     default_port = 5432
     driver_type = "pgmq"
     driver_name = "psycopg"
@@ -135,7 +135,7 @@ class Transport(virtual.Transport):
             with contextlib.suppress(OSError):
                 os.write(self._wake_w, b"\0")
 
-    def defer_acks(self, channel: Channel, tags: list[str]) -> bool:
+    def defer_acks(self, channel: PgmqChannel, tags: list[str]) -> bool:
         """Leave acks to the running drain loop, which sends them together; False if none runs.
 
         Called from pool threads. The lock makes the choice exact: either the loop is
