@@ -42,11 +42,9 @@ def read_in_chunks(
     """
     found: list[T] = []
     for start in range(0, len(names), CHUNK):
-        savepoint = transaction.savepoint(using=using)
-        try:
+        with transaction.atomic(using=using):  # a savepoint inside the round's transaction
             found.extend(read(names[start : start + CHUNK]))
-        finally:
-            transaction.savepoint_rollback(savepoint, using=using)
+            transaction.set_rollback(True, using=using)
     return found
 
 
