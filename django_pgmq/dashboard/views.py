@@ -60,7 +60,8 @@ def queue_or_404(db: str, queue: str) -> QueueRow:
 def not_found(request: HttpRequest, admin: ModelAdmin, reason: str) -> TemplateResponse:
     """The admin's 404 page of the dashboard, saying in one line what was not found."""
     aliases = database_aliases()
-    db = request.GET.get("db") if request.GET.get("db") in aliases else aliases[0]
+    asked = request.GET.get("db")
+    db = asked if asked in aliases else aliases[0]
     response = render(request, admin, "not_found.html", _("Not found"), db, reason=reason)
     response.status_code = 404
     return response
@@ -179,7 +180,7 @@ class Page:
 def _page(request: HttpRequest, db: str, row: QueueRow, source: str, kwargs: dict) -> Page:
     """Fetch one page (one row more, to know whether another follows) and its links."""
     size = kwargs["page_size"]
-    target = row.dead_letter if source == "dlq" else row.name
+    target = row.dead_letter if source == "dlq" and row.dead_letter else row.name
     found = QueueManager(db).browse_messages(
         target, archive=source == "archive", **{**kwargs, "page_size": size + 1}
     )
@@ -291,7 +292,8 @@ def workers(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     require(request, "view")
     db = current_db(request)
     now = timezone.now()
-    rows = list(Worker.objects.using(db).order_by("-expires_at", "host", "pid"))
+    # Each row also gets the figures the template shows (not fields of the model).
+    rows: list[Any] = list(Worker.objects.using(db).order_by("-expires_at", "host", "pid"))
     for worker in rows:
         worker.stale = worker.expires_at <= now
         worker.heartbeat_age = duration((now - worker.heartbeat_at).total_seconds())
