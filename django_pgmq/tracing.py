@@ -8,7 +8,7 @@ the worker (a batch handler's span links every message's context instead).
 
 Without ``opentelemetry-api`` nothing is imported after the first call (one
 failed import, remembered) and messages are sent unchanged. With the API but no
-SDK configured, spans are no-ops and no header is added.
+SDK set up, nothing is traced (no span is made per message) and no header is added.
 """
 
 from __future__ import annotations
@@ -24,11 +24,14 @@ HEADERS = ("traceparent", "tracestate")  # what the W3C propagator reads and wri
 
 _UNRESOLVED: Any = object()
 _tracer: Any = _UNRESOLVED  # the OpenTelemetry tracer; None without opentelemetry-api
+_no_sdk: Any = ()  # the API's stand-in provider, used until an SDK sets one
 
 
 def tracer() -> Any:
-    """The tracer of django_pgmq, or None when ``opentelemetry-api`` is not installed."""
-    global _tracer
+    """The tracer of django_pgmq, or None when there is nothing to trace with: no
+    ``opentelemetry-api``, or no SDK set up yet (every span would be a no-op, so the
+    sends and handler runs skip the per-message work of making and carrying them)."""
+    global _tracer, _no_sdk
     if _tracer is _UNRESOLVED:
         try:
             from opentelemetry import trace
@@ -38,7 +41,16 @@ def tracer() -> Any:
             from . import __version__
 
             _tracer = trace.get_tracer("django_pgmq", __version__)
+            _no_sdk = trace.ProxyTracerProvider
+    if _tracer is None or isinstance(_provider(), _no_sdk):
+        return None
     return _tracer
+
+
+def _provider() -> Any:
+    from opentelemetry import trace
+
+    return trace.get_tracer_provider()
 
 
 def _attributes(queue: str, operation: str) -> dict[str, Any]:
@@ -50,18 +62,21 @@ def _attributes(queue: str, operation: str) -> dict[str, Any]:
     }
 
 
-def _with_context(headers: dict[str, Any] | None) -> dict[str, Any] | None:
-    """``headers`` plus the current trace context (a copy); unchanged when there is none.
+def _current_context() -> dict[str, str]:
+    """The current trace context as headers (``traceparent``...); empty when there is none."""
+    from opentelemetry import propagate
+
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
+
+
+def _with_context(headers: dict[str, Any] | None, carrier: dict[str, str]) -> dict[str, Any] | None:
+    """``headers`` plus the trace context ``carrier`` (a copy); unchanged when there is none.
 
     Headers that are not a dict are left for the send's own check to refuse.
     """
-    from opentelemetry import propagate
-
-    if headers is not None and not isinstance(headers, dict):
-        return headers
-    carrier: dict[str, str] = {}
-    propagate.inject(carrier)
-    if not carrier:
+    if not carrier or (headers is not None and not isinstance(headers, dict)):
         return headers
     return {**(headers or {}), **carrier}
 
@@ -70,7 +85,9 @@ def _with_context(headers: dict[str, Any] | None) -> dict[str, Any] | None:
 def sending(queue: str, headers: dict[str, Any] | None) -> Iterator[Any]:
     """Around one send: a PRODUCER span; yields a `Send` whose headers carry its context."""
     with _send_span(queue, 1) as span:
-        yield Send(span, _with_context(headers) if span is not None else headers)
+        yield Send(
+            span, _with_context(headers, _current_context()) if span is not None else headers
+        )
 
 
 @contextlib.contextmanager
@@ -82,7 +99,8 @@ def sending_batch(
         if span is None:
             yield Send(None, headers)
         else:
-            yield Send(span, [_with_context(h) for h in (headers or [None] * count)])
+            carrier = _current_context()  # one span, one context for the whole batch
+            yield Send(span, [_with_context(h, carrier) for h in (headers or [None] * count)])
 
 
 class Send:
