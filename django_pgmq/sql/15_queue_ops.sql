@@ -49,8 +49,8 @@
 -- expression of the low-water mark read and pop start from (the cold path starts at 0).
 -- Ops: s send, r read, p pop, a archive, d delete, v set_vt; s, a and d return only msg_id.
 -- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
--- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql), and both paths
--- ask pgmq._queue_ops_text which.
+-- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql), which
+-- pgmq._queue_ops_text chooses.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -126,41 +126,11 @@ AS $fn$
             pgmq.format_table_name(queue_name, 'q'), low));
 $fn$;
 
--- The session setting that counts this session's uses of a queue ('-' may not appear in
--- a setting's name, '$' may, and never appears in a queue name).
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_uses_key(queue_name text)
-RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $fn$
-    SELECT 'pgmq.uses_' || replace(pgmq.format_table_name(queue_name, 'q'), '-', '$');
-$fn$;
-
 -- Uses of a queue after which a session takes its hot path (and may promote it).
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_warmup()
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$ SELECT 3 $fn$;
-
--- The cold path's statement for a call: counts the session's uses of the queue and, at
--- the warm-up count, promotes it (see _queue_ops_promote).
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_cold(queue_name text, op "char")
-RETURNS text
-LANGUAGE plpgsql
-AS $fn$
-DECLARE
-    key text := pgmq._queue_ops_uses_key(queue_name);
-    uses integer := coalesce(nullif(current_setting(key, true), ''), '0')::integer;
-BEGIN
-    IF uses < pgmq._queue_ops_warmup() THEN
-        uses := uses + 1;
-        PERFORM set_config(key, uses::text, false);
-        IF uses = pgmq._queue_ops_warmup() THEN
-            PERFORM pgmq._queue_ops_promote(queue_name);
-        END IF;
-    END IF;
-    RETURN pgmq._queue_ops_text(queue_name, op);
-END
-$fn$;
 
 -- Make queue_name hot, if there is room (setting pgmq.hot_queues, default 32) and nobody
 -- holds the locks it needs (it never waits: it is tried again by the next session that
@@ -375,15 +345,33 @@ AS $body$
 -- Written by pgmq._install_queue_route: the hot set is %1$s.
 DECLARE
     lname text := lower(queue_name);
+    -- this session's calls to the queue ('-' may not appear in a setting's name, '$'
+    -- may, and never appears in a queue name)
+    uses_key text := 'pgmq.uses_q_' || replace(lname, '-', '$');
+    uses integer;
+    statement text;
 BEGIN
     IF lname = ANY (%1$L::text[])
-       AND current_setting('pgmq.uses_q_' || replace(lname, '-', '$'), true)
-           = pgmq._queue_ops_warmup()::text THEN
+       AND current_setting(uses_key, true) = pgmq._queue_ops_warmup()::text THEN
         RETURN QUERY SELECT * FROM pgmq._queue_ops_hot(
             lname, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond);
         RETURN;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_cold(queue_name, p_op)
+    -- The cold path, here rather than in a function of its own: a new session's first
+    -- call compiles one function less. The statement comes first (it validates the name).
+    IF EXISTS (SELECT 1 FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lname) THEN
+        statement := pgmq._queue_ops_text(queue_name, p_op);
+    ELSE
+        statement := pgmq._queue_ops_sql(queue_name, p_op);
+    END IF;
+    uses := coalesce(nullif(current_setting(uses_key, true), ''), '0')::integer;
+    IF uses < pgmq._queue_ops_warmup() THEN
+        PERFORM set_config(uses_key, (uses + 1)::text, false);
+        IF uses + 1 = pgmq._queue_ops_warmup() THEN
+            PERFORM pgmq._queue_ops_promote(queue_name);
+        END IF;
+    END IF;
+    RETURN QUERY EXECUTE statement
         USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond;
 END
 $body$

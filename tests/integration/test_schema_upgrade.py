@@ -261,3 +261,25 @@ def test_migrate_zero_removes_everything_with_queues_of_every_kind(scratch):
             "'information_schema')"
         ).fetchall()
         assert leftovers == []
+
+
+def test_queues_hot_before_an_upgrade_stay_routed_hot_after_it(scratch):
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq", "0015")
+        assert done.returncode == 0, done.stderr
+        conn.execute("SELECT pgmq.create('warm')")
+        for _ in range(3):  # the third call promotes it
+            conn.execute("SELECT * FROM pgmq.send('warm', '{}')")
+        assert conn.execute("SELECT to_regproc('pgmq._ops_warm') IS NOT NULL").fetchone()[0]
+
+        done = scratch.manage("migrate")
+        assert done.returncode == 0, done.stderr
+        route = conn.execute(
+            "SELECT prosrc FROM pg_proc WHERE oid = 'pgmq._queue_ops_route'::regproc"
+        ).fetchone()[0]
+        assert "{warm}" in route  # the router was written for this database's hot set
+    with scratch.connect() as conn:  # a new session warms up to it and takes the hot path
+        for _ in range(4):
+            conn.execute("SELECT * FROM pgmq.send('warm', '{}')")
+        got = conn.execute("SELECT count(*) FROM pgmq.read('warm', 30, 100)").fetchone()[0]
+        assert got == 7
