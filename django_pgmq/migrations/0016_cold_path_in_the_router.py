@@ -1,4 +1,4 @@
-"""Cold path in the router: a new session compiles fewer functions.
+"""Cold path in the router, and metrics_all without name lookups.
 
 Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
 migrations/sql/ (0016_cold_path_in_the_router.sql, and its _reverse) and is never edited.

@@ -17,15 +17,19 @@ AS $fn$
                -- partitioned with a default partition (45_partitions.sql)
                EXISTS (SELECT 1 FROM pg_partitioned_table p
                        WHERE p.partdefid <> 0 AND p.partrelid IN (c.oid, a.oid)) AS spill,
-               (SELECT d.objid::regclass::text FROM pg_depend d
-                WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
-                  AND d.refobjid = c.oid AND d.deptype IN ('a', 'i')
-                  AND d.objid IN (SELECT s.seqrelid FROM pg_sequence s)) AS seq
+               -- the sequence by oid: the statement names it as a number, no name lookup
+               owned.seq
         FROM unnest(names) WITH ORDINALITY AS u(n, o)
         LEFT JOIN pg_class c
             ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = pgmq.format_table_name(u.n, 'q')
         LEFT JOIN pg_class a
             ON a.relnamespace = 'pgmq'::regnamespace AND a.relname = pgmq.format_table_name(u.n, 'a')
+        LEFT JOIN (
+            SELECT d.refobjid AS qoid, d.objid AS seq
+            FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
+            WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+              AND d.deptype IN ('a', 'i')
+        ) owned ON owned.qoid = c.oid
     )
     SELECT 'SELECT m.queue_name, m.queue_length, m.newest_msg_age_sec, m.oldest_msg_age_sec, '
       || 'm.total_messages, m.scrape_time, m.queue_visible_length, m.default_partition_length '
@@ -35,7 +39,7 @@ AS $fn$
              SELECT u.n, 0::bigint, NULL::integer, NULL::integer,
                     coalesce(pg_sequence_last_value(u.seq::regclass), 0), now(), 0::bigint, NULL::bigint,
                     u.o
-             FROM unnest(%L::text[], %L::text[], %L::integer[]) AS u(n, seq, o)
+             FROM unnest(%L::text[], %L::oid[], %L::integer[]) AS u(n, seq, o)
              $q$,
              array_agg(q.n), array_agg(q.seq), array_agg(q.o))
          FROM queue q WHERE q.empty AND NOT q.spill

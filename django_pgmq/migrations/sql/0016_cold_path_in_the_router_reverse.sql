@@ -1,4 +1,4 @@
--- 0016_cold_path_in_the_router: Cold path in the router: a new session compiles fewer functions
+-- 0016_cold_path_in_the_router: Cold path in the router, and metrics_all without name lookups
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 CREATE OR REPLACE FUNCTION pgmq._install_queue_route()
@@ -56,6 +56,67 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._install_queue_route() IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._metrics_query(names text[])
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    WITH queue AS (
+        SELECT u.n, u.o, pgmq.format_table_name(u.n, 'q') AS qtable, c.oid AS qoid,
+               c.relkind = 'r' AND pg_relation_size(c.oid) = 0 AS empty,
+               -- partitioned with a default partition (45_partitions.sql)
+               EXISTS (SELECT 1 FROM pg_partitioned_table p
+                       WHERE p.partdefid <> 0 AND p.partrelid IN (c.oid, a.oid)) AS spill,
+               (SELECT d.objid::regclass::text FROM pg_depend d
+                WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+                  AND d.refobjid = c.oid AND d.deptype IN ('a', 'i')
+                  AND d.objid IN (SELECT s.seqrelid FROM pg_sequence s)) AS seq
+        FROM unnest(names) WITH ORDINALITY AS u(n, o)
+        LEFT JOIN pg_class c
+            ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = pgmq.format_table_name(u.n, 'q')
+        LEFT JOIN pg_class a
+            ON a.relnamespace = 'pgmq'::regnamespace AND a.relname = pgmq.format_table_name(u.n, 'a')
+    )
+    SELECT 'SELECT m.queue_name, m.queue_length, m.newest_msg_age_sec, m.oldest_msg_age_sec, '
+      || 'm.total_messages, m.scrape_time, m.queue_visible_length, m.default_partition_length '
+      || 'FROM (' || concat_ws(' UNION ALL ',
+        (SELECT format(
+             $q$
+             SELECT u.n, 0::bigint, NULL::integer, NULL::integer,
+                    coalesce(pg_sequence_last_value(u.seq::regclass), 0), now(), 0::bigint, NULL::bigint,
+                    u.o
+             FROM unnest(%L::text[], %L::text[], %L::integer[]) AS u(n, seq, o)
+             $q$,
+             array_agg(q.n), array_agg(q.seq), array_agg(q.o))
+         FROM queue q WHERE q.empty AND NOT q.spill
+         HAVING count(*) > 0),
+        (SELECT string_agg(format(
+             $q$
+             SELECT
+                 %1$L::text,
+                 count(*),
+                 extract(epoch FROM now() - max(enqueued_at))::integer,
+                 extract(epoch FROM now() - min(enqueued_at))::integer,
+                 coalesce(pg_sequence_last_value(%2$L::regclass), 0),
+                 now(),
+                 count(*) FILTER (WHERE vt <= now()),
+                 %4$s,
+                 %5$s
+             FROM pgmq.%3$I
+             $q$,
+             q.n, q.seq, q.qtable,
+             CASE WHEN q.spill THEN format('pgmq._default_partition_length(%L)', q.n)
+                  ELSE 'NULL::bigint' END,
+             q.o), ' UNION ALL ')
+         FROM queue q WHERE q.qoid IS NULL OR NOT q.empty OR q.spill)
+    ) || ') AS m(queue_name, queue_length, newest_msg_age_sec, oldest_msg_age_sec, '
+      || 'total_messages, scrape_time, queue_visible_length, default_partition_length, o) '
+      || 'ORDER BY m.o'
+    FROM (SELECT 1) one;
+$function$
+;
+COMMENT ON FUNCTION pgmq._metrics_query(text[]) IS NULL;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_cold(queue_name text, op "char")
  RETURNS text
