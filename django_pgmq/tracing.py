@@ -24,7 +24,7 @@ HEADERS = ("traceparent", "tracestate")  # what the W3C propagator reads and wri
 
 _UNRESOLVED: Any = object()
 _tracer: Any = _UNRESOLVED  # the OpenTelemetry tracer; None without opentelemetry-api
-_no_sdk: Any = ()  # the API's stand-in provider, used until an SDK sets one
+_no_sdk: Any = ()  # the API's stand-in tracer and provider classes, used until an SDK is set
 
 
 def tracer() -> Any:
@@ -41,8 +41,12 @@ def tracer() -> Any:
             from . import __version__
 
             _tracer = trace.get_tracer("django_pgmq", __version__)
-            _no_sdk = trace.ProxyTracerProvider
-    if _tracer is None or isinstance(_provider(), _no_sdk):
+            _no_sdk = (trace.ProxyTracer, trace.ProxyTracerProvider)
+    # The API's stand-in tracer, while the process-wide provider is still the stand-in
+    # too: no SDK is set up (a tracer from an SDK's own provider is never a stand-in).
+    if _tracer is None or (
+        _no_sdk and isinstance(_tracer, _no_sdk[0]) and isinstance(_provider(), _no_sdk[1])
+    ):
         return None
     return _tracer
 
