@@ -168,3 +168,25 @@ def test_signature_key_tells_overloads_apart() -> None:
         == "read(text,integer,integer,jsonb)"
     )
     assert hooks.signature_key("metrics_all", "") == "metrics_all()"
+
+
+README_TEST_COMMAND = (
+    "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && .venv/bin/pytest"
+)
+
+
+def test_the_readme_is_a_landing_page_with_the_quick_start() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 200
+    assert "## Quick start" in text
+    assert README_TEST_COMMAND in text  # .ci/run runs it verbatim
+    assert ".venv/bin/python manage.py pgmq_demo" in text
+
+
+def test_the_readmes_relative_links_lead_to_files_the_site_builds() -> None:
+    text = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if "://" not in t]
+    assert any(t.startswith("docs/") for t in local)
+    for target in local:
+        assert (ROOT / target).exists(), target
