@@ -18,7 +18,7 @@
 -- other queue never rewrites a function, so its cost does not grow with the number of
 -- queues, and a new session compiles only small functions.
 --
--- Why two paths (measured on 2 cores, PostgreSQL 15, README "Design"): planning on
+-- Why two paths (measured on 2 cores, PostgreSQL 15, docs/design.md): planning on
 -- every call costs the server more than the rows it moves at batch 10 (read+archive ran
 -- about 10% slower through EXECUTE than through kept plans), while keeping plans for
 -- every queue a session touches cost it about 300 kB per queue (35 MB after 100 queues,

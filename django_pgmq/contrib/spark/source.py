@@ -19,7 +19,7 @@ from .writer import QueueStreamWriter, QueueWriter
 
 
 class PgmqDataSource(DataSource):
-    """``format("pgmq")`` with ``queue`` and ``dsn`` (or the Django settings); see the README."""
+    """``format("pgmq")`` with ``queue`` and ``dsn`` (or the Django settings); see docs/guide/spark.md."""
 
     @classmethod
     def name(cls) -> str:

@@ -32,8 +32,8 @@ def seconds(text: str) -> float:
 
 class Command(PgmqCommand):
     help = """Maintain partitioned queues: create the partitions for the current range
-and --premake ranges ahead (moving rows that waited in the default partition into
-them), and drop the partitions wholly past the retention interval, with their
+and the ranges ahead the queue was created with (premake; moving rows that waited in
+the default partition into them), and drop the partitions wholly past the retention interval, with their
 messages. Run it from cron, e.g. every few minutes: running it often, or twice
 at once, is safe (each queue is maintained under its queue lock). Each queue is
 its own transaction; one that fails (e.g. its locks are not granted within
