@@ -19,7 +19,10 @@ from .writer import QueueStreamWriter, QueueWriter
 
 
 class PgmqDataSource(DataSource):
-    """``format("pgmq")`` with ``queue`` and ``dsn`` (or the Django settings); see docs/guide/spark.md."""
+    """``format("pgmq")`` with ``queue`` and ``dsn`` (or the Django settings).
+
+    See docs/guide/spark.md.
+    """
 
     @classmethod
     def name(cls) -> str:

@@ -33,8 +33,8 @@ def seconds(text: str) -> float:
 class Command(PgmqCommand):
     help = """Maintain partitioned queues: create the partitions for the current range
 and the ranges ahead the queue was created with (premake; moving rows that waited in
-the default partition into them), and drop the partitions wholly past the retention interval, with their
-messages. Run it from cron, e.g. every few minutes: running it often, or twice
+the default partition into them), and drop the partitions wholly past the retention
+interval, with their messages. Run it from cron, e.g. every few minutes: running it often, or twice
 at once, is safe (each queue is maintained under its queue lock). Each queue is
 its own transaction; one that fails (e.g. its locks are not granted within
 --lock-timeout because a long transaction uses the queue) is reported and the
