@@ -3,8 +3,9 @@
 Pages live under ``/admin/django_pgmq/queue/``: the overview, ``add/`` (create a
 queue), ``workers/``, and per queue ``<name>/change/`` (its page), ``delete/``
 (drop), ``purge/``, ``send/``, ``messages/`` (actions on selected messages),
-``notify/``, ``pause/`` (pause or resume consumption), ``bulk/`` (act on every message
-matching a filter, after a confirmation with the count). Any other address under it
+``notify/``, ``pause/`` (pause or resume consumption), ``attributes/`` (set the queue's
+attributes), ``redrive/`` (move a dead-letter queue's messages back), ``bulk/`` (act on
+every message matching a filter, after a confirmation with the count). Any other address under it
 is the dashboard's 404 page. The views are in ``django_pgmq.dashboard``.
 """
 
@@ -17,7 +18,7 @@ from django.contrib import admin
 from django.http import HttpResponse
 from django.urls import URLPattern, path
 
-from .dashboard import actions, bulk, views
+from .dashboard import actions, attributes, bulk, views
 from .models import Queue, TaskResultRecord
 from .tasks.admin import TaskResultRecordAdmin
 
@@ -42,6 +43,8 @@ class QueueAdmin(admin.ModelAdmin):
             page(actions.message_action, "messages", "<str:queue>/messages/"),
             page(actions.notify, "notify", "<str:queue>/notify/"),
             page(actions.pause, "pause", "<str:queue>/pause/"),
+            page(attributes.edit, "attributes", "<str:queue>/attributes/"),
+            page(attributes.redrive, "redrive", "<str:queue>/redrive/"),
             page(bulk.bulk_action, "bulk", "<str:queue>/bulk/"),
             path(
                 "<path:object_id>/history/",

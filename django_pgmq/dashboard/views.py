@@ -23,6 +23,7 @@ from ..errors import InvalidQueueName, QueueNotFound
 from ..manager import QueueManager
 from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
+from .attributes import context as attributes_context
 from .charts import RANGES, queue_charts
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
@@ -245,6 +246,7 @@ def queue_page(
         drop_url=url("delete", db, row.name),
         notify_url=url("notify", db, row.name),
         pause_url=url("pause", db, row.name),
+        **attributes_context(db, row.name),
         bulk_url=url("bulk", db, row.name),
         bulk_actions=_bulk_actions(source, can),
         bulk_filters=_bulk_filters(data, source) if valid else [],
