@@ -11,6 +11,7 @@ from django.db import connection
 from psycopg.conninfo import make_conninfo
 
 from django_pgmq import QueueManager
+from django_pgmq.internal import InternalManager
 from tests.scratch import Scratch, scratch_database
 
 
@@ -61,6 +62,12 @@ def queue_name() -> str:
 @pytest.fixture
 def manager(transactional_db) -> QueueManager:
     return QueueManager()
+
+
+@pytest.fixture
+def internal(transactional_db) -> InternalManager:
+    """The internal layer (what the worker and the admin call), on the default alias."""
+    return InternalManager()
 
 
 @pytest.fixture

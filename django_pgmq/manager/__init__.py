@@ -19,7 +19,6 @@ from .queues import QueueOps
 from .routing import RoutingOps
 from .scrape import ScrapeOps
 from .tasks import TaskOps
-from .worker import WorkerOps
 
 
 class QueueManager(
@@ -29,7 +28,6 @@ class QueueManager(
     NotifyOps,
     RoutingOps,
     PartitionOps,
-    WorkerOps,
     DashboardOps,
     ScrapeOps,
     TaskOps,

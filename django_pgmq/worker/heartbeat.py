@@ -15,7 +15,7 @@ from time import monotonic
 from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
-from ..manager import QueueManager
+from ..internal import InternalManager
 from . import logs, signals
 from .held import Holdings
 from .logs import first_line
@@ -30,7 +30,7 @@ class Heartbeat(threading.Thread):
 
     def __init__(
         self,
-        manager: QueueManager,
+        manager: InternalManager,
         holdings: Holdings,
         *,
         min_vt: int,

@@ -32,7 +32,7 @@ from asgiref.sync import async_to_sync
 from django.db import connections, transaction
 
 from .. import tracing
-from ..manager import QueueManager
+from ..internal import InternalManager
 from ..messages import Message
 from . import retry
 from .config import QueueSettings
@@ -115,7 +115,7 @@ class Processor:
     def __init__(
         self,
         settings: QueueSettings,
-        manager: QueueManager,
+        manager: InternalManager,
         holdings: Holdings,
         stopping: threading.Event,
     ) -> None:

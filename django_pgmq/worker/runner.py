@@ -22,7 +22,7 @@ from django.db import DatabaseError, connections
 
 from .. import conf
 from ..errors import PgmqError
-from ..manager import QueueManager
+from ..internal import InternalManager
 from ..names import notify_channel
 from ..pausing import paused_queues
 from . import signals
@@ -65,7 +65,7 @@ class Worker:
     def __init__(
         self, queues: Sequence[QueueSettings], options: WorkerOptions, using: str | None = None
     ) -> None:
-        self.manager = QueueManager(using)
+        self.manager = InternalManager(using)
         self.settings = {s.queue: s for s in queues}
         self.options = options
         self.stopping = threading.Event()

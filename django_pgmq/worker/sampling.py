@@ -21,7 +21,7 @@ from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Now
 
 from .. import conf
-from ..manager import QueueManager
+from ..internal import InternalManager
 
 T = TypeVar("T")
 
@@ -70,7 +70,7 @@ def stalest_queues(using: str, queues: list[str], limit: int) -> list[str]:
 
 
 def sample_all_queues(
-    manager: QueueManager, *, interval: float, retention: timedelta
+    manager: InternalManager, *, interval: float, retention: timedelta
 ) -> int | None:
     """Sample the queues not sampled within ``interval`` seconds; how many (None: not elected)."""
     from ..models import QueueSample

@@ -13,6 +13,7 @@ from django.test import override_settings
 
 import django_pgmq as pgmq
 from django_pgmq import QueueManager
+from django_pgmq.internal import InternalManager
 from django_pgmq.manager.aio import TWINNED
 from django_pgmq.worker.config import resolve
 from django_pgmq.worker.held import Holdings
@@ -24,7 +25,9 @@ from tests import async_handlers
 
 def processor(queue: str, handler, **settings) -> Processor:
     spec = Consumer(handler, **settings)
-    return Processor(resolve(queue, spec, {}, None), QueueManager(), Holdings(), threading.Event())
+    return Processor(
+        resolve(queue, spec, {}, None), InternalManager(), Holdings(), threading.Event()
+    )
 
 
 @pytest.fixture

@@ -281,14 +281,14 @@ def test_drop_queue_takes_trigger_and_throttle_row_with_it(
         manager.drop_queue(queue_name)
 
 
-def test_a_rearmed_queue_notifies_inside_the_window(queue, manager, producer, listener, prober):
+def test_a_rearmed_queue_notifies_inside_the_window(queue, internal, producer, listener, prober):
     """The worker re-arms a queue it found empty: the next send notifies at once."""
     enable(producer, queue, 60_000)
     listen(listener, queue)
     send(producer, queue)
     send(producer, queue)  # inside the window: no notification
     assert len(received(listener, prober, queue)) == 1
-    manager.rearm_notify(queue.upper())  # any spelling of the name
+    internal.rearm_notify(queue.upper())  # any spelling of the name
     send(producer, queue)
     send(producer, queue)  # the window runs again from the re-armed notification
     assert len(received(listener, prober, queue)) == 1

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from django_pgmq import QueueManager
+from django_pgmq.internal import InternalManager
 from django_pgmq.models import TaskResultRecord
 from django_pgmq.tasks import PgmqBackend
 from django_pgmq.tasks.compat import (
@@ -56,7 +57,7 @@ def run_next(queue: str = "default", backend: str = "default", qty: int = 1) -> 
         try:
             runner.run(message)  # deletes the message with the verdict
         except RetryTask:  # the worker's processor would hide it for a backoff
-            QueueManager().set_vt_seconds(queue, [message.msg_id], 0)
+            InternalManager().set_vt_seconds(queue, [message.msg_id], 0)
     return ran
 
 

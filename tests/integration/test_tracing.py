@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from django_pgmq import QueueManager, tracing
+from django_pgmq.internal import InternalManager
 from django_pgmq.worker.config import resolve
 from django_pgmq.worker.held import Holdings
 from django_pgmq.worker.process import Processor
@@ -50,7 +51,7 @@ def q(m, queue_name) -> str:
 def run_worker_batch(queue: str, handler, messages, **spec) -> None:
     """Handle ``messages`` as the worker does (its Processor, on this connection)."""
     settings = resolve(queue, Consumer(handler, **spec), {}, None)
-    Processor(settings, QueueManager(), Holdings(), threading.Event()).run(messages)
+    Processor(settings, InternalManager(), Holdings(), threading.Event()).run(messages)
 
 
 def named(exporter: InMemorySpanExporter, name: str) -> list:

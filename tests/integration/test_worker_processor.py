@@ -11,6 +11,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from django_pgmq import QueueManager
+from django_pgmq.internal import InternalManager
 from django_pgmq.worker.config import resolve
 from django_pgmq.worker.held import Holdings
 from django_pgmq.worker.process import Processor
@@ -24,7 +25,7 @@ def processor(queue: str, handler, *, stopping: bool = False, **settings) -> Pro
     event = threading.Event()
     if stopping:
         event.set()
-    return Processor(resolve(queue, spec, {}, None), QueueManager(), Holdings(), event)
+    return Processor(resolve(queue, spec, {}, None), InternalManager(), Holdings(), event)
 
 
 def live_ids(queue: str) -> list[int]:

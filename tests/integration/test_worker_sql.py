@@ -1,4 +1,4 @@
-"""The manager's worker operations on the real SQL: fractional vt, dead letters, notify setup."""
+"""The internal worker operations on the real SQL: fractional vt, dead letters, notify setup."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
-from django_pgmq import InvalidArgument, InvalidQueueName, QueueManager
+from django_pgmq import InvalidArgument, InvalidQueueName
+from django_pgmq.internal import InternalManager
 
 
 @pytest.fixture
-def m(db) -> QueueManager:
+def m(db) -> InternalManager:
     """A manager in the test's transaction, rolled back afterwards, queues and all."""
-    return QueueManager()
+    return InternalManager()
 
 
 @pytest.fixture
@@ -63,7 +64,7 @@ def test_set_vt_seconds_refuses_what_is_not_a_duration(m, q, seconds):
 
 
 def test_rows_another_transaction_holds_are_skipped_not_waited_for(queue, pg_connect):
-    manager = QueueManager()
+    manager = InternalManager()
     locked, free = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
     other = pg_connect(autocommit=False)
     other.execute(

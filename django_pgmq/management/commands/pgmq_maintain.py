@@ -108,11 +108,13 @@ examples:
 
     def _sample_queues(self, manager: QueueManager, verbosity: int) -> None:
         """Record every queue's depth for the admin's charts, unless a worker just did."""
+        from ...internal import InternalManager
         from ...worker.sampling import sample_all_queues
 
         retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
         interval = float(conf.get("SAMPLE_INTERVAL"))
-        taken = sample_all_queues(manager, interval=interval, retention=retention)
+        internal = InternalManager(manager.using)
+        taken = sample_all_queues(internal, interval=interval, retention=retention)
         if verbosity > 0:
             if taken is None:
                 self.stdout.write("queue samples: another sampler is at work, skipped")

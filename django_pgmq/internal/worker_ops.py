@@ -1,4 +1,4 @@
-"""QueueManager methods: what the worker needs beyond the public API (sql/70_worker.sql)."""
+"""Internal: what the worker needs beyond the user API (sql/70_worker.sql)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from collections.abc import Iterable
 from ..errors import (
     InvalidArgument,
 )
-from ..messages import Message
-from ..names import table_name, validate_queue_name
-from .base import (
+from ..manager.base import (
     MAX_INT4,
     MAX_QTY,
     Base,
@@ -18,6 +16,8 @@ from .base import (
     _ids,
     _message,
 )
+from ..messages import Message
+from ..names import table_name, validate_queue_name
 
 
 class WorkerOps(Base):
