@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .internal import InternalManager
 from .manager import QueueManager
 
 
 def paused_queues(using: str, queues: Iterable[str] | None = None) -> frozenset[str]:
     """The paused queues among ``queues`` (every paused queue when None)."""
-    paused = frozenset(QueueManager(using).paused_queues())
+    paused = frozenset(InternalManager(using).paused_queues())
     return paused if queues is None else paused & frozenset(queues)
 
 

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpR
 from django.utils.translation import gettext as _
 
 from ..errors import PgmqError
+from ..internal import InternalManager
 from ..manager import QueueManager
 from ..pausing import set_paused
 from .access import current_db, log, require, url
@@ -52,7 +53,7 @@ def send(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     return HttpResponseRedirect(url("change", db, row.name))
 
 
-def _apply(manager: QueueManager, queue: str, dlq: str | None, data: dict) -> list[int]:
+def _apply(manager: InternalManager, queue: str, dlq: str | None, data: dict) -> list[int]:
     """Run one message action; returns the ids it touched (new ids for a requeue)."""
     action, source, ids = data["action"], data["source"], data["ids"]
     if action == "archive":
@@ -89,7 +90,7 @@ def message_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpR
     if data["source"] == "dlq" and not row.dead_letter:
         messages.error(request, _("%s has no dead-letter queue.") % row.name)
         return back
-    done = _apply(QueueManager(db), row.name, row.dead_letter, data)
+    done = _apply(InternalManager(db), row.name, row.dead_letter, data)
     label = ACTIONS_DONE[data["action"]]
     text = f"{label} ({data['source']}): {len(done)} of {len(data['ids'])} messages"
     log(request, row.name, "change", f"{text}, ids {data['ids']}", db)

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from ..errors import InvalidQueueName, PgmqError
-from ..manager import QueueManager
+from ..internal import InternalManager
 from ..names import validate_queue_name
 from .access import current_db, log, require, url
 from .forms import SOURCES, MessageFilterForm
@@ -99,7 +99,7 @@ class BulkPlan:
             target = row.name
         return cls(row.name, table_queue, source == "archive", data["bulk_action"], target, filters)
 
-    def apply(self, manager: QueueManager, ids: list[int]) -> int:
+    def apply(self, manager: InternalManager, ids: list[int]) -> int:
         """Act on one batch of ids; how many it touched."""
         if self.action == "retry" and not self.archive and self.target is None:
             return len(manager.set_vt(self.table_queue, ids, 0))
@@ -126,7 +126,7 @@ class Progress:
     error: Exception | None = None
 
 
-def run_in_batches(manager: QueueManager, plan: BulkPlan, last_id: int) -> Progress:
+def run_in_batches(manager: InternalManager, plan: BulkPlan, last_id: int) -> Progress:
     """Act on every message matching the plan's filters up to ``last_id``, batch by batch.
 
     Each batch commits on its own; an error stops the run with what is committed so far
@@ -160,7 +160,7 @@ def _filters(form: MessageFilterForm) -> dict[str, Any]:
     return {k: kwargs[k] for k in ("min_read_ct", "header_key", "header_value", "contains")}
 
 
-def _missing_target(manager: QueueManager, plan: BulkPlan) -> str | None:
+def _missing_target(manager: InternalManager, plan: BulkPlan) -> str | None:
     """Why a move cannot go to its target (None when it can)."""
     if plan.target is None:
         return None
@@ -188,7 +188,7 @@ def bulk_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResp
     if form.cleaned_data["source"] == "dlq" and not row.dead_letter:
         messages.error(request, _("%s has no dead-letter queue.") % row.name)
         return back
-    plan, manager = BulkPlan.of(row, form.cleaned_data, _filters(filters)), QueueManager(db)
+    plan, manager = BulkPlan.of(row, form.cleaned_data, _filters(filters)), InternalManager(db)
     if why := _missing_target(manager, plan):
         messages.error(request, _("Nothing done: %s") % why)
         return back
@@ -203,7 +203,7 @@ def _confirmation(
     request: HttpRequest, admin: ModelAdmin, db: str, row: QueueRow, plan: BulkPlan, source: str
 ) -> HttpResponse:
     """The page that shows how many messages match, and asks."""
-    count, last_id = QueueManager(db).match_count(
+    count, last_id = InternalManager(db).match_count(
         plan.table_queue, archive=plan.archive, **plan.filters
     )
     label = bulk_label(plan.action, source)

@@ -14,10 +14,10 @@ from django.utils.formats import date_format
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from ..manager import QueueManager
+from ..internal import InternalManager
+from ..internal.records import StatsBucket, ThroughputBucket
 from ..models import QueueSample
 from . import svg
-from .records import StatsBucket, ThroughputBucket
 
 # Chart ranges: window and bucket width. Buckets align on multiples of their width.
 RANGES: dict[str, tuple[timedelta, timedelta]] = {
@@ -129,7 +129,7 @@ def _buckets(
     Past a day, ``pgmq.spark_stats`` answers when it holds rows for the queue in the
     window; otherwise the archive does, bounded by its row limits.
     """
-    manager = QueueManager(using)
+    manager = InternalManager(using)
     if window > LONG:
         stats = manager.dashboard_spark_stats(queue, window=window, bucket=bucket)
         if stats:

@@ -131,7 +131,7 @@ class MessageFilterForm(forms.Form):
         return value
 
     def browse_kwargs(self) -> dict[str, Any]:
-        """Arguments for ``QueueManager.browse_messages`` (the source is chosen separately)."""
+        """Arguments for ``InternalManager.browse_messages`` (the source is chosen separately)."""
         data = self.cleaned_data
         return {
             "newest_first": data.get("order") != "oldest",

@@ -13,10 +13,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import conf
-from ..manager import QueueManager
+from ..internal import InternalManager
+from ..internal.records import QueueStats
 from ..models import Queue, QueueConfig, QueueSample, Worker
 from ..pausing import paused_queues
-from .records import QueueStats
 
 DLQ_SUFFIX = "_dlq"
 TREND_WINDOW = timedelta(hours=1)
@@ -149,7 +149,7 @@ def _max_reads(names: list[str], configs: dict[str, QueueConfig], wanted: list[s
 
 
 def _stats(
-    manager: QueueManager, names: list[str], configs: dict[str, QueueConfig], wanted: list[str]
+    manager: InternalManager, names: list[str], configs: dict[str, QueueConfig], wanted: list[str]
 ) -> dict[str, QueueRow]:
     """Figures of the queues ``wanted`` only, poison counted against each max_reads."""
     max_reads = _max_reads(names, configs, wanted)
@@ -160,7 +160,7 @@ def _stats(
 
 def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using: str) -> None:
     """Fill in dead letters, notifications, workers, trends and flags of ``rows`` (and no other)."""
-    manager = QueueManager(using)
+    manager = InternalManager(using)
     existing = set(names)
     dead_letters = {
         name: dlq for name in rows if (dlq := dead_letter_name(name, configs.get(name))) in existing
@@ -229,14 +229,14 @@ def load_overview(using: str, queues: list[str]) -> list[QueueRow]:
     """
     configs = {c.queue: c for c in QueueConfig.objects.using(using)}
     names = _names(using)
-    rows = _stats(QueueManager(using), names, configs, queues)
+    rows = _stats(InternalManager(using), names, configs, queues)
     _complete(rows, names, configs, using)
     return [rows[name] for name in queues if name in rows]
 
 
 def load_queue(using: str, queue: str) -> QueueRow:
     """One queue's overview line (raises QueueNotFound when it does not exist)."""
-    manager = QueueManager(using)
+    manager = InternalManager(using)
     configs = {c.queue: c for c in QueueConfig.objects.using(using)}
     names = _names(using)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")

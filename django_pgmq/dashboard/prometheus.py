@@ -1,7 +1,7 @@
 """The dashboard's figures for Prometheus, exported with prometheus_client.
 
 ``path("pgmq/metrics", metrics)`` serves them. Each scrape runs one bounded SQL
-query (`QueueManager.prometheus_scrape`) through a `PgmqCollector`; the reply is
+query (`InternalManager.prometheus_scrape`) through a `PgmqCollector`; the reply is
 OpenMetrics when the scraper asks for it (``Accept``), else Prometheus' text format.
 
 Access: a request bearing ``Authorization: Bearer <PGMQ["METRICS_TOKEN"]>`` (when that
@@ -22,8 +22,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import choose_encoder
 
 from .. import conf
-from ..manager import QueueManager
-from ..manager.scrape import Scrape, ScrapedQueue
+from ..internal import InternalManager
+from ..internal.scrape_ops import Scrape, ScrapedQueue
 from .access import current_db
 from .overview import default_max_reads
 
@@ -93,7 +93,7 @@ class PgmqCollector:
         self.using = using
 
     def collect(self) -> Iterator[Metric]:
-        scrape = QueueManager(self.using).prometheus_scrape(
+        scrape = InternalManager(self.using).prometheus_scrape(
             exact_limit=int(conf.get("DASHBOARD_EXACT_LIMIT")),
             default_max_reads=default_max_reads(),
         )

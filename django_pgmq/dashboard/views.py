@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from .. import conf
 from ..errors import InvalidQueueName, QueueNotFound
-from ..manager import QueueManager
+from ..internal import InternalManager
 from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
 from .attributes import context as attributes_context
@@ -182,7 +182,7 @@ def _page(request: HttpRequest, db: str, row: QueueRow, source: str, kwargs: dic
     """Fetch one page (one row more, to know whether another follows) and its links."""
     size = kwargs["page_size"]
     target = row.dead_letter if source == "dlq" and row.dead_letter else row.name
-    found = QueueManager(db).browse_messages(
+    found = InternalManager(db).browse_messages(
         target, archive=source == "archive", **{**kwargs, "page_size": size + 1}
     )
     backwards = kwargs["before_id"] is not None

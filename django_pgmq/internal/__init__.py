@@ -10,11 +10,13 @@ change in any release. User code calls `django_pgmq` or `QueueManager`, never th
 from __future__ import annotations
 
 from ..manager import QueueManager
+from .dashboard_ops import DashboardOps
+from .scrape_ops import ScrapeOps
 from .worker_ops import WorkerOps
 
 
-class InternalManager(QueueManager, WorkerOps):
-    """`QueueManager` plus the worker's operations (internal, may change without notice)."""
+class InternalManager(QueueManager, WorkerOps, DashboardOps, ScrapeOps):
+    """`QueueManager` plus the worker's, the dashboard's and the metrics export's operations."""
 
 
 __all__ = ["InternalManager"]

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from .aio import AsyncOps
 from .attributes import AttributeOps
-from .dashboard import DashboardOps
 from .messages import MessageOps
 from .notifications import NotifyOps
 from .partitions import PartitionOps
 from .queues import QueueOps
 from .routing import RoutingOps
-from .scrape import ScrapeOps
 from .tasks import TaskOps
 
 
@@ -28,8 +26,6 @@ class QueueManager(
     NotifyOps,
     RoutingOps,
     PartitionOps,
-    DashboardOps,
-    ScrapeOps,
     TaskOps,
     AsyncOps,
 ):

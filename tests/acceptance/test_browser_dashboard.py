@@ -22,6 +22,7 @@ from django.contrib.auth.models import Permission, User
 from django.db import connection, connections
 from django.utils import timezone
 
+from django_pgmq.internal import InternalManager
 from django_pgmq.manager import QueueManager
 from django_pgmq.models import QueueConfig, QueueSample, Worker
 from django_pgmq.pausing import paused_queues
@@ -132,7 +133,7 @@ def shot(page, name: str) -> Path:
 
 
 def test_operator_sends_and_purges_through_the_browser(browser_page, operator, queue):
-    page, manager = browser_page, QueueManager()
+    page, manager = browser_page, InternalManager()
     manager.send_batch(queue, [{"order": i} for i in range(3)])
     overview = "/admin/django_pgmq/queue/"
     log_in(page, operator, overview)
@@ -227,7 +228,7 @@ def test_a_bad_queue_url_is_the_admins_404_page(browser_page, operator):
 
 
 def test_a_bulk_action_shows_the_count_then_acts_on_every_match(browser_page, operator, queue):
-    page, manager = browser_page, QueueManager()
+    page, manager = browser_page, InternalManager()
     manager.send_batch(queue, [{"kind": "stale", "n": i} for i in range(5)])
     keep = manager.send_batch(queue, [{"kind": "fresh", "n": i} for i in range(2)])
     log_in(page, operator, "/admin/django_pgmq/queue/")

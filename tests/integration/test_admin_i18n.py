@@ -102,14 +102,14 @@ def test_the_shipped_pot_lists_every_marked_string():
     assert missing == [], f"not in {POT.name}: {missing}"
 
 
-def test_times_are_shown_in_the_admins_time_zone(client, queue, manager, settings):
+def test_times_are_shown_in_the_admins_time_zone(client, queue, manager, internal, settings):
     from django.utils import timezone
 
     from tests.integration.test_admin_views import ALL_PERMS, login, page
 
     login(client, *ALL_PERMS)
     msg_id = manager.send(queue, {"n": 1})
-    [message] = manager.browse_messages(queue)
+    [message] = internal.browse_messages(queue)
     settings.TIME_ZONE = "Asia/Kathmandu"  # UTC+05:45: no other zone shows these minutes
     html = client.get(page(queue)).content.decode()
     local = timezone.localtime(message.enqueued_at, timezone.get_fixed_timezone(345))

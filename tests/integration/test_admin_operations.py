@@ -69,7 +69,7 @@ def test_pause_needs_a_post_and_the_change_permission(client, transactional_db, 
     assert paused_queues("default") == frozenset()
 
 
-def test_a_worker_does_not_read_a_paused_queue_and_reads_it_once_resumed(queue, manager):
+def test_a_worker_does_not_read_a_paused_queue_and_reads_it_once_resumed(queue, manager, internal):
     other = queue + "_b"
     manager.create_queue(other)
     try:
@@ -79,14 +79,14 @@ def test_a_worker_does_not_read_a_paused_queue_and_reads_it_once_resumed(queue, 
         consume(queue, other)
         ran = [p["q"] for p in HandlerRun.objects.values_list("payload", flat=True)]
         assert ran == ["running", "running"]
-        assert [m.read_ct for m in manager.browse_messages(queue)] == [0, 0, 0]
+        assert [m.read_ct for m in internal.browse_messages(queue)] == [0, 0, 0]
         assert paused_queues("default") == {queue}  # the worker keeps the flag
 
         manager.resume_queue(queue)
         consume(queue, other)
         ran = [p["q"] for p in HandlerRun.objects.values_list("payload", flat=True)]
         assert sorted(ran) == ["paused"] * 3 + ["running"] * 2
-        assert manager.browse_messages(queue) == []
+        assert internal.browse_messages(queue) == []
     finally:
         manager.drop_queue(other)
 
@@ -116,7 +116,7 @@ def _confirm(client, queue: str, response, **extra):
 
 
 def test_bulk_retry_shows_the_count_then_acts_on_every_match_in_batches(
-    operator, queue, manager, monkeypatch
+    operator, queue, manager, internal, monkeypatch
 ):
     from django_pgmq.dashboard import bulk
 
@@ -129,7 +129,7 @@ def test_bulk_retry_shows_the_count_then_acts_on_every_match_in_batches(
     response = _bulk(operator, queue, source="live", bulk_action="retry", contains=contains)
     assert response.status_code == 200
     assert re.search(r'id="pgmq-count">7<', response.content.decode())
-    assert all(m.vt > m.enqueued_at for m in manager.browse_messages(queue))  # nothing done yet
+    assert all(m.vt > m.enqueued_at for m in internal.browse_messages(queue))  # nothing done yet
     late = manager.send(queue, {"kind": "a", "late": True}, delay=600)  # after the count
 
     done = _confirm(operator, queue, response)
@@ -139,7 +139,7 @@ def test_bulk_retry_shows_the_count_then_acts_on_every_match_in_batches(
     assert late not in visible and not set(others) & visible
 
 
-def test_bulk_delete_and_move_dead_letters(operator, queue, manager):
+def test_bulk_delete_and_move_dead_letters(operator, queue, manager, internal):
     dlq = queue + "_dlq"
     target = queue + "_t"
     manager.create_queue(dlq)
@@ -152,14 +152,14 @@ def test_bulk_delete_and_move_dead_letters(operator, queue, manager):
             _bulk(operator, queue, source="dlq", bulk_action="move", target=target),
         )
         assert f"to {target}" in text(moved)
-        assert len(manager.browse_messages(target)) == 4 and not manager.browse_messages(dlq)
+        assert len(internal.browse_messages(target)) == 4 and not internal.browse_messages(dlq)
 
         manager.send_batch(queue, [{"n": i} for i in range(5)])
         deleted = _confirm(
             operator, queue, _bulk(operator, queue, source="live", bulk_action="delete", read_ct=0)
         )
         assert "5 messages in 1 batches" in text(deleted)
-        assert manager.browse_messages(queue) == []
+        assert internal.browse_messages(queue) == []
     finally:
         manager.drop_queue(dlq)
         manager.drop_queue(target)
@@ -174,15 +174,17 @@ def test_bulk_delete_and_move_dead_letters(operator, queue, manager):
         ({"source": "live", "bulk_action": "retry", "contains": "{oops"}, "Not valid JSON"),
     ],
 )
-def test_a_bad_bulk_request_does_nothing_and_says_why(operator, queue, manager, params, error):
+def test_a_bad_bulk_request_does_nothing_and_says_why(
+    operator, queue, manager, internal, params, error
+):
     manager.send(queue, {"n": 1})
     response = operator.get(page(queue, "bulk/"), params, follow=True)
     assert error in text(response)
     assert "Nothing done" in text(response)
-    assert len(manager.browse_messages(queue)) == 1
+    assert len(internal.browse_messages(queue)) == 1
 
 
-def test_moving_to_a_missing_queue_is_refused_with_the_reason(operator, queue, manager):
+def test_moving_to_a_missing_queue_is_refused_with_the_reason(operator, queue, manager, internal):
     manager.send(queue, {"n": 1})
     params = {"source": "live", "bulk_action": "move", "target": "t_nowhere_x"}
     response = operator.get(page(queue, "bulk/"), params, follow=True)
@@ -190,10 +192,10 @@ def test_moving_to_a_missing_queue_is_refused_with_the_reason(operator, queue, m
     assert "Nothing done" in text(response)
     response = operator.post(page(queue, "bulk/"), {**params, "last_id": 1}, follow=True)
     assert "Nothing done" in text(response)
-    assert len(manager.browse_messages(queue)) == 1
+    assert len(internal.browse_messages(queue)) == 1
 
 
-def test_a_bulk_run_stopped_by_an_error_says_how_far_it_got(queue, manager, monkeypatch):
+def test_a_bulk_run_stopped_by_an_error_says_how_far_it_got(queue, manager, internal, monkeypatch):
     """Batches before the failing one stay done; the failing one rolls back whole."""
     from django_pgmq.dashboard import bulk
 
@@ -211,9 +213,9 @@ def test_a_bulk_run_stopped_by_an_error_says_how_far_it_got(queue, manager, monk
         return done
 
     monkeypatch.setattr(bulk.BulkPlan, "apply", failing_apply)
-    progress = bulk.run_in_batches(manager, plan, ids[-1])
+    progress = bulk.run_in_batches(internal, plan, ids[-1])
     assert (progress.done, progress.batches, str(progress.error)) == (2, 1, "boom")
-    assert [m.msg_id for m in manager.browse_messages(queue, newest_first=False)] == ids[2:]
+    assert [m.msg_id for m in internal.browse_messages(queue, newest_first=False)] == ids[2:]
 
 
 def test_bulk_delete_needs_the_delete_permission(client, transactional_db, queue, manager):
@@ -226,10 +228,12 @@ def test_bulk_delete_needs_the_delete_permission(client, transactional_db, queue
 # -- error history and handler durations ------------------------------------------------
 
 
-def test_each_failed_attempt_is_kept_and_shown_with_the_dead_letter(operator, queue, manager):
+def test_each_failed_attempt_is_kept_and_shown_with_the_dead_letter(
+    operator, queue, manager, internal
+):
     msg_id = manager.send(queue, {"n": 1, "fail_times": 9})
     consume(queue, max_reads=3, retry_delay=0.01)
-    [dead] = manager.browse_messages(queue + "_dlq")
+    [dead] = internal.browse_messages(queue + "_dlq")
     errors = dead.headers["attempt_errors"]
     assert [e["attempt"] for e in errors] == [1, 2]
     assert all("planned failure" in e["error"] for e in errors)
@@ -250,7 +254,7 @@ def test_retry_later_keeps_the_newest_entries_and_leaves_odd_headers_alone(
     for i in range(25):
         internal.retry_later(queue, kept, 0, f"error {i}")
     internal.retry_later(queue, odd, 0, "ignored")
-    by_id = {m.msg_id: m for m in manager.browse_messages(queue)}
+    by_id = {m.msg_id: m for m in internal.browse_messages(queue)}
     errors = by_id[kept].headers["attempt_errors"]
     assert [e["error"] for e in errors] == [f"error {i}" for i in range(5, 25)]
     assert by_id[odd].headers == {"attempt_errors": "not a list"}

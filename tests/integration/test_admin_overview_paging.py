@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from psycopg import sql
 
 from django_pgmq.dashboard.listing import PAGE_SIZE
-from django_pgmq.manager import QueueManager
+from django_pgmq.internal import InternalManager
 from django_pgmq.models import QueueSample
 from django_pgmq.worker.sampling import sample_all_queues
 
@@ -33,7 +33,7 @@ AGES = {name: 1 + (i * 37) % COUNT for i, name in enumerate(NAMES) if DEPTHS[nam
 def many_queues(django_db_setup, django_db_blocker):
     """COUNT committed queues with their depths and ages, sampled once."""
     with django_db_blocker.unblock():
-        manager = QueueManager()
+        manager = InternalManager()
         try:
             for name in NAMES:
                 manager.create_queue(name)
@@ -179,7 +179,7 @@ def test_a_sampler_round_keeps_no_lock_on_the_queues_tables(db, many_queues):
     """Each chunk's reads run in a savepoint rolled back after: their locks go with it."""
     QueueSample.objects.filter(queue__startswith=PREFIX).delete()  # all due again
     with transaction.atomic():
-        taken = sample_all_queues(QueueManager(), interval=3600, retention=timedelta(days=1))
+        taken = sample_all_queues(InternalManager(), interval=3600, retention=timedelta(days=1))
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"

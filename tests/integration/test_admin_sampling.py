@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from django_pgmq import QueueManager
+from django_pgmq.internal import InternalManager
 from django_pgmq.models import QueueSample
 from django_pgmq.worker.sampling import sample_all_queues
 
@@ -16,8 +16,8 @@ WEEK = timedelta(days=7)
 
 
 @pytest.fixture
-def m(db) -> QueueManager:
-    return QueueManager()
+def m(db) -> InternalManager:
+    return InternalManager()
 
 
 def _sampled(queue: str) -> list[QueueSample]:
@@ -26,7 +26,7 @@ def _sampled(queue: str) -> list[QueueSample]:
 
 def test_a_sample_records_the_figures_of_every_queue(queue, queue_name):
     """Committed messages (a sample in the sending transaction would see none visible)."""
-    m = QueueManager()
+    m = InternalManager()
     other = queue_name + "_idle"
     m.create_queue(other)  # no worker consumes it: sampled all the same
     try:
@@ -86,7 +86,7 @@ def test_pgmq_maintain_samples_the_queues(m, queue_name):
 
 
 def test_a_worker_samples_queues_it_does_not_consume(queue, queue_name):
-    m = QueueManager()
+    m = InternalManager()
     idle = queue_name + "_idle"
     m.create_queue(idle)
     try:

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from django_pgmq import sqlfiles
 from django_pgmq.errors import InvalidArgument, QueueNotFound
+from django_pgmq.internal import InternalManager
 from django_pgmq.manager import QueueManager
 
 from .test_admin_views import login, page, text
@@ -29,6 +30,12 @@ FALLBACK = "Spark stats are not available"
 def manager(db) -> QueueManager:
     """The queue manager, in a test transaction that is rolled back."""
     return QueueManager()
+
+
+@pytest.fixture
+def internal(db) -> InternalManager:
+    """The internal layer the dashboard's charts call, in the same transaction."""
+    return InternalManager()
 
 
 @pytest.fixture
@@ -92,9 +99,9 @@ def test_month_sums_six_hour_buckets(viewer, queue):
     assert bar_titles(throughput) == ["0.5"]  # 180 archived / 360 min
 
 
-def test_manager_sums_minutes_per_bucket(manager, queue):
+def test_manager_sums_minutes_per_bucket(manager, internal, queue):
     store_stats(queue)
-    (bucket,) = manager.dashboard_spark_stats(
+    (bucket,) = internal.dashboard_spark_stats(
         queue, window=timedelta(days=7), bucket=timedelta(hours=1)
     )
     assert bucket.archived == 180
@@ -115,12 +122,12 @@ def test_without_stats_the_week_falls_back_to_the_archive(viewer, queue, manager
     assert bar_titles(throughput) == ["0.0833"]  # 5 archived / 60 min, this hour
 
 
-def test_missing_table_falls_back_too(viewer, queue, manager):
+def test_missing_table_falls_back_too(viewer, queue, manager, internal):
     store_stats(queue)
     with connection.cursor() as cur:  # undone with the test's transaction
         cur.execute("ALTER TABLE pgmq.spark_stats RENAME TO spark_stats_gone")
     assert (
-        manager.dashboard_spark_stats(queue, window=timedelta(days=7), bucket=timedelta(hours=1))
+        internal.dashboard_spark_stats(queue, window=timedelta(days=7), bucket=timedelta(hours=1))
         == []
     )
     html, _ = charts(viewer, queue, "week")
@@ -142,12 +149,12 @@ def test_short_ranges_ignore_spark_stats(viewer, queue, manager):
         assert FALLBACK not in html
 
 
-def test_bad_arguments_are_named(manager, queue, queue_name):
+def test_bad_arguments_are_named(manager, internal, queue, queue_name):
     # Savepoints: an error aborts the test's transaction otherwise.
     with pytest.raises(InvalidArgument, match="at least bucket_size"), transaction.atomic():
-        manager.dashboard_spark_stats(queue, window=timedelta(hours=1), bucket=timedelta(days=1))
+        internal.dashboard_spark_stats(queue, window=timedelta(hours=1), bucket=timedelta(days=1))
     with pytest.raises(QueueNotFound), transaction.atomic():
-        manager.dashboard_spark_stats(
+        internal.dashboard_spark_stats(
             queue_name + "x", window=timedelta(days=7), bucket=timedelta(hours=1)
         )
 

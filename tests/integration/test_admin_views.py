@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 import django_pgmq as pgmq
+from django_pgmq.internal import InternalManager
 from django_pgmq.manager import QueueManager
 from django_pgmq.models import QueueConfig, QueueSample, Worker
 
@@ -46,6 +47,12 @@ def text(response) -> str:
 def manager(db) -> QueueManager:
     """The queue manager, in a test transaction that is rolled back (quicker than a flush)."""
     return QueueManager()
+
+
+@pytest.fixture
+def internal(db) -> InternalManager:
+    """The internal layer the admin calls, in the same rolled-back transaction."""
+    return InternalManager()
 
 
 @pytest.fixture

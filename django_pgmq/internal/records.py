@@ -1,4 +1,7 @@
-"""Records the queue manager returns for the dashboard (plain data, no Django imports)."""
+"""Records the internal layer returns: figures and rows the admin dashboard and metrics show.
+
+Plain data, no Django imports: the dashboard builds its pages from them.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""QueueManager methods: the admin dashboard's statistics and browsing (sql/90_dashboard.sql)."""
+"""Internal: the admin dashboard's statistics and browsing (sql/90_dashboard.sql)."""
 
 from __future__ import annotations
 
@@ -6,26 +6,26 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..dashboard.records import BrowsedMessage, QueueStats, StatsBucket, ThroughputBucket
 from ..errors import (
     InvalidArgument,
     QueueNotFound,
 )
-from ..messages import QueueInfo
-from ..names import validate_queue_name
-from .base import (
+from ..manager.base import (
     Base,
     _check_int,
     _dump,
     _ids,
     _json,
 )
+from ..messages import QueueInfo
+from ..names import validate_queue_name
+from .records import BrowsedMessage, QueueStats, StatsBucket, ThroughputBucket
 
 
 class DashboardOps(Base):
     """The admin dashboard's statistics and message browsing (sql/90_dashboard.sql)."""
 
-    if TYPE_CHECKING:  # QueueOps's, which QueueManager combines with this
+    if TYPE_CHECKING:  # QueueOps's, which InternalManager combines with this
 
         def list_queues(self) -> list[QueueInfo]: ...
 

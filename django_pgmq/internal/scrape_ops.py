@@ -1,11 +1,11 @@
-"""QueueManager method: the Prometheus endpoint's figures, one statement per scrape."""
+"""Internal: the Prometheus endpoint's figures, one statement per scrape."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..dashboard.records import QueueStats
-from .base import Base, _check_int
+from ..manager.base import Base, _check_int
+from .records import QueueStats
 
 
 class ScrapedQueue(NamedTuple):
