@@ -1,10 +1,12 @@
 """The internal layer: what django-pgmq's own parts need beyond the user API.
 
-`InternalManager` is `QueueManager` (the user API) plus the operations only the
-worker, the admin dashboard, the Prometheus export and the Tasks backend call:
-one module per client (``worker_ops``, ...). They send SQL the same way (through
-``manager/base.py``), but they are not the user API: their names and arguments may
-change in any release. User code calls `django_pgmq` or `QueueManager`, never this.
+`InternalManager` is `QueueManager` (the user API) plus the operations that only
+django-pgmq's own parts call, one module per caller: ``worker_ops`` (the worker),
+``dashboard_ops`` (the admin dashboard and its sampler), ``scrape_ops`` (the
+Prometheus export) and ``task_ops`` (the Django Tasks backend); ``records`` holds
+the plain rows they return. They send SQL the same way as the user API (through
+``manager/base.py``), but they are not the user API: their names, arguments and
+results may change in any release. User code calls `django_pgmq` or `QueueManager`.
 """
 
 from __future__ import annotations
@@ -12,11 +14,15 @@ from __future__ import annotations
 from ..manager import QueueManager
 from .dashboard_ops import DashboardOps
 from .scrape_ops import ScrapeOps
+from .task_ops import TaskOps
 from .worker_ops import WorkerOps
 
 
-class InternalManager(QueueManager, WorkerOps, DashboardOps, ScrapeOps):
-    """`QueueManager` plus the worker's, the dashboard's and the metrics export's operations."""
+class InternalManager(QueueManager, WorkerOps, DashboardOps, ScrapeOps, TaskOps):
+    """`QueueManager` plus what the worker, the admin, the metrics and the Tasks backend call.
+
+    Internal: not part of the public API, and may change without notice.
+    """
 
 
 __all__ = ["InternalManager"]

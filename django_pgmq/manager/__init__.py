@@ -16,7 +16,6 @@ from .notifications import NotifyOps
 from .partitions import PartitionOps
 from .queues import QueueOps
 from .routing import RoutingOps
-from .tasks import TaskOps
 
 
 class QueueManager(
@@ -26,7 +25,6 @@ class QueueManager(
     NotifyOps,
     RoutingOps,
     PartitionOps,
-    TaskOps,
     AsyncOps,
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from .. import conf
 from ..errors import PgmqError
+from ..internal import InternalManager
 from ..manager import QueueManager
 from ..models import TaskResultRecord
 from ..names import validate_queue_name
@@ -99,7 +100,7 @@ class PgmqBackend(BaseTaskBackend):
             run_after = timezone.make_aware(run_after)
         enqueued_at = timezone.now()
         self.prepare_queue(task.queue_name)
-        QueueManager(self.database).enqueue_task(
+        InternalManager(self.database).enqueue_task(
             task.queue_name,
             {"id": result.id, "task": task.module_path},
             task.priority,
@@ -178,7 +179,7 @@ class PgmqBackend(BaseTaskBackend):
         key = (self.database, queue)
         if key in _READY_QUEUES:
             return
-        committed = QueueManager(self.database).enable_task_queue(queue)
+        committed = InternalManager(self.database).enable_task_queue(queue)
 
         def remember() -> None:
             with _READY_LOCK:

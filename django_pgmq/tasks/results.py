@@ -17,8 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from ..manager import QueueManager
-from ..manager.tasks import task_statement
+from ..internal import InternalManager
+from ..internal.task_ops import task_statement
 from ..models import TaskResultRecord
 from .compat import Task, TaskError, TaskResult, TaskResultDoesNotExist, TaskResultStatus
 from .errors import WorkerLost
@@ -182,7 +182,7 @@ def finish(
         "return_value": return_value,
         "errors": json.dumps(record.errors),
     }
-    QueueManager(using).finish_task(*message, TaskResultRecord._meta.db_table, params)
+    InternalManager(using).finish_task(*message, TaskResultRecord._meta.db_table, params)
 
 
 def retry_later(using: str, record: TaskResultRecord, exc: BaseException) -> bool:

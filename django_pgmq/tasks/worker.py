@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
-from ..manager import QueueManager
+from ..internal import InternalManager
 from ..worker.config import QueueSettings, resolve
 from ..worker.registry import Consumer
 from .backend import PgmqBackend
@@ -56,7 +56,7 @@ def plan(
             f"queue(s) {', '.join(map(repr, unknown))} not in task backend {backend.alias!r}'s "
             f"QUEUES ({', '.join(sorted(backend.queues))})"
         )
-    manager = QueueManager(backend.database)
+    manager = InternalManager(backend.database)
     notifying = manager.notify_throttles()
     result = []
     for queue in names:

@@ -17,7 +17,6 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from django_pgmq import QueueManager
 from django_pgmq.internal import InternalManager
 from django_pgmq.models import TaskResultRecord
 from django_pgmq.tasks import PgmqBackend
@@ -39,9 +38,9 @@ QUEUES = ("default", "emails", "retrying")
 
 
 @pytest.fixture
-def m(db) -> QueueManager:
+def m(db) -> InternalManager:
     """The manager, with the task queues empty for this test (in its transaction)."""
-    manager = QueueManager()
+    manager = InternalManager()
     for queue in QUEUES:
         task_backends["retrying" if queue == "retrying" else "default"].prepare_queue(queue)
         manager.purge_queue(queue)
@@ -52,7 +51,7 @@ def run_next(queue: str = "default", backend: str = "default", qty: int = 1) -> 
     """Read up to ``qty`` task messages by priority and run each; the result ids run."""
     runner = TaskRunner(task_backends[backend], queue)
     ran = []
-    for message in QueueManager().read_by_priority(queue, vt=30, qty=qty):
+    for message in InternalManager().read_by_priority(queue, vt=30, qty=qty):
         ran.append(message.message.get("id") if isinstance(message.message, dict) else None)
         try:
             runner.run(message)  # deletes the message with the verdict
@@ -125,7 +124,7 @@ def test_get_result_reads_the_stored_result(m):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_task_enqueued_in_a_rolled_back_transaction_never_existed():
-    m = QueueManager()
+    m = InternalManager()
     task_backends["default"].prepare_queue("default")
     m.purge_queue("default")
     ids = []
@@ -145,7 +144,7 @@ def test_a_task_enqueued_in_a_rolled_back_transaction_never_existed():
 def test_a_queue_made_in_a_rolled_back_transaction_is_made_again_next_time():
     from django_pgmq.tasks import backend
 
-    m = QueueManager()
+    m = InternalManager()
     m.drop_queue("emails")
     backend._READY_QUEUES.clear()
     with pytest.raises(RuntimeError), transaction.atomic():
@@ -166,7 +165,7 @@ def test_a_queue_made_in_a_rolled_back_transaction_is_made_again_next_time():
 def test_a_committed_task_queue_is_remembered_even_inside_a_transaction():
     from django_pgmq.tasks import backend
 
-    m = QueueManager()
+    m = InternalManager()
     task_backends["default"].prepare_queue("default")
     m.enable_notify("default")
     backend._READY_QUEUES.clear()
@@ -433,7 +432,7 @@ def test_an_attempt_whose_worker_died_counts_as_failed(m):
 def test_aenqueue_aget_result_and_arefresh():
     import asyncio
 
-    m = QueueManager()
+    m = InternalManager()
     task_backends["default"].prepare_queue("default")
     m.purge_queue("default")
 

@@ -1,4 +1,4 @@
-"""QueueManager methods for the Django Tasks backend: task queues read by priority.
+"""Internal: the Django Tasks backend's operations: task queues read by priority.
 
 The statements are in ``sql/tasks_queries.sql``, the functions in ``sql/75_tasks.sql``.
 """
@@ -13,9 +13,7 @@ from django.db import DatabaseError, connections
 from psycopg import sql as psql
 
 from .. import sqlfiles
-from ..messages import Message
-from ..names import validate_queue_name
-from .base import (
+from ..manager.base import (
     MAX_QTY,
     Base,
     _check_int,
@@ -26,6 +24,8 @@ from .base import (
     _rows,
     _translate,
 )
+from ..messages import Message
+from ..names import validate_queue_name
 
 QUERIES = "tasks_queries.sql"
 
