@@ -14,7 +14,7 @@ from .attributes import AttributeOps
 from .messages import MessageOps
 from .notifications import NotifyOps
 from .partitions import PartitionOps
-from .queues import QueueOps
+from .queue_ops import QueueOps
 from .routing import RoutingOps
 
 
