@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .aio import AsyncOps
 from .attributes import AttributeOps
-from .messages import MessageOps
+from .message_ops import MessageOps
 from .notifications import NotifyOps
 from .partitions import PartitionOps
 from .queue_ops import QueueOps
