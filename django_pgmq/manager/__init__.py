@@ -10,7 +10,7 @@ combines them.
 from __future__ import annotations
 
 from .aio import AsyncOps
-from .attributes import AttributeOps
+from .attribute_ops import AttributeOps
 from .message_ops import MessageOps
 from .notifications import NotifyOps
 from .partitions import PartitionOps
