@@ -13,7 +13,7 @@ from .aio import AsyncOps
 from .attribute_ops import AttributeOps
 from .message_ops import MessageOps
 from .notifications import NotifyOps
-from .partitions import PartitionOps
+from .partition_ops import PartitionOps
 from .queue_ops import QueueOps
 from .routing import RoutingOps
 
