@@ -12,7 +12,7 @@ from __future__ import annotations
 from .aio import AsyncOps
 from .attribute_ops import AttributeOps
 from .message_ops import MessageOps
-from .notifications import NotifyOps
+from .notify_ops import NotifyOps
 from .partition_ops import PartitionOps
 from .queue_ops import QueueOps
 from .routing import RoutingOps
