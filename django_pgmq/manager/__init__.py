@@ -15,7 +15,7 @@ from .message_ops import MessageOps
 from .notify_ops import NotifyOps
 from .partition_ops import PartitionOps
 from .queue_ops import QueueOps
-from .routing import RoutingOps
+from .routing_ops import RoutingOps
 
 
 class QueueManager(
