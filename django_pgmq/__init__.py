@@ -74,7 +74,7 @@ def __getattr__(name: str) -> Any:
     elif name in _ON_DEFAULT_DATABASE:
         value = _on_default_database(name)
     elif name.startswith("a") and name[1:] in _ON_DEFAULT_DATABASE:  # asend, aread, ...
-        from .manager.aio import module_twin
+        from .manager.async_ops import module_twin
 
         value = module_twin(__getattr__(name[1:]))
     else:

@@ -9,7 +9,7 @@ combines them.
 
 from __future__ import annotations
 
-from .aio import AsyncOps
+from .async_ops import AsyncOps
 from .attribute_ops import AttributeOps
 from .message_ops import MessageOps
 from .notify_ops import NotifyOps

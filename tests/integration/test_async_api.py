@@ -14,7 +14,7 @@ from django.test import override_settings
 import django_pgmq as pgmq
 from django_pgmq import QueueManager
 from django_pgmq.internal import InternalManager
-from django_pgmq.manager.aio import TWINNED
+from django_pgmq.manager.async_ops import TWINNED
 from django_pgmq.worker.config import resolve
 from django_pgmq.worker.held import Holdings
 from django_pgmq.worker.process import Processor, call_handler
