@@ -5,7 +5,7 @@ django-pgmq's own parts call, one module per caller: ``worker_ops`` (the worker)
 ``dashboard_ops`` (the admin dashboard and its sampler), ``scrape_ops`` (the
 Prometheus export) and ``task_ops`` (the Django Tasks backend); ``records`` holds
 the plain rows they return. They send SQL the same way as the user API (through
-``manager/base.py``), but they are not the user API: their names, arguments and
+``manager/plumbing.py``), but they are not the user API: their names, arguments and
 results may change in any release. User code calls `django_pgmq` or `QueueManager`.
 """
 

@@ -10,7 +10,7 @@ from ..errors import (
     InvalidArgument,
     QueueNotFound,
 )
-from ..manager.base import (
+from ..manager.plumbing import (
     Base,
     _check_int,
     _dump,

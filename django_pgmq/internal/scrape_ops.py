@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..manager.base import Base, _check_int
+from ..manager.plumbing import Base, _check_int
 from .records import QueueStats
 
 

@@ -13,7 +13,7 @@ from django.db import DatabaseError, connections
 from psycopg import sql as psql
 
 from .. import sqlfiles
-from ..manager.base import (
+from ..manager.plumbing import (
     MAX_QTY,
     Base,
     _check_int,

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..errors import (
     InvalidArgument,
 )
-from ..manager.base import (
+from ..manager.plumbing import (
     MAX_INT4,
     MAX_QTY,
     Base,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..names import validate_queue_name
-from .base import Base, _dump, _json
+from .plumbing import Base, _dump, _json
 
 # The keys the SQL API knows (it checks their values; kept here for help texts).
 ATTRIBUTE_KEYS = (

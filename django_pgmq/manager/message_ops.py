@@ -13,7 +13,7 @@ from ..errors import (
 )
 from ..messages import Message
 from ..names import validate_queue_name
-from .base import (
+from .plumbing import (
     MAX_QTY,
     Base,
     _check_int,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..names import notify_channel, validate_queue_name
 from ..notify import NotifyThrottle
-from .base import (
+from .plumbing import (
     Base,
     _check_int,
 )

@@ -11,7 +11,7 @@ from ..errors import (
 )
 from ..names import validate_queue_name
 from ..partitions import Interval, Partition, PartitionChange, interval_text
-from .base import (
+from .plumbing import (
     Base,
     _check_int,
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..messages import QueueInfo, QueueMetrics
 from ..names import table_name, validate_queue_name
-from .base import Base
+from .plumbing import Base
 
 
 class QueueOps(Base):

@@ -13,7 +13,7 @@ from ..errors import (
 from ..messages import Message
 from ..names import validate_queue_name
 from ..topics import TopicBinding, TopicDelivery, TopicRoute
-from .base import (
+from .plumbing import (
     Base,
     _check_int,
     _check_when,

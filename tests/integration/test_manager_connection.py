@@ -1,7 +1,7 @@
 """How the manager's statements use Django's connection: the same rows, hooks and checks.
 
 The manager runs its statements on one psycopg cursor per connection, without
-Django's cursor wrapper when nothing hooks into it (see manager/base.py). What a
+Django's cursor wrapper when nothing hooks into it (see manager/plumbing.py). What a
 Django cursor would give must not change: timestamps, execute wrappers, the
 query log, a broken atomic block, a reconnected connection.
 """
@@ -133,9 +133,9 @@ def test_without_use_tz_timestamps_are_naive_as_djangos(manager, queue, naive_co
 
 
 def test_statements_past_the_cursor_limit_still_run(manager, queue, monkeypatch):
-    from django_pgmq.manager import base
+    from django_pgmq.manager import plumbing
 
-    monkeypatch.setattr(base, "MAX_CURSORS", 2)
+    monkeypatch.setattr(plumbing, "MAX_CURSORS", 2)
     ids = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
     for _ in range(3):  # send_batch, read, set_vt, archive: more statements than cursors
         [message] = manager.read(queue, vt=0, qty=1)

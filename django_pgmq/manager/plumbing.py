@@ -1,4 +1,4 @@
-"""The plumbing every QueueManager method shares: argument checks, JSON, error translation.
+"""The plumbing every QueueManager and InternalManager method shares: checks, JSON, errors.
 
 This is the only module that sends SQL for queue operations; the statements
 live in ``sql/queries.sql``. Because it uses Django's connection, a call made
