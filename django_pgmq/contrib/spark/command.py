@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from ...management.base import PgmqCommand
+from ...management.command_base import PgmqCommand
 from . import require
 
 if TYPE_CHECKING:

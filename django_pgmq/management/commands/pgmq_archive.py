@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base import RemoveCommand
+from ..command_base import RemoveCommand
 
 
 class Command(RemoveCommand):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..attribute_args import describe, key_value
-from ..base import PgmqCommand
+from ..command_base import PgmqCommand
 
 
 class Command(PgmqCommand):

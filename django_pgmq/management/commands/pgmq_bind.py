@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from ..base import PgmqCommand, format_table
+from ..command_base import PgmqCommand, format_table
 
 
 class Command(PgmqCommand):

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from ... import conf
 from ...worker import config, logs, registry, signals, waiting
 from ...worker.runner import Worker, WorkerOptions
-from ..base import PgmqCommand, positive_int
+from ..command_base import PgmqCommand, positive_int
 
 LOG_LEVELS = {0: logging.WARNING, 1: logging.INFO}
 

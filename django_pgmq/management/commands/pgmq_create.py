@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 
 from ..attribute_args import duration, size
-from ..base import PgmqCommand, positive_int
+from ..command_base import PgmqCommand, positive_int
 from .pgmq_notify import throttle_ms
 
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import OutputWrapper
 
 from ...names import validate_queue_name
-from ..base import PgmqCommand, metrics_table, positive_int
+from ..command_base import PgmqCommand, metrics_table, positive_int
 
 
 class Command(PgmqCommand):

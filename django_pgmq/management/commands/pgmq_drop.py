@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from ..base import PgmqCommand
+from ..command_base import PgmqCommand
 
 
 class Command(PgmqCommand):

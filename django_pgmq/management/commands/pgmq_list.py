@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from ..base import PgmqCommand, format_table, to_json
+from ..command_base import PgmqCommand, format_table, to_json
 
 
 class Command(PgmqCommand):

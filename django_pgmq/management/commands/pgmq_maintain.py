@@ -16,7 +16,7 @@ from ...errors import PgmqError
 from ...manager import QueueManager
 from ...names import validate_queue_name
 from ...partitions import PartitionChange
-from ..base import PgmqCommand, database_error_text, format_table, one_line
+from ..command_base import PgmqCommand, database_error_text, format_table, one_line
 
 
 def seconds(text: str) -> float:

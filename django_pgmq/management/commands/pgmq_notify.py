@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from ...names import notify_channel
-from ..base import PgmqCommand, format_table
+from ..command_base import PgmqCommand, format_table
 
 
 def throttle_ms(text: str) -> int:

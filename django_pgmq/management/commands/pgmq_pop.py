@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import PgmqCommand
+from ..command_base import PgmqCommand
 
 
 class Command(PgmqCommand):

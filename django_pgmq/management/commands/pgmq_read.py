@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from ...manager import QueueManager
-from ..base import PgmqCommand, json_object_arg
+from ..command_base import PgmqCommand, json_object_arg
 
 
 class Command(PgmqCommand):

@@ -12,7 +12,7 @@ from django.db import transaction
 
 from ...errors import InvalidPayload
 from ...manager import QueueManager
-from ..base import PgmqCommand, json_arg, json_object_arg, positive_int
+from ..command_base import PgmqCommand, json_arg, json_object_arg, positive_int
 
 
 class Command(PgmqCommand):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import PgmqCommand, json_arg, json_object_arg
+from ..command_base import PgmqCommand, json_arg, json_object_arg
 
 
 class Command(PgmqCommand):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django_pgmq.contrib.spark.command import SparkCommand, duration
-from django_pgmq.management.base import positive_int
+from django_pgmq.management.command_base import positive_int
 
 
 class Command(SparkCommand):
