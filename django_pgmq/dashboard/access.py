@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from ..models import Queue
-from .options import database_aliases
+from .databases import database_aliases
 
 # Dashboard action -> the permission codename it needs (app label django_pgmq).
 PERMISSIONS = {

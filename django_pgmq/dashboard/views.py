@@ -25,10 +25,10 @@ from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
 from .attributes import context as attributes_context
 from .charts import RANGES, queue_charts
+from .databases import database_aliases
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
 from .listing import DEFAULT_DESCENDING, SORT_KEYS, BadListing, ListedPage, Listing, list_page
-from .options import database_aliases
 from .overview import QueueRow, load_overview, load_queue, total_stats
 from .timings import handler_durations
 
