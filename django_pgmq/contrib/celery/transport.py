@@ -32,7 +32,7 @@ from .database import (
     django_connection_kwargs,
     plain_connection_kwargs,
 )
-from .options import Options
+from .transport_options import Options
 
 logger = logging.getLogger(__name__)
 
