@@ -20,8 +20,8 @@ from pyspark.sql.types import StructType
 from . import filters, statements
 from .copyout import copy_batches
 from .db import connection, one_row
-from .options import Options
 from .schema import selected_columns, timestamp_columns
+from .source_options import Options
 
 
 class MsgIdRange(InputPartition):

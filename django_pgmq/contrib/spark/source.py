@@ -11,7 +11,7 @@ from pyspark.sql.datasource import DataSource
 from pyspark.sql.types import StructType
 
 from ...errors import InvalidArgument
-from . import options as opts
+from . import source_options as opts
 from .reader import QueueReader
 from .schema import full_schema
 from .stream import QueueStreamReader

@@ -39,8 +39,8 @@ from ...errors import PgmqError
 from . import statements
 from .copyout import copy_batches
 from .db import one_row, translate
-from .options import Options
 from .schema import selected_columns, timestamp_columns
+from .source_options import Options
 
 _LOCK_WAIT_SECONDS = 15.0
 

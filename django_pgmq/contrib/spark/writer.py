@@ -37,8 +37,8 @@ from pyspark.sql.types import StructType
 from ...errors import InvalidArgument, InvalidPayload
 from . import statements
 from .db import connection, one_row
-from .options import Options
 from .rows import RowLayout, to_csv
+from .source_options import Options
 
 _QUEUE_COLUMNS = ("vt", "message", "headers")
 _STAGE_COLUMNS = ("part", "attempt", *_QUEUE_COLUMNS)
