@@ -117,7 +117,7 @@ def make_worker(handler: Callable[[Any], None], **options: Any) -> Any:
     """A worker of the ``bench`` queue running ``handler``."""
     from django_pgmq.worker.config import resolve
     from django_pgmq.worker.registry import Consumer
-    from django_pgmq.worker.runner import Worker, WorkerOptions
+    from django_pgmq.worker.worker import Worker, WorkerOptions
 
     batch = options.pop("batch", 10)
     settings = resolve(QUEUE, Consumer(handler), {"batch": batch, "vt": 30}, None)

@@ -1,7 +1,7 @@
 """The consumer: handlers registered with `consumer`, run by ``manage.py pgmq_consume``.
 
-``registry`` (handlers), ``config`` (settings per queue), ``runner`` (the
-worker and its threads: ``loop``, ``listener``, ``heartbeat``), ``process``
+``registry`` (handlers), ``config`` (settings per queue), ``worker`` (the
+`Worker` and its threads: ``loop``, ``listener``, ``heartbeat``), ``process``
 (one batch), ``retry``, ``signals``, ``presence`` and ``sampling`` (the
 tables the admin shows).
 """

@@ -20,7 +20,7 @@ from . import logs, signals
 from .process import Processor, Reader
 
 if TYPE_CHECKING:
-    from .runner import Worker
+    from .worker import Worker
 
 log = logging.getLogger("django_pgmq.worker")
 

@@ -227,7 +227,7 @@ def test_no_batch_is_read_ahead_when_the_chunk_rolls_back(m, q):
 
 def test_read_ahead_batches_are_handed_back_unread_when_a_consumer_thread_ends(m, q):
     from django_pgmq.worker.loop import ConsumerThread
-    from django_pgmq.worker.runner import Worker, WorkerOptions
+    from django_pgmq.worker.worker import Worker, WorkerOptions
 
     ids = m.send_batch(q, [{"n": 1}, {"n": 2}])
     worker = Worker([resolve(q, Consumer(handlers.handle), {}, None)], WorkerOptions())

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 
 from ... import conf
 from ...worker import config, logs, registry, signals, waiting
-from ...worker.runner import Worker, WorkerOptions
+from ...worker.worker import Worker, WorkerOptions
 from ..command_base import PgmqCommand, positive_int
 
 LOG_LEVELS = {0: logging.WARNING, 1: logging.INFO}
