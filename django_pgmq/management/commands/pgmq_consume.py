@@ -207,7 +207,7 @@ examples:
         self, options: dict[str, Any], overrides: dict[str, Any]
     ) -> tuple[list[config.QueueSettings], Any]:
         """--tasks: the backend's queues to run, and the backend."""
-        from ...tasks import worker as task_worker
+        from ...tasks import worker_settings as task_worker
 
         settled_by_tasks = ("handler", "max_reads", "dead_letter", "delete")
         clashing = [f"--{name.replace('_', '-')}" for name in settled_by_tasks if options[name]]
