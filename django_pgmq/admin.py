@@ -20,7 +20,7 @@ from django.urls import URLPattern, path
 
 from .dashboard import actions, attributes, bulk, views
 from .models import Queue, TaskResultRecord
-from .tasks.admin import TaskResultRecordAdmin
+from .tasks.results_admin import TaskResultRecordAdmin
 
 
 @admin.register(Queue)

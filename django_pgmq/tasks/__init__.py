@@ -3,9 +3,9 @@
 ``TASKS = {"default": {"BACKEND": "django_pgmq.tasks.PgmqBackend", "QUEUES": [...]}}``;
 ``manage.py pgmq_consume --tasks`` runs them. ``backend`` (enqueue, results),
 ``results`` (the result rows), ``runner`` (one task in the worker),
-``worker_settings`` (the worker's settings for task queues), ``admin``, ``compat``
-(where Django's API lives). `PgmqBackend` is imported on first use, so the admin's part works
-on a Django 5.2 without the backport.
+``worker_settings`` (the worker's settings for task queues), ``results_admin`` (the
+results' admin), ``compat`` (where Django's API lives). `PgmqBackend` is imported on
+first use, so the admin's part works on a Django 5.2 without the backport.
 """
 
 from __future__ import annotations
