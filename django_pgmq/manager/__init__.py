@@ -1,10 +1,11 @@
-"""QueueManager: every queue operation, on a Django database connection.
+"""QueueManager: the user API, every queue operation on a Django database connection.
 
-This package is the only code that sends SQL for queue operations; the
-statements live in ``sql/queries.sql``. Because it uses Django's connection, a
-call made inside ``transaction.atomic()`` commits or rolls back with the
-caller's data. Each module holds the methods of one concern; `QueueManager`
-combines them.
+This package is the only code that sends SQL for queue operations (``plumbing.py``;
+the statements live in ``sql/queries.sql``). Because it uses Django's connection, a
+call made inside ``transaction.atomic()`` commits or rolls back with the caller's
+data. Each ``*_ops`` module holds the methods of one concern; `QueueManager`
+combines them. What only the worker, the admin and the Tasks backend call is the
+internal layer, `django_pgmq.internal.InternalManager`, which builds on this one.
 """
 
 from __future__ import annotations
