@@ -128,7 +128,7 @@ def test_create_forms_make_tables_indexes_and_catalogue_row(db, queue_name, func
                 [f"q_{queue_name}", f"a_{queue_name}"],
             )
         )
-        assert "(vt)" not in indexes  # reads walk the primary key; see test_speed_layout.py
+        assert "(vt)" not in indexes  # reads walk the primary key; see test_sql_table_layout.py
         assert "(archived_at)" in indexes
     finally:
         db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [queue_name])
