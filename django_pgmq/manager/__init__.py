@@ -30,7 +30,8 @@ class QueueManager(
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).
 
-    Every public method has an async twin named with an ``a`` in front (``asend``, ...).
+    The everyday operations (``async_ops.TWINNED``: send, read, archive, ...) have an
+    async twin named with an ``a`` in front (``asend``, ``aread``, ...).
     """
 
 

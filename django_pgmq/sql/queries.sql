@@ -1,4 +1,5 @@
--- Named statements the queue manager sends (the package django_pgmq/manager/).
+-- Named statements the queue manager (django_pgmq/manager/) and the internal layer
+-- (django_pgmq/internal/) send.
 -- Each starts with "-- name: <name>"; parameters are psycopg's %(name)s.
 
 -- name: create

@@ -1,4 +1,4 @@
--- Named statements of the Django Tasks backend (django_pgmq/manager/tasks.py);
+-- Named statements of the Django Tasks backend (django_pgmq/internal/task_ops.py);
 -- the functions are in sql/75_tasks.sql.
 
 -- name: enable_task_queue
