@@ -25,6 +25,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import psycopg
 import pyarrow as pa
 from psycopg import sql
 from pyspark.sql.datasource import (
@@ -91,14 +92,7 @@ class _Copier:
                 start = conn.execute(statements.text("write_start"), {"queue": opts.queue})
                 now, checked = one_row(start)
                 conn.execute(statements.text("utc_session"))  # vt is sent as UTC text
-                if self.stage:
-                    table = sql.Identifier("pgmq", self.stage)
-                elif checked:
-                    conn.execute(statements.text("temp_stage"))
-                    table = sql.Identifier("pg_temp", _TEMP_STAGE)
-                else:
-                    table = statements.table(opts.queue)
-                staged = bool(self.stage or checked)
+                table, staged = self._target(conn, checked)
                 names = _STAGE_COLUMNS if staged else _QUEUE_COLUMNS
                 copy_in = statements.statement(
                     "copy_in", table=table, columns=sql.SQL(", ").join(map(sql.Identifier, names))
@@ -114,6 +108,16 @@ class _Copier:
         except InvalidPayload as exc:
             raise InvalidPayload(str(exc) + _JSON_HINT) from None
         return PgmqCommit(part, attempt, rows)
+
+    def _target(self, conn: psycopg.Connection, checked: bool) -> tuple[sql.Identifier, bool]:
+        """The table this task copies into, and whether it is a stage: the job's stage, a
+        temporary one (its queue's sends are checked), or the queue itself."""
+        if self.stage:
+            return sql.Identifier("pgmq", self.stage), True
+        if checked:
+            conn.execute(statements.text("temp_stage"))
+            return sql.Identifier("pg_temp", _TEMP_STAGE), True
+        return statements.table(self.options.queue), False
 
     def _lines(
         self, batch: pa.RecordBatch, now: object, part: int, attempt: int, staged: bool
