@@ -297,9 +297,9 @@ $fn$;
 
 -- Move the rows of the given task attempts from a staging table into its queue, in one
 -- transaction (through pgmq.send_batch's checks when the queue has send-side attributes;
--- a row with no vt was given no delay). A batch write's stage is dropped. A streaming writer's stage is emptied, and
--- its batch_id recorded: a batch it already committed is skipped (returns -1), so a
--- replayed micro-batch is written once.
+-- a row with no vt was given no delay). A batch write's stage is dropped. A streaming
+-- writer's stage is emptied, and its batch_id recorded: a batch it already committed is
+-- skipped (returns -1), so a replayed micro-batch is written once.
 CREATE FUNCTION pgmq.spark_stage_commit(stage text, attempts bigint[], batch_id bigint DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
