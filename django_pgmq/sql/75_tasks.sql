@@ -59,43 +59,31 @@ END
 $fn$;
 
 -- Claim up to qty visible messages of a task queue, highest priority first, then
--- oldest first, hidden for vt seconds (like pgmq.read, ordered by priority). The
--- scan walks the priority index and skips rows that are invisible or locked.
+-- oldest first, hidden for vt seconds: pgmq.read's statement for the queue's
+-- attributes (sql/25_attributes.sql) with "priorities" on, so a paused task queue
+-- hands out nothing and a message read past max_receive_count goes to the
+-- dead-letter queue, as pgmq.read does. The queue itself need not have the
+-- attribute (which would refuse other senders' non-integer "priority" headers).
+-- The scan walks the priority index and skips rows that are invisible or locked.
 CREATE OR REPLACE FUNCTION pgmq._read_by_priority(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(pgmq._require_queue(queue_name), 'q');
+    stored text := pgmq._require_queue(queue_name);
+    attrs jsonb := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
 BEGIN
     IF vt IS NULL OR vt < 0 OR qty IS NULL OR qty < 1 THEN
         RAISE EXCEPTION 'vt must be 0 or more and qty 1 or more, got vt % and qty %',
             coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE format(
-        $q$
-        WITH claimed AS (
-            SELECT msg_id FROM pgmq.%1$I
-            WHERE vt <= clock_timestamp()
-            ORDER BY pgmq._task_priority(headers) DESC, msg_id
-            LIMIT $1
-            FOR UPDATE SKIP LOCKED
-        ), updated AS (
-            UPDATE pgmq.%1$I m
-            SET vt = clock_timestamp() + make_interval(secs => $2),
-                read_ct = m.read_ct + 1,
-                last_read_at = clock_timestamp()
-            FROM claimed
-            WHERE m.msg_id = claimed.msg_id
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
-                      m.headers
-        )
-        SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-        FROM updated
-        ORDER BY pgmq._task_priority(headers) DESC, msg_id
-        $q$,
-        qtable
-    ) USING qty, vt;
+    IF attrs ? 'dead_letter_queue' THEN
+        PERFORM pgmq._ensure_dead_letter_queue(attrs ->> 'dead_letter_queue');
+    END IF;
+    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(
+        stored, 'r', '0', attrs || '{"priorities": true}'::jsonb)
+    USING 'r'::"char", qty, vt, NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
+          NULL::jsonb[], '{}'::jsonb;
 END
 $fn$;

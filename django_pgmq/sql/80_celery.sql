@@ -137,6 +137,9 @@ $fn$;
 
 -- Send to one queue and wake its consumers (NOTIFY is delivered at commit).
 -- Returns the message id, or NULL when no such queue exists (AMQP drops such messages).
+-- Through pgmq.send, so the queue's attributes hold: deliver_at NULL (no countdown or
+-- eta) is "no delay given" and the queue's delivery_delay applies; headers carry
+-- deduplication_id; max_message_size and the priority check refuse as for any send.
 CREATE FUNCTION pgmq.celery_send(
     queue text,
     msg jsonb,
@@ -153,7 +156,7 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue) THEN
         RETURN NULL;
     END IF;
-    SELECT pgmq.send(queue, msg, headers, coalesce(deliver_at, clock_timestamp())) INTO sent;
+    SELECT pgmq.send(queue, msg, headers, deliver_at) INTO sent;
     IF notify THEN
         PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
     END IF;
@@ -290,6 +293,7 @@ END
 $fn$;
 
 -- The earliest time one of these queues holds a visible message (NULL: all empty).
+-- A paused queue hands out nothing, so it counts as empty.
 CREATE FUNCTION pgmq.celery_next_visible(queues text[])
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE
@@ -301,6 +305,7 @@ DECLARE
 BEGIN
     FOREACH queue IN ARRAY queues LOOP
         CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue);
+        CONTINUE WHEN (pgmq._queue_attributes(queue) -> 'paused') = 'true'::jsonb;
         BEGIN
             EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
                 INTO candidate;

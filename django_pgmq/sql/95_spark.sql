@@ -81,6 +81,8 @@ $fn$;
 -- Claim up to qty visible messages (all when qty is NULL; only msg_id <= max_msg_id when
 -- given) for a consumer and record them as its next batch; NULL when nothing was visible.
 -- Messages already in the consumer's unacknowledged batches are never claimed twice.
+-- The queue's attributes hold as for pgmq.read: a paused queue hands out nothing, and a
+-- picked message already delivered max_receive_count times goes to the dead-letter queue.
 CREATE FUNCTION pgmq.spark_claim(
     queue_name text, consumer text, vt integer, qty integer, max_msg_id bigint, min_batch bigint
 )
@@ -90,23 +92,30 @@ AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
     stamp timestamptz := clock_timestamp();
+    attrs jsonb;
     held bigint[];
     ids bigint[];
+    dead bigint[];
     next_batch bigint;
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
     IF vt IS NULL OR vt < 1 THEN
         RAISE EXCEPTION 'vt must be at least 1 second, got %', vt USING ERRCODE = 'PQ004';
     END IF;
+    attrs := coalesce(pgmq._queue_attributes(queue_name), '{}'::jsonb);
+    IF (attrs -> 'paused') = 'true'::jsonb THEN
+        RETURN NULL;
+    END IF;
     PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
     SELECT coalesce(array_agg(id), '{}') INTO held
     FROM pgmq.spark_stream_batch b, unnest(b.msg_ids) AS id
     WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NULL;
 
+    -- $6: max_receive_count when the queue has a dead-letter queue, else NULL (none dead).
     EXECUTE format(
         $q$
-        WITH picked AS (
-            SELECT msg_id FROM pgmq.%I
+        WITH picked AS MATERIALIZED (
+            SELECT msg_id, read_ct FROM pgmq.%I
             WHERE vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
             ORDER BY msg_id
             LIMIT $4
@@ -114,13 +123,20 @@ BEGIN
         ), claimed AS (
             UPDATE pgmq.%I q
             SET vt = $1 + make_interval(secs => $5), read_ct = q.read_ct + 1, last_read_at = $1
-            FROM picked WHERE q.msg_id = picked.msg_id
+            FROM picked
+            WHERE q.msg_id = picked.msg_id AND NOT coalesce(picked.read_ct >= $6, false)
             RETURNING q.msg_id
         )
-        SELECT array_agg(msg_id ORDER BY msg_id) FROM claimed
+        SELECT (SELECT array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
+               (SELECT array_agg(p.msg_id ORDER BY p.msg_id) FROM picked p WHERE p.read_ct >= $6)
         $q$,
         qtable, qtable
-    ) INTO ids USING stamp, max_msg_id, held, qty, vt;
+    ) INTO ids, dead
+    USING stamp, max_msg_id, held, qty, vt,
+          CASE WHEN attrs ? 'dead_letter_queue' THEN (attrs ->> 'max_receive_count')::integer END;
+    IF dead IS NOT NULL THEN
+        PERFORM pgmq._dead_letter_ids(queue_name, dead, 0);
+    END IF;
 
     IF ids IS NULL THEN
         RETURN NULL;
@@ -199,6 +215,56 @@ BEGIN
 END
 $fn$;
 
+-- Whether a send to queue_name must go through pgmq.send_batch's checks: the queue has a
+-- send-side attribute (delivery_delay, deduplication_window, max_message_size,
+-- priorities). Otherwise rows may be copied straight into its table.
+CREATE FUNCTION pgmq._spark_checked_send(queue_name text)
+RETURNS boolean
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT coalesce(
+        coalesce((a ->> 'delivery_delay')::integer, 0) > 0
+        OR coalesce((a ->> 'deduplication_window')::integer, 0) > 0
+        OR a ? 'max_message_size'
+        OR (a -> 'priorities') = 'true'::jsonb, false)
+    FROM (SELECT pgmq._queue_attributes(queue_name) AS a) x;
+$fn$;
+
+-- Send the rows of a staging table (those of the given task attempts; all when NULL) to
+-- queue_name through pgmq.send_batch, so the queue's attributes hold: runs of rows with
+-- the same vt (NULL: no delay given, the queue's delivery_delay applies), in their
+-- order, at most 10,000 rows a call. One message refused refuses them all (the caller's
+-- transaction). Returns how many rows were sent (duplicates included).
+CREATE FUNCTION pgmq._spark_send_staged(queue_name text, stage regclass, attempts bigint[])
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    run record;
+    sent bigint := 0;
+BEGIN
+    FOR run IN EXECUTE format(
+        $q$
+        WITH ordered AS (
+            SELECT s.vt, s.message, s.headers,
+                   row_number() OVER (ORDER BY s.part, s.seq) AS n,
+                   row_number() OVER (PARTITION BY s.vt ORDER BY s.part, s.seq) AS k
+            FROM %s s WHERE $1 IS NULL OR s.attempt = ANY ($1)
+        )
+        SELECT o.vt, array_agg(o.message ORDER BY o.n) AS msgs,
+               array_agg(o.headers ORDER BY o.n) AS hdrs
+        FROM ordered o
+        GROUP BY o.vt, o.n - o.k, (o.k - 1) / 10000
+        ORDER BY min(o.n)
+        $q$, stage) USING attempts
+    LOOP
+        PERFORM count(*) FROM pgmq.send_batch(queue_name, run.msgs, run.hdrs, run.vt);
+        sent := sent + cardinality(run.msgs);
+    END LOOP;
+    RETURN sent;
+END
+$fn$;
+
 -- A staging table for an all-or-nothing write into a queue. A streaming writer passes its
 -- writer_id and gets the same table back after a restart.
 CREATE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL)
@@ -221,7 +287,7 @@ BEGIN
     stage := 'spark_stage_' || replace(gen_random_uuid()::text, '-', '');
     EXECUTE format(
         'CREATE UNLOGGED TABLE pgmq.%I (part integer NOT NULL, attempt bigint NOT NULL, '
-        'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz NOT NULL, message jsonb, headers jsonb)',
+        'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz, message jsonb, headers jsonb)',
         stage
     );
     INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id) VALUES (stage, stored, $2);
@@ -230,9 +296,10 @@ END
 $fn$;
 
 -- Move the rows of the given task attempts from a staging table into its queue, in one
--- transaction. A batch write's stage is dropped. A streaming writer's stage is emptied, and
--- its batch_id recorded: a batch it already committed is skipped (returns -1), so a
--- replayed micro-batch is written once.
+-- transaction (through pgmq.send_batch's checks when the queue has send-side attributes;
+-- a row with no vt was given no delay). A batch write's stage is dropped. A streaming
+-- writer's stage is emptied, and its batch_id recorded: a batch it already committed is
+-- skipped (returns -1), so a replayed micro-batch is written once.
 CREATE FUNCTION pgmq.spark_stage_commit(stage text, attempts bigint[], batch_id bigint DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -254,12 +321,18 @@ BEGIN
         EXECUTE format('TRUNCATE pgmq.%I', stage);
         RETURN -1;
     END IF;
-    EXECUTE format(
-        'INSERT INTO pgmq.%I (vt, message, headers) '
-        'SELECT vt, message, headers FROM pgmq.%I WHERE attempt = ANY ($1) ORDER BY part, seq',
-        pgmq.format_table_name(entry.queue_name, 'q'), stage
-    ) USING attempts;
-    GET DIAGNOSTICS moved = ROW_COUNT;
+    IF pgmq._spark_checked_send(entry.queue_name) THEN
+        moved := pgmq._spark_send_staged(entry.queue_name, format('pgmq.%I', stage)::regclass,
+                                         coalesce(attempts, '{}'));
+    ELSE
+        EXECUTE format(
+            'INSERT INTO pgmq.%I (vt, message, headers) '
+            'SELECT coalesce(vt, clock_timestamp()), message, headers FROM pgmq.%I '
+            'WHERE attempt = ANY ($1) ORDER BY part, seq',
+            pgmq.format_table_name(entry.queue_name, 'q'), stage
+        ) USING attempts;
+        GET DIAGNOSTICS moved = ROW_COUNT;
+    END IF;
     IF entry.writer_id IS NULL THEN
         EXECUTE format('DROP TABLE pgmq.%I', stage);
         DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;

@@ -23,13 +23,14 @@ WHERE k.queue_name = %(queue)s AND pgmq._celery_session_alive(k.session_id);
 
 -- name: celery_send
 SELECT pgmq.celery_send(
-    queue => %(queue)s, msg => %(msg)s::jsonb, deliver_at => %(deliver_at)s::timestamptz,
-    notify => %(notify)s);
+    queue => %(queue)s, msg => %(msg)s::jsonb, headers => %(headers)s::jsonb,
+    deliver_at => %(deliver_at)s::timestamptz, notify => %(notify)s);
 
 -- name: celery_publish
 SELECT pgmq.celery_publish(
     exchange => %(exchange)s, routing_key => %(routing_key)s, msg => %(msg)s::jsonb,
-    deliver_at => %(deliver_at)s::timestamptz, notify => %(notify)s);
+    headers => %(headers)s::jsonb, deliver_at => %(deliver_at)s::timestamptz,
+    notify => %(notify)s);
 
 -- name: celery_bind
 SELECT pgmq.celery_bind(

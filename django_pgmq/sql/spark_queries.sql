@@ -6,8 +6,19 @@
 -- name: require_queue
 SELECT pgmq._require_queue(%(queue)s);
 
--- name: db_now
-SELECT now();
+-- name: write_start
+-- A writing task's time, and whether its rows must go through pgmq.send_batch's checks.
+SELECT now(), pgmq._spark_checked_send(%(queue)s);
+
+-- name: temp_stage
+-- A task's rows bound for a queue with send-side attributes (see send_staged).
+CREATE TEMP TABLE pgmq_spark_rows (
+    part integer NOT NULL, attempt bigint NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY,
+    vt timestamptz, message jsonb, headers jsonb
+) ON COMMIT DROP;
+
+-- name: send_staged
+SELECT pgmq._spark_send_staged(%(queue)s, %(stage)s::regclass, NULL);
 
 -- name: utc_session
 SET LOCAL TIME ZONE 'UTC';

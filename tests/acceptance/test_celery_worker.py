@@ -276,3 +276,26 @@ def test_warm_shutdown_loses_nothing_and_runs_nothing_twice(start_worker, db, po
         assert [e["event"] for e in found if e["key"] == key] == ["start", "end"], key
     assert broker_rows(db, queue, "q") == []
     assert len(broker_rows(db, queue, "a")) == len(keys)
+
+
+# -- queue attributes ---------------------------------------------------------
+
+
+def test_a_worker_honours_the_queues_delivery_delay_and_deduplication(start_worker, db):
+    queue = f"h6_attr_{uuid.uuid4().hex[:8]}"
+    key = f"attr-{uuid.uuid4().hex}"
+    pgmq.create_queue(pgmq_queue_name(queue), delivery_delay=2, deduplication_window=300)
+    worker = start_worker("threads", queue)
+    result = record.apply_async((key,), queue=queue, headers={"deduplication_id": key})
+    record.apply_async((key,), queue=queue, headers={"deduplication_id": key})  # a duplicate
+    assert result.get(timeout=60) == key, worker.output
+    wait_until(lambda: broker_rows(db, queue, "q") == [], worker)
+    [(task_id, read_ct, eta, *_)] = broker_rows(db, queue, "a")  # the duplicate was never sent
+    assert (task_id, read_ct, eta) == (result.id, 1, None)
+    waited = db.execute(
+        sql.SQL("SELECT extract(epoch FROM last_read_at - enqueued_at) FROM {}").format(
+            sql.Identifier("pgmq", f"a_{pgmq_queue_name(queue).lower()}")
+        )
+    ).fetchone()[0]
+    assert waited >= 2  # no countdown: the queue's delivery_delay held it back
+    assert [e["event"] for e in events(db, key)] == ["start", "end"]

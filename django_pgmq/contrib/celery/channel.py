@@ -58,7 +58,12 @@ def note_ignored_priority(message: dict[str, Any], routing_key: str) -> None:
 
 
 def eta_of(message: dict[str, Any]) -> datetime | None:
-    """When a Celery message asks to run later (its ``eta`` header), as an aware datetime."""
+    """When a Celery message asks to be visible (its ``eta`` header), or None if it does not.
+
+    None (no countdown or eta) lets the queue's ``delivery_delay`` attribute apply. An
+    eta is explicit: an aware one is the time, a naive one (the worker applies its own
+    time zone and holds the message) or one in the past means now.
+    """
     eta = (message.get("headers") or {}).get("eta")
     if not isinstance(eta, str):
         return None
@@ -66,9 +71,22 @@ def eta_of(message: dict[str, Any]) -> datetime | None:
         when = datetime.fromisoformat(eta)
     except ValueError:
         return None
-    if when.tzinfo is None or when <= datetime.now(UTC):
-        return None  # naive: the worker applies its own time zone; past: run now
+    now = datetime.now(UTC)
+    if when.tzinfo is None or when <= now:
+        return now
     return when
+
+
+# Keys of a Celery message's headers (``apply_async(headers=...)``) that pgmq's queue
+# attributes read from a message's headers: they go into the pgmq headers too.
+PGMQ_HEADERS = ("deduplication_id",)
+
+
+def pgmq_headers_of(message: dict[str, Any]) -> str | None:
+    """The pgmq headers of a Celery message (JSON), or None when it sets none of them."""
+    headers = message.get("headers") or {}
+    picked = {key: headers[key] for key in PGMQ_HEADERS if headers.get(key) is not None}
+    return database.dump(picked) if picked else None
 
 
 def _expired(payload: dict[str, Any], enqueued_at: datetime, read_at: datetime | None) -> bool:
@@ -217,16 +235,18 @@ class Channel(virtual.Channel):
         note_ignored_priority(message, routing_key)
         params = {
             "msg": database.dump(message),
+            "headers": pgmq_headers_of(message),
             "deliver_at": eta_of(message),
             "notify": self.options.notify,
         }
         sender = self.connection.sender
         if exchange:
             params.update(exchange=exchange, routing_key=routing_key or "")
-            delivered = sender.run("celery_publish", params)[0][0]
+            delivered = database.refused(sender.run, "celery_publish", params)[0][0]
         elif routing_key:
             params["queue"] = self.pgmq_name(routing_key)
-            delivered = int(sender.run("celery_send", params)[0][0] is not None)
+            sent = database.refused(sender.run, "celery_send", params)
+            delivered = int(sent[0][0] is not None)
         else:
             delivered = 0
         self.connection.poke()

@@ -14,7 +14,7 @@ import contextlib
 import os
 import select
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import psycopg
@@ -24,7 +24,7 @@ from psycopg import sql
 from psycopg.types.json import set_json_loads
 
 from django_pgmq import sqlfiles
-from django_pgmq.errors import FeatureNotAvailable
+from django_pgmq.errors import FeatureNotAvailable, InvalidArgument, lookup
 from django_pgmq.names import notify_channel
 
 QUERY_FILES = ("queries.sql", "celery_queries.sql")
@@ -60,6 +60,21 @@ def run(conn: psycopg.Connection, name: str, params: dict[str, Any]) -> list[tup
     except psycopg.errors.UndefinedFunction as exc:
         raise _missing_schema(exc) from exc
     return cursor.fetchall() if cursor.description else []
+
+
+def refused(
+    run: Callable[[str, dict[str, Any]], list[tuple]], name: str, params: dict[str, Any]
+) -> list[tuple]:
+    """Run a publish; one the target queue's attributes refuse (a message larger than its
+    ``max_message_size``, a bad ``deduplication_id``) raises `InvalidArgument` with the
+    database's one-line reason, which names the queue."""
+    try:
+        return run(name, params)
+    except Exception as exc:
+        cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+        if not isinstance(cause, psycopg.Error) or lookup(cause.sqlstate) is not InvalidArgument:
+            raise
+        raise InvalidArgument(str(cause).splitlines()[0]) from None
 
 
 def _connect(kwargs: dict[str, Any], conninfo: str) -> psycopg.Connection:

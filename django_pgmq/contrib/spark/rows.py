@@ -104,22 +104,37 @@ class RowLayout:
         values = column.to_pylist(maps_as_pydicts="lossy")
         return _json_array(values, queue, "headers", keep_null=True)
 
-    def visible_at(self, batch: pa.RecordBatch, now: datetime, queue: str) -> pa.Array:
+    def visible_at(
+        self, batch: pa.RecordBatch, now: datetime, queue: str, given_only: bool = False
+    ) -> pa.Array:
         """Each row's vt as UTC text: ``now`` plus its delay, or a timestamp ``delay`` column.
 
-        Text of naive UTC times, because Arrow writes zoned timestamps to CSV about
-        forty times slower; the COPY runs with the session time zone set to UTC.
+        With ``given_only``, a row that gives no delay (no column, null, or 0 seconds: the
+        project's rule for "none given") gets null, so the queue's ``delivery_delay``
+        applies when it is sent. Text of naive UTC times, because Arrow writes zoned
+        timestamps to CSV about forty times slower; the COPY runs with the session time
+        zone set to UTC.
         """
         base = now.astimezone(UTC).replace(tzinfo=None)
         if self.delay is None:
+            if given_only:
+                return pa.nulls(batch.num_rows, pa.string())
             return pa.repeat(pa.scalar(base.isoformat(sep=" ")), batch.num_rows)
         column = batch.column(self.delay)
         if self.delay_is_time:
-            times = pc.fill_null(pc.cast(column, _TIMESTAMP), pa.scalar(base, _UTC_NAIVE))
+            times = pc.cast(column, _TIMESTAMP)
+            if not given_only:
+                times = pc.fill_null(times, pa.scalar(base, _UTC_NAIVE))
         else:
-            seconds = pc.fill_null(pc.cast(column, pa.float64()), 0.0)
-            if len(seconds) and pc.min(seconds).as_py() < 0:
+            seconds = pc.cast(column, pa.float64())
+            lowest = pc.min(seconds).as_py() if len(seconds) else None
+            if lowest is not None and lowest < 0:
                 raise InvalidArgument(f'queue "{queue}": column "delay" holds a negative number')
+            if given_only:
+                none = pa.scalar(None, pa.float64())
+                seconds = pc.if_else(pc.equal(seconds, 0.0), none, seconds)
+            else:
+                seconds = pc.fill_null(seconds, 0.0)
             micros = pc.cast(pc.round(pc.multiply(seconds, 1_000_000)), pa.int64())
             times = pc.add(pa.scalar(base, _UTC_NAIVE), pc.cast(micros, pa.duration("us")))
         return pc.cast(pc.cast(times, _UTC_NAIVE), pa.string())

@@ -25,6 +25,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import psycopg
 import pyarrow as pa
 from psycopg import sql
 from pyspark.sql.datasource import (
@@ -41,6 +42,7 @@ from .rows import RowLayout, to_csv
 from .source_options import Options
 
 _QUEUE_COLUMNS = ("vt", "message", "headers")
+_TEMP_STAGE = "pgmq_spark_rows"  # a task's rows bound for a queue with send-side attributes
 _STAGE_COLUMNS = ("part", "attempt", *_QUEUE_COLUMNS)
 _JSON_HINT = (
     '; a string "message" column must hold JSON text: build it with '
@@ -76,41 +78,59 @@ class _Copier:
         self.stage = stage
 
     def _copy(self, iterator: Iterator[pa.RecordBatch]) -> PgmqCommit:
-        """Send every row of this task in one transaction, into the queue or the stage."""
+        """Send every row of this task in one transaction, into the queue or a stage.
+
+        A queue with send-side attributes (``pgmq._spark_checked_send``) is not copied
+        into: without a job stage, the rows go into a temporary table and from there
+        through ``pgmq.send_batch``'s checks, in this task's transaction.
+        """
         opts = self.options
         part, attempt = _task_ids()
-        names: tuple[str, ...]
-        if self.stage:
-            table = sql.Identifier("pgmq", self.stage)
-            names = _STAGE_COLUMNS
-        else:
-            table = statements.table(opts.queue)
-            names = _QUEUE_COLUMNS
-        copy_in = statements.statement(
-            "copy_in", table=table, columns=sql.SQL(", ").join(map(sql.Identifier, names))
-        )
         rows = 0
         try:
             with connection(opts.conn, opts.queue) as conn, conn.transaction():
-                now = one_row(conn.execute(statements.text("db_now")))[0]
+                start = conn.execute(statements.text("write_start"), {"queue": opts.queue})
+                now, checked = one_row(start)
                 conn.execute(statements.text("utc_session"))  # vt is sent as UTC text
+                table, staged = self._target(conn, checked)
+                names = _STAGE_COLUMNS if staged else _QUEUE_COLUMNS
+                copy_in = statements.statement(
+                    "copy_in", table=table, columns=sql.SQL(", ").join(map(sql.Identifier, names))
+                )
                 with conn.cursor() as cur, cur.copy(copy_in) as copy:
                     for batch in iterator:
                         if batch.num_rows:
-                            copy.write(self._lines(batch, now, part, attempt))
+                            copy.write(self._lines(batch, now, part, attempt, staged))
                             rows += batch.num_rows
+                if staged and not self.stage:
+                    params = {"queue": opts.queue, "stage": f"pg_temp.{_TEMP_STAGE}"}
+                    conn.execute(statements.text("send_staged"), params)
         except InvalidPayload as exc:
             raise InvalidPayload(str(exc) + _JSON_HINT) from None
         return PgmqCommit(part, attempt, rows)
 
-    def _lines(self, batch: pa.RecordBatch, now: object, part: int, attempt: int) -> bytes:
+    def _target(self, conn: psycopg.Connection, checked: bool) -> tuple[sql.Identifier, bool]:
+        """The table this task copies into, and whether it is a stage: the job's stage, a
+        temporary one (its queue's sends are checked), or the queue itself."""
+        if self.stage:
+            return sql.Identifier("pgmq", self.stage), True
+        if checked:
+            conn.execute(statements.text("temp_stage"))
+            return sql.Identifier("pg_temp", _TEMP_STAGE), True
+        return statements.table(self.options.queue), False
+
+    def _lines(
+        self, batch: pa.RecordBatch, now: object, part: int, attempt: int, staged: bool
+    ) -> bytes:
+        """CSV lines for the queue's table, or (``staged``) a stage's, where a row that
+        gives no delay has no vt (its send applies the queue's ``delivery_delay``)."""
         queue = self.options.queue
         columns = {
-            "vt": self.layout.visible_at(batch, now, queue),  # type: ignore[arg-type]
+            "vt": self.layout.visible_at(batch, now, queue, given_only=staged),  # type: ignore[arg-type]
             "message": self.layout.messages(batch, queue),
             "headers": self.layout.headers_of(batch, queue),
         }
-        if self.stage:
+        if staged:
             n = batch.num_rows
             columns = {
                 "part": pa.repeat(pa.scalar(part, pa.int32()), n),
