@@ -66,5 +66,7 @@ def from_sqlstate(sqlstate: str | None, text: str, queue: str | None) -> PgmqErr
         return QueueNotFound(queue) if queue is not None else None
     if kind is None:
         return None
-    prefix = f'queue "{queue}": ' if queue and kind is not QueueNameConflict else ""
+    prefix = f'queue "{queue}": '
+    if not queue or kind is QueueNameConflict or text.startswith(prefix):
+        prefix = ""  # the database's own text names the queue already (PQ004 does)
     return kind(prefix + text)

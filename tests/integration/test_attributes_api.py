@@ -255,8 +255,11 @@ def test_delivery_delay_max_size_and_archive_retention_from_python(manager, queu
     later = manager.send(queue, {"n": 1})
     now = manager.send(queue, {"n": 2}, delay=timezone.now())
     assert [m.msg_id for m in manager.read(queue, vt=30, qty=5)] == [now]
-    with pytest.raises(InvalidArgument, match="larger than the queue's max_message_size of 30"):
+    with pytest.raises(
+        InvalidArgument, match="larger than the queue's max_message_size of 30"
+    ) as info:
         manager.send_batch(queue, [{"n": 3}, {"big": "x" * 40}])
+    assert str(info.value).count(f'"{queue}"') == 1, "the error names the queue once"
     assert manager.metrics(queue).queue_length == 2
     manager.archive(queue, [later, now])
     with connection.cursor() as cursor:

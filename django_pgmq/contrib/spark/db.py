@@ -8,18 +8,14 @@ from typing import Any
 
 import psycopg
 
-from ...errors import PgmqError, QueueNotFound, from_sqlstate, lookup
+from ...errors import PgmqError, from_sqlstate
 from .conninfo import ConnectionInfo
 
 
 def translate(exc: psycopg.Error, queue: str | None, info: ConnectionInfo) -> PgmqError:
     """The django-pgmq error a database error stands for; its text never holds a secret."""
     text = info.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    state = getattr(exc, "sqlstate", None)
-    named = queue or None
-    if named and lookup(state) is not QueueNotFound and text.startswith(f'queue "{named}"'):
-        named = None  # the database's text names the queue already
-    known = from_sqlstate(state, text, named)
+    known = from_sqlstate(getattr(exc, "sqlstate", None), text, queue or None)
     return known or PgmqError(f'queue "{queue}": {text}' if queue else text)
 
 
