@@ -1,7 +1,9 @@
--- 0017_metrics_all_answers_idle_queues_from_one: metrics_all answers idle queues from one catalogue pass
+-- 0017_metrics_answers_idle_queues_from_the: metrics answers idle queues from the catalogue
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+DROP FUNCTION IF EXISTS pgmq._metrics_counted(text[],text[],oid[],boolean[]);
 DROP FUNCTION IF EXISTS pgmq._metrics_facts(text[]);
+DROP FUNCTION IF EXISTS pgmq._metrics_idle(text,oid);
 CREATE OR REPLACE FUNCTION pgmq._metrics_query(names text[])
  RETURNS text
  LANGUAGE sql
@@ -66,6 +68,20 @@ AS $function$
 $function$
 ;
 COMMENT ON FUNCTION pgmq._metrics_query(text[]) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.metrics(queue_name text)
+ RETURNS pgmq.metrics_result
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    result pgmq.metrics_result;
+BEGIN
+    EXECUTE pgmq._metrics_query(ARRAY[pgmq._require_queue(queue_name)]) INTO result;
+    RETURN result;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.metrics(text) IS NULL;
 
 CREATE OR REPLACE FUNCTION pgmq.metrics_all()
  RETURNS SETOF pgmq.metrics_result

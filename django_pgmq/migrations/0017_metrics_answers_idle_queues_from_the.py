@@ -1,7 +1,7 @@
-"""metrics_all answers idle queues from one catalogue pass.
+"""metrics answers idle queues from the catalogue.
 
 Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
-migrations/sql/ (0017_metrics_all_answers_idle_queues_from_one.sql, and its _reverse)
+migrations/sql/ (0017_metrics_answers_idle_queues_from_the.sql, and its _reverse)
 and is never edited.
 """
 
@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0017_metrics_all_answers_idle_queues_from_one.sql"),
-            reverse_sql=_frozen.read("0017_metrics_all_answers_idle_queues_from_one_reverse.sql"),
+            sql=_frozen.read("0017_metrics_answers_idle_queues_from_the.sql"),
+            reverse_sql=_frozen.read("0017_metrics_answers_idle_queues_from_the_reverse.sql"),
         )
     ]
