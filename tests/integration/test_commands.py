@@ -545,6 +545,7 @@ def test_metrics_json_pages_too(manager, many_queues):
         (["--all", "--limit", "5"], "argument --limit: not allowed with argument --all"),
         (["cmd_x", "--limit", "5"], "cannot be combined with QUEUE names"),
         (["cmd_x", "--all"], "cannot be combined with QUEUE names"),
+        (["cmd_x", "--offset", "0"], "cannot be combined with QUEUE names"),
     ],
 )
 def test_metrics_paging_errors(args, expected, transactional_db):

@@ -48,7 +48,6 @@ examples:
         parser.add_argument(
             "--offset",
             type=non_negative_int,
-            default=0,
             metavar="N",
             help="Skip the first N queues, by name (default: 0).",
         )
@@ -61,7 +60,7 @@ examples:
     def handle(self, *args: Any, **options: Any) -> None:
         manager = self.manager(options)
         if options["queues"]:
-            if options["limit"] or options["all"] or options["offset"]:
+            if options["limit"] or options["all"] or options["offset"] is not None:
                 raise CommandError(
                     "--limit, --offset and --all page through all queues; "
                     "they cannot be combined with QUEUE names"
@@ -82,7 +81,7 @@ examples:
         Only the page's queues are counted: a page of 100 among 10,000 queues costs
         what 100 queues cost. ``--all`` uses ``metrics_all()``, one pass over all.
         """
-        offset = options["offset"]
+        offset = options["offset"] or 0
         if options["all"]:
             metrics = manager.metrics_all()
             total = len(metrics)
