@@ -3,10 +3,14 @@
 At each count (1,000, 5,000, 10,000 queues by default) it times, on django-pgmq and
 on pgmq's own SQL in a scratch database of the same server: creating and dropping a
 queue, a new session's first send and first read, a send, and reads the memory of a
-session after it used 1 queue and 300 queues; then list_queues and metrics_all.
-Ratios are ours / pgmq's: below 1.0 ours costs less. Then, on django-pgmq's database
-only (pgmq has none), the admin overview and a queue sampler round
-(``benchmarks/admin_overview.py``), printed without a ratio.
+session after it used 1 queue and 300 queues; then list_queues and metrics_all (in a
+new session, and again in the same one). Ratios are ours / pgmq's: below 1.0 ours
+costs less. Then, on django-pgmq's database only (pgmq has none), the admin overview
+and a queue sampler round (``benchmarks/admin_overview.py``) and the commands
+``pgmq_list`` and ``pgmq_metrics`` end to end (a new process each, Django's start
+included, shown on its own as ``manage.py check``), printed without a ratio. At the
+last count, one message goes into every queue and metrics_all is timed again: no
+queue is idle then.
 """
 
 from __future__ import annotations
@@ -85,8 +89,51 @@ def measure(store: Store, count: int, used: int) -> dict[str, float]:
             )
     with psycopg.connect(**info, autocommit=True) as conn:
         fig["list_queues() (ms)"] = median_ms([timed(lambda: run(conn, "list_queues"))])
-        fig["metrics_all() (ms)"] = median_ms([timed(lambda: run(conn, "metrics_all"))])
+        fig.update(metrics_all_figures(store))
     return fig
+
+
+def metrics_all_figures(store: Store, label: str = "") -> dict[str, float]:
+    """metrics_all() in a new session (the median of 3), then again in the last one."""
+    new, warm = [], 0.0
+    for _ in range(3):
+        with psycopg.connect(**store.conninfo("many"), autocommit=True) as conn:
+            new.append(timed(lambda c=conn: run(c, "metrics_all")))
+            warm = timed(lambda c=conn: run(c, "metrics_all"))
+    return {
+        f"metrics_all(){label}, new session (ms)": median_ms(new),
+        f"metrics_all(){label}, again (ms)": warm * 1000,
+    }
+
+
+def busy_figures(store: Store) -> dict[str, float]:
+    """metrics_all() once every queue holds a message (none idle)."""
+    with psycopg.connect(**store.conninfo("many"), autocommit=True) as conn:
+        run(conn, "send_everywhere")
+    return metrics_all_figures(store, " with every queue busy")
+
+
+COMMANDS = {
+    "manage.py check (Django's start)": ["check"],
+    "manage.py pgmq_list": ["pgmq_list"],
+    "manage.py pgmq_metrics (first 100)": ["pgmq_metrics"],
+    "manage.py pgmq_metrics --all": ["pgmq_metrics", "--all"],
+}
+
+
+def command_figures(store: Store) -> dict[str, float]:
+    """Each command end to end, as a user runs it: a new process (median of 3)."""
+    env = django_env(store.server, store.dbname)
+    figures = {}
+    for key, args in COMMANDS.items():
+        command = [sys.executable, str(REPO / "manage.py"), *args]
+        samples = []
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run(command, cwd=REPO, env=env, check=True, capture_output=True)
+            samples.append(time.perf_counter() - start)
+        figures[f"{key} (ms)"] = median_ms(samples)
+    return figures
 
 
 def admin_figures(store: Store) -> dict[str, float]:
@@ -105,10 +152,10 @@ def admin_figures(store: Store) -> dict[str, float]:
 
 
 def report(count: int, ours: dict[str, float], peer: dict[str, float]) -> None:
-    print(f"\n{count:,} queues{'':22} {'django-pgmq':>12} {'pgmq 1.13':>12} {'ratio':>7}")
+    print(f"\n{count:,} queues{'':40} {'django-pgmq':>12} {'pgmq 1.13':>12} {'ratio':>7}")
     for key, value in ours.items():
         ratio = value / peer[key] if peer[key] else float("nan")
-        print(f"  {key:<36} {value:>12.2f} {peer[key]:>12.2f} {ratio:>6.2f}x")
+        print(f"  {key:<54} {value:>12.2f} {peer[key]:>12.2f} {ratio:>6.2f}x")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,8 +186,11 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 figures[store.key] = measure(store, count, min(args.used, count))
             report(count, figures["ours"], figures["pgmq"])
-            for key, value in admin_figures(stores[0]).items():
-                print(f"  {key:<36} {value:>12.2f}", flush=True)
+            alone = {**admin_figures(stores[0]), **command_figures(stores[0])}
+            for key, value in alone.items():
+                print(f"  {key:<54} {value:>12.2f}", flush=True)
+        busy = {store.key: busy_figures(store) for store in stores}
+        report(counts[-1], busy["ours"], busy["pgmq"])
     finally:
         for store in stores:
             store.close()

@@ -24,3 +24,7 @@ SELECT count(*) FROM pgmq.meta
 
 -- name: backend_memory
 SELECT sum(total_bytes)::bigint FROM pg_backend_memory_contexts
+
+-- name: send_everywhere
+-- One message into every queue: no queue is idle any more.
+SELECT count(*) FROM pgmq.meta m, pgmq.send(m.queue_name::text, '{"hello": "world"}'::jsonb)

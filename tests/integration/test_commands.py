@@ -478,6 +478,80 @@ def test_metrics_json(manager, queue):
     assert queue in {e["queue_name"] for e in all_queues}
 
 
+@pytest.fixture
+def many_queues(manager: QueueManager) -> Iterator[list[str]]:
+    """101 more queues than the database had, one more than pgmq_metrics shows at once."""
+    names = [f"cmd_page_{n:03d}" for n in range(101)]
+    for name in names:
+        manager.create_queue(name)
+    manager.send_batch(names[1], [1, 2])
+    yield names
+    for name in names:
+        manager.drop_queue(name)
+
+
+def metrics_names(text: str) -> list[str]:
+    return [row.split()[0] for row in text.splitlines()[2:]]
+
+
+def test_metrics_pages_by_name(manager, many_queues):
+    names = [q.queue_name for q in manager.list_queues()]
+    total = len(names)
+    out, err = run("pgmq_metrics")
+    assert metrics_names(out) == names[:100]
+    assert err.strip() == (
+        f"queues 1-100 of {total:,} shown (by name); {total - 100:,} more: --offset 100, or --all"
+    )
+    at = names.index("cmd_page_001")
+    out, err = run("pgmq_metrics", "--offset", str(at), "--limit", "2")
+    rows = metrics_rows(out)
+    assert list(rows) == ["cmd_page_001", "cmd_page_002"]
+    assert (rows["cmd_page_001"][0], rows["cmd_page_001"][-1]) == ("2", "2")
+    assert err.startswith(f"queues {at + 1:,}-{at + 2:,} of {total:,} shown (by name)")
+    out, err = run("pgmq_metrics", "--offset", str(total - 1))
+    assert (metrics_names(out), err.strip()) == (
+        names[-1:],
+        f"queues {total:,}-{total:,} of {total:,} shown (by name), or --all",
+    )
+    out, err = run("pgmq_metrics", "--all")
+    assert (metrics_names(out), err) == (names, "")
+    out, err = run("pgmq_metrics", "--offset", str(total))
+    assert (out.strip(), err.strip()) == (
+        "no queues",
+        f"no queues at --offset {total}: there are {total:,}",
+    )
+
+
+def test_metrics_json_pages_too(manager, many_queues):
+    names = [q.queue_name for q in manager.list_queues()]
+    at = names.index("cmd_page_000")
+    out, err = run("pgmq_metrics", "--json", "--offset", str(at), "--limit", "3")
+    entries = json.loads(out)
+    assert [e["queue_name"] for e in entries] == many_queues[:3]
+    assert entries[1]["queue_length"] == 2
+    assert err.startswith(f"queues {at + 1:,}-{at + 3:,} of")
+    assert len(json.loads(run("pgmq_metrics", "--json")[0])) == 100
+    everything = json.loads(run("pgmq_metrics", "--json", "--all")[0])
+    assert [e["queue_name"] for e in everything] == names
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--limit", "0"], "argument --limit: must be a positive integer, got '0'"),
+        (["--limit", "ten"], "argument --limit: must be a positive integer, got 'ten'"),
+        (["--offset", "-1"], "argument --offset: must be a non-negative integer, got '-1'"),
+        (["--offset", "1.5"], "argument --offset: must be a non-negative integer, got '1.5'"),
+        (["--all", "--limit", "5"], "argument --limit: not allowed with argument --all"),
+        (["cmd_x", "--limit", "5"], "cannot be combined with QUEUE names"),
+        (["cmd_x", "--all"], "cannot be combined with QUEUE names"),
+        (["cmd_x", "--offset", "0"], "cannot be combined with QUEUE names"),
+    ],
+)
+def test_metrics_paging_errors(args, expected, transactional_db):
+    assert expected in fails("pgmq_metrics", *args)
+
+
 # -- --database --------------------------------------------------------------
 
 

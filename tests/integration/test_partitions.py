@@ -201,6 +201,12 @@ def test_rows_past_the_premade_range_wait_in_the_default_partition(manager, part
     queue = partitioned(10, 1000, premake=1)  # partitions for msg_ids 0-19
     manager.send_batch(queue, [{"n": n} for n in range(35)])
     assert manager.metrics(queue).default_partition_length == 16  # ids 20..35
+    [listed] = [m for m in manager.metrics_all() if m.queue_name == queue]
+    assert (listed.queue_length, listed.total_messages, listed.default_partition_length) == (
+        35,
+        35,
+        16,
+    )
     changes = manager.maintain_partitions(queue)
     created = [(c.partitioned_table, c.range_start, c.rows_moved) for c in changes]
     assert (f"q_{queue}", "20", 10) in created

@@ -731,6 +731,47 @@ def test_metrics_all_has_one_row_per_queue(db, q, queue_name):
         db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [other])
 
 
+def test_metrics_all_agrees_with_metrics_for_idle_and_counted_queues(db, queue_name):
+    """Queues whose tables have no pages (idle) are answered from the catalogue, the
+    others are counted, 200 to a statement: both agree with pgmq.metrics, in name order."""
+    names = [f"{queue_name}_{n:03d}" for n in range(205)]
+    for name in names:
+        db.execute("SELECT pgmq.create(queue_name => %s)", [name])
+    try:
+        for name in names[:201]:  # more than one statement's worth of counted queues
+            send(db, name, 1)
+        send(db, names[1], 2)
+        read(db, names[4], vt=3600)
+        db.execute("SELECT pgmq.purge_queue(queue_name => %s)", [names[2]])  # pages, no rows
+        db.execute(
+            psycopg.sql.SQL("TRUNCATE pgmq.{}").format(psycopg.sql.Identifier(f"q_{names[3]}"))
+        )
+        cur = db.cursor(row_factory=psycopg.rows.dict_row)
+        all_rows = cur.execute("SELECT * FROM pgmq.metrics_all()").fetchall()
+        listed = [r[0] for r in rows(db, "SELECT queue_name FROM pgmq.list_queues()")]
+        assert [r["queue_name"] for r in all_rows] == listed
+        mine = {r["queue_name"]: r for r in all_rows if r["queue_name"] in names}
+        figures = ("queue_length", "queue_visible_length", "total_messages")
+        assert [mine[n][f] for n in names[1:5] for f in figures] == [
+            *(2, 2, 2),  # counted
+            *(0, 0, 1),  # purged: counted, total kept
+            *(0, 0, 1),  # truncated: idle, total from the sequence
+            *(1, 0, 1),  # read: not visible
+        ]
+        assert [mine[n][f] for f in figures for n in names[201:]] == [0] * 12
+        for name in names:
+            alone = metrics(db, name)
+            got = mine[name]
+            assert [got[f] for f in figures] == [alone[f] for f in figures], name
+            assert got["default_partition_length"] is alone["default_partition_length"] is None
+            for age in ("newest_msg_age_sec", "oldest_msg_age_sec"):
+                assert (got[age] is None) == (alone[age] is None), name
+                assert got[age] is None or abs(got[age] - alone[age]) <= 1, name
+    finally:
+        for name in names:
+            db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [name])
+
+
 def test_metrics_result_fields_are_in_pgmq_order(db):
     fields = rows(
         db,

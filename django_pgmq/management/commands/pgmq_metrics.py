@@ -1,29 +1,55 @@
-"""manage.py pgmq_metrics: queue lengths and ages."""
+"""manage.py pgmq_metrics: queue lengths and ages, a page of queues at a time."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from typing import Any
 
-from ..command_base import PgmqCommand, metrics_table, to_json
+from django.core.management.base import CommandError
+
+from ...manager import QueueManager
+from ...messages import QueueMetrics
+from ..command_base import PgmqCommand, metrics_table, non_negative_int, positive_int, to_json
+
+DEFAULT_LIMIT = 100
 
 
 class Command(PgmqCommand):
-    help = """Show metrics of some queues (default: all): length, visible, ages, total sent.
+    help = f"""Show metrics of some queues: length, visible, ages, total sent.
 
 length counts the messages in the queue, visible those that can be read now;
 newest/oldest age are the ages of the newest and oldest message; total counts
 every message ever sent to the queue.
 
+Without QUEUE names it shows the first {DEFAULT_LIMIT} queues by name; --limit and
+--offset choose another page, --all shows every queue. When some queues are left
+out, a line on stderr says which were shown and how to see the rest; stdout holds
+only the table (or the JSON array).
+
 examples:
   manage.py pgmq_metrics
   manage.py pgmq_metrics orders emails
-  manage.py pgmq_metrics --json
+  manage.py pgmq_metrics --offset 100
+  manage.py pgmq_metrics --all --json
 """
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(
-            "queues", nargs="*", metavar="QUEUE", help="Queues to show (default: all)."
+            "queues", nargs="*", metavar="QUEUE", help="Queues to show (default: all, paged)."
+        )
+        paging = parser.add_mutually_exclusive_group()
+        paging.add_argument(
+            "--limit",
+            type=positive_int,
+            metavar="N",
+            help=f"Show at most N queues (default: {DEFAULT_LIMIT}).",
+        )
+        paging.add_argument("--all", action="store_true", help="Show every queue.")
+        parser.add_argument(
+            "--offset",
+            type=non_negative_int,
+            metavar="N",
+            help="Skip the first N queues, by name (default: 0).",
         )
         parser.add_argument(
             "--json",
@@ -34,12 +60,48 @@ examples:
     def handle(self, *args: Any, **options: Any) -> None:
         manager = self.manager(options)
         if options["queues"]:
+            if options["limit"] or options["all"] or options["offset"] is not None:
+                raise CommandError(
+                    "--limit, --offset and --all page through all queues; "
+                    "they cannot be combined with QUEUE names"
+                )
             metrics = [manager.metrics(q) for q in options["queues"]]
         else:
-            metrics = manager.metrics_all()
+            metrics = self.page(manager, options)
         if options["json"]:
             self.stdout.write(to_json([asdict(m) for m in metrics]))
-        elif not metrics:
-            self.stdout.write("no queues")
-        else:
+        elif metrics:
             self.stdout.write(metrics_table(metrics))
+        else:
+            self.stdout.write("no queues")
+
+    def page(self, manager: QueueManager, options: dict[str, Any]) -> list[QueueMetrics]:
+        """The queues of the page asked for, by name; says on stderr what was left out.
+
+        Only the page's queues are counted: a page of 100 among 10,000 queues costs
+        what 100 queues cost. ``--all`` uses ``metrics_all()``, one pass over all.
+        """
+        offset = options["offset"] or 0
+        if options["all"]:
+            metrics = manager.metrics_all()
+            total = len(metrics)
+            metrics = metrics[offset:]
+        else:
+            names = [q.queue_name for q in manager.list_queues()]
+            total = len(names)
+            limit = options["limit"] or DEFAULT_LIMIT
+            metrics = [manager.metrics(name) for name in names[offset : offset + limit]]
+        shown = len(metrics)
+        if shown < total:
+            self.stderr.write(_left_out(offset, shown, total, paged=not options["all"]))
+        return metrics
+
+
+def _left_out(offset: int, shown: int, total: int, *, paged: bool) -> str:
+    """The line saying which queues a page shows and how to see the others."""
+    if not shown:
+        return f"no queues at --offset {offset}: there are {total:,}"
+    text = f"queues {offset + 1:,}-{offset + shown:,} of {total:,} shown (by name)"
+    if offset + shown < total:
+        text += f"; {total - offset - shown:,} more: --offset {offset + shown}"
+    return text + (", or --all" if paged else "")
