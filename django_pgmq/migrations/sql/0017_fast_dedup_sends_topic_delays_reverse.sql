@@ -1,4 +1,4 @@
--- 0017_fast_deduplicated_sends: fast deduplicated sends
+-- 0017_fast_dedup_sends_topic_delays: fast dedup sends, topic delays
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._queue_ops_send_block(text);
@@ -228,6 +228,20 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_attr_sql(text,"char",text,jsonb) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch_topic(routing_key text, msgs jsonb[])
+ RETURNS TABLE(queue_name text, msg_id bigint)
+ LANGUAGE sql
+AS $function$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, NULL::jsonb[], clock_timestamp()); $function$
+;
+COMMENT ON FUNCTION pgmq.send_batch_topic(text,jsonb[]) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch_topic(routing_key text, msgs jsonb[], headers jsonb[])
+ RETURNS TABLE(queue_name text, msg_id bigint)
+ LANGUAGE sql
+AS $function$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, headers, clock_timestamp()); $function$
+;
+COMMENT ON FUNCTION pgmq.send_batch_topic(text,jsonb[],jsonb[]) IS NULL;
 
 
 -- Written by hand: the access functions of hot queues with a deduplication window are

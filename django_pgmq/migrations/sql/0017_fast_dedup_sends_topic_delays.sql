@@ -1,4 +1,4 @@
--- 0017_fast_deduplicated_sends: fast deduplicated sends
+-- 0017_fast_dedup_sends_topic_delays: fast dedup sends, topic delays
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 CREATE OR REPLACE FUNCTION pgmq._install_queue_ops(queue_name text)
@@ -293,6 +293,20 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_send_block(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch_topic(routing_key text, msgs jsonb[])
+ RETURNS TABLE(queue_name text, msg_id bigint)
+ LANGUAGE sql
+AS $function$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, NULL::jsonb[], NULL::timestamptz); $function$
+;
+COMMENT ON FUNCTION pgmq.send_batch_topic(text,jsonb[]) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.send_batch_topic(routing_key text, msgs jsonb[], headers jsonb[])
+ RETURNS TABLE(queue_name text, msg_id bigint)
+ LANGUAGE sql
+AS $function$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, headers, NULL::timestamptz); $function$
+;
+COMMENT ON FUNCTION pgmq.send_batch_topic(text,jsonb[],jsonb[]) IS NULL;
 
 
 -- Written by hand: the access function of a hot queue with a deduplication window is
