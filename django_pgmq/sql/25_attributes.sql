@@ -362,10 +362,11 @@ BEGIN
                 $sql$, qtable, vt, msg);
         END IF;
         IF op = 'S' THEN
-            -- The fast send: two plain inserts, the ids claimed in one order (no two
-            -- batches wait on each other's ids crosswise). Any id already claimed, by an
-            -- earlier send, a concurrent one (after its commit) or this batch itself,
-            -- raises unique_violation, and the caller runs the statement below instead.
+            -- The fast send: two plain inserts, the ids claimed in the order the statement
+            -- below claims them (so no two batches, fast or not, wait on each other's ids
+            -- crosswise). Any id already claimed, by an earlier send, a concurrent one
+            -- (after its commit) or this batch itself, raises unique_violation, and the
+            -- caller runs the statement below instead.
             RETURN format(
                 $sql$
         WITH m AS (
@@ -376,7 +377,7 @@ BEGIN
             INSERT INTO pgmq.queue_deduplication (queue_name, deduplication_id, msg_id, sent_at)
             SELECT %4$L, m.dedup, m.msg_id, clock_timestamp() FROM m
             WHERE m.dedup IS NOT NULL
-            ORDER BY m.dedup COLLATE "C"
+            ORDER BY m.dedup
         )
         SELECT array_agg(m.msg_id ORDER BY m.msg_id) FROM m
                 $sql$, qtable, vt, msg, lower(queue_name));

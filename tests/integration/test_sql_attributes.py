@@ -399,6 +399,47 @@ def test_concurrent_batches_on_the_hot_path_claim_a_shared_id_once(pg_connect, d
         db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [queue_name])
 
 
+def test_batches_claiming_the_same_ids_in_opposite_orders_do_not_deadlock(
+    pg_connect, db, queue_name
+):
+    """Both sends claim ids in one order, so neither waits for the other crosswise."""
+    db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
+    set_attrs(db, queue_name, {"deduplication_window": 300})
+    conns = [pg_connect(autocommit=False) for _ in range(2)]
+    for conn in conns:
+        warm_up(conn, queue_name)
+        conn.commit()
+    ids = [f"id-{n:04}" for n in range(1000)]
+    orders = [ids, ids[::-1]]
+    start = threading.Barrier(2)
+    got: dict[int, dict[str, int]] = {}
+    errors: list[BaseException] = []
+
+    def sender(n: int, conn: psycopg.Connection) -> None:
+        try:
+            start.wait()
+            sent = send_batch(
+                conn, queue_name, [{"n": n}] * 1000, [{"deduplication_id": d} for d in orders[n]]
+            )
+            got[n] = dict(zip(orders[n], sent, strict=True))
+            conn.commit()
+        except BaseException as exc:
+            errors.append(exc)
+            start.abort()
+
+    threads = [threading.Thread(target=sender, args=(n, c)) for n, c in enumerate(conns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert not errors
+        assert got[0] == got[1]
+        assert len(live_ids(db, queue_name)) == 1000
+    finally:
+        db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [queue_name])
+
+
 def test_a_long_transaction_takes_at_most_16_subtransactions_for_its_sends(
     pg_connect, db, queue_name
 ):
