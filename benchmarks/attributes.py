@@ -8,7 +8,10 @@ Three figures, one client on one connection each (the SQL API through psycopg):
   ``deduplication_window`` against ours on a plain queue (target: >= 0.7x), and ours
   plain against pgmq.
 
-Each figure is the median of ``--rounds`` timed runs, in messages per second.
+Each figure is the median of ``--rounds`` timed runs, in messages per second. The sends
+also report, per message, the server process's CPU microseconds (when the server runs on
+this machine) and WAL bytes; on a shared machine the CPU ratio moves less than the
+throughput one.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ import statistics
 import time
 import uuid
 
+import psutil
 import psycopg
 from psycopg.types.json import Jsonb
 
+from .machine import local_postgres
 from .server import resolve
 from .stores import Store
 
@@ -61,15 +66,44 @@ def read_archive(conn: psycopg.Connection, attributes: dict | None, count: int) 
     return done / (time.perf_counter() - began)
 
 
-def send_batches(conn: psycopg.Connection, attributes: dict | None, batches: int) -> float:
-    """Messages per second sent in batches of 100, each with its own deduplication_id."""
+def backend_cpu(conn: psycopg.Connection) -> float | None:
+    """CPU seconds used so far by the server process behind conn (None: not on this machine)."""
+    pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    if not local_postgres([pid]):
+        return None
+    t = psutil.Process(pid).cpu_times()
+    return t.user + t.system
+
+
+def send_batches(conn: psycopg.Connection, attributes: dict | None, batches: int) -> dict:
+    """Sends in batches of 100, each message with its own deduplication_id: messages per
+    second, and per message the server's CPU microseconds (which other load on a shared
+    machine disturbs less than wall time) and WAL bytes."""
     queue = fresh_queue(conn, attributes)
     body = Jsonb({"p": "x" * 100})
+    cpu = backend_cpu(conn)
+    lsn = conn.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
     began = time.perf_counter()
     for _ in range(batches):
         headers = [Jsonb({"deduplication_id": uuid.uuid4().hex}) for _ in range(BATCH_SEND)]
         conn.execute("SELECT pgmq.send_batch(%s, %s, %s)", [queue, [body] * BATCH_SEND, headers])
-    return batches * BATCH_SEND / (time.perf_counter() - began)
+    elapsed = time.perf_counter() - began
+    sent = batches * BATCH_SEND
+    wal = conn.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), %s)", [lsn]).fetchone()[0]
+    after = backend_cpu(conn)
+    return {
+        "msgs_per_s": sent / elapsed,
+        "server_us": None if cpu is None or after is None else (after - cpu) * 1e6 / sent,
+        "wal_bytes": float(wal) / sent,
+    }
+
+
+def median_of(call, rounds: int) -> dict:
+    """Each figure of ``call``'s dict, the median over ``rounds`` runs."""
+    runs = [call() for _ in range(rounds)]
+    return {
+        k: None if runs[0][k] is None else statistics.median(r[k] for r in runs) for k in runs[0]
+    }
 
 
 def median(call, rounds: int) -> float:
@@ -99,12 +133,15 @@ def main() -> None:
                 "read+archive ours priorities": median(
                     lambda: read_archive(o, {"priorities": True}, n), r
                 ),
-                "send_batch pgmq plain": median(lambda: send_batches(p, None, args.batches), r),
-                "send_batch ours plain": median(lambda: send_batches(o, None, args.batches), r),
-                "send_batch ours dedup window": median(
+            }
+            sends = {
+                "send_batch pgmq plain": median_of(lambda: send_batches(p, None, args.batches), r),
+                "send_batch ours plain": median_of(lambda: send_batches(o, None, args.batches), r),
+                "send_batch ours dedup window": median_of(
                     lambda: send_batches(o, {"deduplication_window": 300}, args.batches), r
                 ),
             }
+            fig.update({k: v["msgs_per_s"] for k, v in sends.items()})
     finally:
         for store in (ours, pgmq):
             store.close()
@@ -121,7 +158,16 @@ def main() -> None:
         "plain send_batch / pgmq plain (target >= 1.3)": fig["send_batch ours plain"]
         / fig["send_batch pgmq plain"],
     }
-    print(json.dumps({"server": server.describe(), "msgs_per_s": fig, "ratios": ratios}, indent=2))
+    dedup, plain = sends["send_batch ours dedup window"], sends["send_batch ours plain"]
+    if dedup["server_us"] and plain["server_us"]:
+        ratios["dedup send_batch / our plain, by server CPU per message (no target)"] = (
+            plain["server_us"] / dedup["server_us"]
+        )
+    per_msg = {
+        k: {"server_us": v["server_us"], "wal_bytes": v["wal_bytes"]} for k, v in sends.items()
+    }
+    report = {"server": server.describe(), "msgs_per_s": fig, "send_per_message": per_msg}
+    print(json.dumps({**report, "ratios": ratios}, indent=2))
 
 
 if __name__ == "__main__":

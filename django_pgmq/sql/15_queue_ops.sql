@@ -173,7 +173,8 @@ $fn$;
 
 -- Create or replace the access function of queue_name (its tables must exist) and write
 -- the router again. Called by _queue_ops_promote, under its locks, and by
--- set_queue_attributes when a hot queue's attributes change.
+-- set_queue_attributes when a hot queue's attributes change. Its send branch comes from
+-- pgmq._queue_ops_send_block (sql/25_attributes.sql): a deduplicating queue's needs a block.
 CREATE OR REPLACE FUNCTION pgmq._install_queue_ops(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
@@ -216,7 +217,7 @@ BEGIN
     IF p_op = 'r' THEN
         RETURN QUERY %6$s;
     ELSIF p_op = 's' THEN
-        RETURN QUERY %7$s;
+        %7$s
     ELSIF p_op = 'a' THEN
         RETURN QUERY %8$s;
     ELSIF p_op = 'd' THEN
@@ -237,7 +238,7 @@ $body$
         pg_get_serial_sequence(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')), 'msg_id'),
         to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')))::oid::text,
         pgmq._queue_ops_text(queue_name, 'r', 'low'),
-        pgmq._queue_ops_text(queue_name, 's'),
+        pgmq._queue_ops_send_block(queue_name),
         pgmq._queue_ops_text(queue_name, 'a'),
         pgmq._queue_ops_text(queue_name, 'd'),
         pgmq._queue_ops_text(queue_name, 'p', 'low'),

@@ -189,7 +189,8 @@ $fn$;
 
 -- send_topic ------------------------------------------------------------------
 
--- Send one message to every matching queue; returns how many queues got it.
+-- Send one message to every matching queue; returns how many queues got it. A delay of
+-- 0 (the forms without one pass 0) is "none given": each queue's delivery_delay applies.
 CREATE FUNCTION pgmq.send_topic(routing_key text, msg jsonb, headers jsonb, delay integer)
 RETURNS integer
 LANGUAGE plpgsql
@@ -228,6 +229,9 @@ AS $fn$ SELECT pgmq.send_topic(routing_key, msg, headers, 0); $fn$;
 -- send_batch_topic ------------------------------------------------------------
 
 -- Send a batch to every matching queue; one (queue_name, msg_id) row per message sent.
+-- A delay NULL (what the forms without a delay pass, and an integer delay of 0) means
+-- "none given", as for send_batch: each queue's delivery_delay attribute applies to its
+-- copies. A timestamp is explicit, whatever the queues' attributes.
 CREATE FUNCTION pgmq.send_batch_topic(
     routing_key text, msgs jsonb[], headers jsonb[], delay timestamptz
 )
@@ -247,11 +251,11 @@ $fn$;
 
 CREATE FUNCTION pgmq.send_batch_topic(routing_key text, msgs jsonb[])
 RETURNS TABLE (queue_name text, msg_id bigint) LANGUAGE sql
-AS $fn$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, NULL::jsonb[], clock_timestamp()); $fn$;
+AS $fn$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, NULL::jsonb[], NULL::timestamptz); $fn$;
 
 CREATE FUNCTION pgmq.send_batch_topic(routing_key text, msgs jsonb[], headers jsonb[])
 RETURNS TABLE (queue_name text, msg_id bigint) LANGUAGE sql
-AS $fn$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, headers, clock_timestamp()); $fn$;
+AS $fn$ SELECT * FROM pgmq.send_batch_topic(routing_key, msgs, headers, NULL::timestamptz); $fn$;
 
 CREATE FUNCTION pgmq.send_batch_topic(routing_key text, msgs jsonb[], delay integer)
 RETURNS TABLE (queue_name text, msg_id bigint) LANGUAGE sql

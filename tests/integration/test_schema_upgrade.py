@@ -283,3 +283,47 @@ def test_queues_hot_before_an_upgrade_stay_routed_hot_after_it(scratch):
             conn.execute("SELECT * FROM pgmq.send('warm', '{}')")
         got = conn.execute("SELECT count(*) FROM pgmq.read('warm', 30, 100)").fetchone()[0]
         assert got == 7
+
+
+def test_a_hot_deduplicating_queue_gets_the_fast_send_and_loses_it_going_back(scratch):
+    """0019 writes again the access function of a hot queue with a deduplication window."""
+
+    def send_branch(conn: psycopg.Connection) -> str:
+        return conn.execute(
+            "SELECT prosrc FROM pg_proc WHERE oid = 'pgmq._ops_dedup'::regproc"
+        ).fetchone()[0]
+
+    with scratch.connect() as conn:
+        done = scratch.manage(
+            "migrate", "django_pgmq", "0018_metrics_answers_idle_queues_from_the_catalogue"
+        )
+        assert done.returncode == 0, done.stderr
+        conn.execute("SELECT pgmq.create('dedup')")
+        conn.execute("SELECT pgmq.set_queue_attributes('dedup', '{\"deduplication_window\": 60}')")
+        first = [
+            conn.execute(
+                "SELECT * FROM pgmq.send('dedup', '{}'::jsonb, %s::jsonb)",
+                [json.dumps({"deduplication_id": "a"})],
+            ).fetchone()[0]
+            for _ in range(3)  # the third call promotes it
+        ]
+        assert "pgmq.dedup_tries" not in send_branch(conn)
+
+        done = scratch.manage("migrate")
+        assert done.returncode == 0, done.stderr
+        assert "pgmq.dedup_tries" in send_branch(conn)
+    with scratch.connect() as conn:  # a new session warms up and sends on the hot path
+        got = [
+            conn.execute(
+                "SELECT * FROM pgmq.send('dedup', '{}'::jsonb, %s::jsonb)",
+                [json.dumps({"deduplication_id": d})],
+            ).fetchone()[0]
+            for d in ("a", "b", "c", "d", "b")
+        ]
+        assert got[0] == first[0] and got[4] == got[1] and len(set(got)) == 4
+        done = scratch.manage(
+            "migrate", "django_pgmq", "0018_metrics_answers_idle_queues_from_the_catalogue"
+        )
+        assert done.returncode == 0, done.stderr
+        assert "pgmq.dedup_tries" not in send_branch(conn)
+        assert conn.execute("SELECT count(*) FROM pgmq.q_dedup").fetchone()[0] == 4

@@ -344,6 +344,139 @@ def test_eight_concurrent_senders_of_one_id_enqueue_exactly_one_row(pg_connect, 
     assert live_ids(db, q) == [got[0]]
 
 
+def warm_up(conn: psycopg.Connection, queue: str) -> None:
+    """Make this session take the queue's hot path (three uses), as the q fixture does."""
+    for _ in range(3):
+        conn.execute("SELECT * FROM pgmq.read(queue_name => %s, vt => 0, qty => 0)", [queue])
+    assert ops_function(conn, queue) is not None
+
+
+def test_concurrent_batches_on_the_hot_path_claim_a_shared_id_once(pg_connect, db, queue_name):
+    """The hot path's fast send (plain inserts, ON CONFLICT after a conflict) under races."""
+    db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
+    set_attrs(db, queue_name, {"deduplication_window": 300})
+    conns = [pg_connect(autocommit=False) for _ in range(8)]
+    for conn in conns:
+        warm_up(conn, queue_name)
+        conn.commit()
+    start = threading.Barrier(8)
+    got: dict[int, list[int]] = {}
+    errors: list[BaseException] = []
+
+    def sender(n: int, conn: psycopg.Connection) -> None:
+        try:
+            start.wait()
+            got[n] = send_batch(
+                conn,
+                queue_name,
+                [{"n": n}, {"n": n, "shared": True}],
+                [{"deduplication_id": f"own-{n}"}, {"deduplication_id": "shared"}],
+            )
+            time.sleep(0.2)  # the others wait on the claim of "shared" until this commits
+            conn.commit()
+        except BaseException as exc:
+            errors.append(exc)
+            start.abort()
+
+    threads = [threading.Thread(target=sender, args=(n, c)) for n, c in enumerate(conns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert not errors
+        shared = {ids[1] for ids in got.values()}
+        own = {ids[0] for ids in got.values()}
+        assert len(got) == 8 and len(shared) == 1 and len(own) == 8
+        assert live_ids(db, queue_name) == sorted(own | shared)
+        rows = db.execute(
+            "SELECT deduplication_id, msg_id FROM pgmq.queue_deduplication"
+            " WHERE queue_name = %s ORDER BY deduplication_id",
+            [queue_name],
+        ).fetchall()
+        assert len(rows) == 9 and dict(rows)["shared"] in shared
+    finally:
+        db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [queue_name])
+
+
+def test_batches_claiming_the_same_ids_in_opposite_orders_do_not_deadlock(
+    pg_connect, db, queue_name
+):
+    """Both sends claim ids in one order, so neither waits for the other crosswise."""
+    db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
+    set_attrs(db, queue_name, {"deduplication_window": 300})
+    conns = [pg_connect(autocommit=False) for _ in range(2)]
+    for conn in conns:
+        warm_up(conn, queue_name)
+        conn.commit()
+    ids = [f"id-{n:04}" for n in range(1000)]
+    orders = [ids, ids[::-1]]
+    start = threading.Barrier(2)
+    got: dict[int, dict[str, int]] = {}
+    errors: list[BaseException] = []
+
+    def sender(n: int, conn: psycopg.Connection) -> None:
+        try:
+            start.wait()
+            sent = send_batch(
+                conn, queue_name, [{"n": n}] * 1000, [{"deduplication_id": d} for d in orders[n]]
+            )
+            got[n] = dict(zip(orders[n], sent, strict=True))
+            conn.commit()
+        except BaseException as exc:
+            errors.append(exc)
+            start.abort()
+
+    threads = [threading.Thread(target=sender, args=(n, c)) for n, c in enumerate(conns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert not errors
+        assert got[0] == got[1]
+        assert len(live_ids(db, queue_name)) == 1000
+    finally:
+        db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [queue_name])
+
+
+def test_a_long_transaction_takes_at_most_16_subtransactions_for_its_sends(
+    pg_connect, db, queue_name
+):
+    """The fast send runs in a subtransaction: 16 per transaction, then ON CONFLICT alone."""
+    conn = pg_connect(autocommit=False)
+    conn.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
+    set_attrs(conn, queue_name, {"deduplication_window": 300})
+    warm_up(conn, queue_name)
+    conn.commit()
+
+    def xids() -> int:
+        """Transactions that wrote the queue's ids: a row claimed in a subtransaction
+        carries the subtransaction's xid, one claimed by the ON CONFLICT statement the
+        transaction's own."""
+        return conn.execute(
+            "SELECT count(DISTINCT xmin::text) FROM pgmq.queue_deduplication WHERE queue_name = %s",
+            [queue_name],
+        ).fetchone()[0]
+
+    try:
+        first = [send(conn, queue_name, {"n": n}, {"deduplication_id": f"d{n}"}) for n in range(40)]
+        assert xids() == 17
+        again = [send(conn, queue_name, {"n": n}, {"deduplication_id": f"d{n}"}) for n in range(40)]
+        conn.commit()
+        assert again == first and live_ids(conn, queue_name) == sorted(first)
+        # the next transaction counts from 0 again: its first send takes the fast path
+        before = xids()
+        send(conn, queue_name, {"n": 40}, {"deduplication_id": "d40"})
+        send(conn, queue_name, {"n": 41}, {"deduplication_id": "d41"})
+        assert xids() == before + 2
+        conn.commit()
+    finally:
+        conn.rollback()
+        conn.execute("SELECT pgmq.drop_queue(queue_name => %s)", [queue_name])
+        conn.commit()
+
+
 # -- redrive ---------------------------------------------------------------------------
 
 

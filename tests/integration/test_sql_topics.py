@@ -318,3 +318,96 @@ def test_pgmq_python_client_routes_through_topics(queue, pg_dsn, key):
         assert len(client.send_batch_topic(key("a"), [{"n": 2}, {"n": 3}])) == 2
         message = client.read(queue, vt=30)
         assert (message.message, message.headers) == ({"n": 1}, {"h": 1})
+
+
+# Topic sends and a target queue's delivery_delay: the forms that give no delay (or an
+# integer 0, "none given") and what each queue's copy gets.
+NO_DELAY_FORMS = [
+    "SELECT pgmq.send_topic(routing_key => %(key)s, msg => %(msg)s)",
+    "SELECT pgmq.send_topic(routing_key => %(key)s, msg => %(msg)s, headers => %(header)s)",
+    "SELECT pgmq.send_topic(routing_key => %(key)s, msg => %(msg)s, delay => 0)",
+    "SELECT pgmq.send_topic(routing_key => %(key)s, msg => %(msg)s, headers => %(header)s,"
+    " delay => 0)",
+    "SELECT * FROM pgmq.send_batch_topic(routing_key => %(key)s, msgs => %(msgs)s)",
+    "SELECT * FROM pgmq.send_batch_topic(routing_key => %(key)s, msgs => %(msgs)s,"
+    " headers => %(headers)s)",
+    "SELECT * FROM pgmq.send_batch_topic(routing_key => %(key)s, msgs => %(msgs)s, delay => 0)",
+    "SELECT * FROM pgmq.send_batch_topic(routing_key => %(key)s, msgs => %(msgs)s,"
+    " headers => %(headers)s, delay => 0)",
+]
+EXPLICIT_FORMS = [
+    "SELECT * FROM pgmq.send_batch_topic(routing_key => %(key)s, msgs => %(msgs)s,"
+    " delay => %(at)s)",
+    "SELECT * FROM pgmq.send_batch_topic(routing_key => %(key)s, msgs => %(msgs)s,"
+    " headers => %(headers)s, delay => %(at)s)",
+]
+
+
+def delays(conn: psycopg.Connection, queue: str) -> list[str]:
+    """Of each live message, oldest first: "visible", "600 s" (visible in 590 to 600 s)
+    or "other"."""
+    query = sql.SQL(
+        "SELECT CASE WHEN vt <= clock_timestamp() THEN 'visible'"
+        " WHEN vt BETWEEN clock_timestamp() + interval '590 s'"
+        " AND clock_timestamp() + interval '600 s' THEN '600 s' ELSE 'other' END"
+        " FROM {} ORDER BY msg_id"
+    ).format(sql.Identifier("pgmq", f"q_{queue}"))
+    return [r[0] for r in conn.execute(query)]
+
+
+def topic_params(key: Callable[[str], str], at: datetime) -> dict:
+    return {
+        "key": key("d"),
+        "msg": Jsonb({"n": 1}),
+        "header": Jsonb({"h": 1}),
+        "msgs": [Jsonb({"n": 1}), Jsonb({"n": 2})],
+        "headers": [Jsonb({"h": 1}), Jsonb({"h": 2})],
+        "at": at,
+    }
+
+
+@pytest.mark.parametrize("form", NO_DELAY_FORMS)
+def test_a_topic_send_without_a_delay_takes_each_queues_delivery_delay(
+    tx_make_queue, tx, key, form
+):
+    delayed, plain = tx_make_queue(), tx_make_queue()
+    tx.execute("SELECT pgmq.set_queue_attributes(%s, '{\"delivery_delay\": 600}')", [delayed])
+    bind(tx, key("#"), delayed)
+    bind(tx, key("#"), plain)
+    tx.execute(form, topic_params(key, datetime.now(UTC)))
+    sent = len(delays(tx, plain))
+    assert sent in (1, 2)
+    assert delays(tx, delayed) == ["600 s"] * sent
+    assert delays(tx, plain) == ["visible"] * sent
+
+
+@pytest.mark.parametrize("form", EXPLICIT_FORMS)
+def test_a_topic_send_with_a_timestamp_keeps_it_on_every_queue(tx_make_queue, tx, key, form):
+    delayed, plain = tx_make_queue(), tx_make_queue()
+    tx.execute("SELECT pgmq.set_queue_attributes(%s, '{\"delivery_delay\": 600}')", [delayed])
+    bind(tx, key("#"), delayed)
+    bind(tx, key("#"), plain)
+    at = datetime.now(UTC) - timedelta(seconds=1)  # explicit, and already past
+    tx.execute(form, topic_params(key, at))
+    for queue in (delayed, plain):
+        assert delays(tx, queue) == ["visible", "visible"]
+
+
+def test_pgmq_python_client_topic_sends_take_the_delivery_delay(manager, queue_name, pg_dsn, key):
+    from pgmq import PGMQueue
+    from psycopg_pool import ConnectionPool
+
+    manager.create_queue(queue_name)
+    try:
+        manager.set_queue_attributes(queue_name, delivery_delay=600)
+        with ConnectionPool(pg_dsn, min_size=1, max_size=2) as pool:
+            client = PGMQueue(pool=pool, init_extension=False)
+            client.bind_topic(key("#"), queue_name)
+            assert client.send_topic(key("a"), {"n": 1}) == 1
+            assert client.send_topic(key("a"), {"n": 2}, headers={"h": 2}) == 1
+            assert len(client.send_batch_topic(key("a"), [{"n": 3}, {"n": 4}])) == 2
+            assert client.read(queue_name, vt=30) is None
+            with pool.connection() as conn:
+                assert delays(conn, queue_name) == ["600 s"] * 4
+    finally:
+        manager.drop_queue(queue_name)
