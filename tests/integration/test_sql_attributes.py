@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
@@ -317,29 +317,43 @@ def test_without_a_window_the_header_is_just_a_header(db, q):
     assert a != b and live_ids(db, q) == [a, b]
 
 
-def test_eight_concurrent_senders_of_one_id_enqueue_exactly_one_row(pg_connect, db, q):
-    set_attrs(db, q, {"deduplication_window": 300})
-    conns = [pg_connect(autocommit=False) for _ in range(8)]
-    start = threading.Barrier(8)
-    got: list[int] = []
+def together(
+    conns: list[psycopg.Connection], work: Callable[[int, psycopg.Connection], None]
+) -> list[BaseException]:
+    """Run ``work(n, conn)`` on each connection in its own thread, all released at once.
+
+    Returns what the threads raised; one that fails releases the others from the start.
+    """
+    start = threading.Barrier(len(conns))
     errors: list[BaseException] = []
 
-    def sender(conn: psycopg.Connection) -> None:
+    def run(n: int, conn: psycopg.Connection) -> None:
         try:
             start.wait()
-            got.append(send(conn, q, {"n": 1}, {"deduplication_id": "once"}))
-            time.sleep(0.3)  # hold the transaction open: the others wait on its claim
-            conn.commit()
+            work(n, conn)
         except BaseException as exc:
             errors.append(exc)
             start.abort()
 
-    threads = [threading.Thread(target=sender, args=(c,)) for c in conns]
+    threads = [threading.Thread(target=run, args=(n, c)) for n, c in enumerate(conns)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(60)
-    assert not errors
+    return errors
+
+
+def test_eight_concurrent_senders_of_one_id_enqueue_exactly_one_row(pg_connect, db, q):
+    set_attrs(db, q, {"deduplication_window": 300})
+    conns = [pg_connect(autocommit=False) for _ in range(8)]
+    got: list[int] = []
+
+    def sender(_: int, conn: psycopg.Connection) -> None:
+        got.append(send(conn, q, {"n": 1}, {"deduplication_id": "once"}))
+        time.sleep(0.3)  # hold the transaction open: the others wait on its claim
+        conn.commit()
+
+    assert not together(conns, sender)
     assert len(got) == 8 and len(set(got)) == 1
     assert live_ids(db, q) == [got[0]]
 
@@ -359,30 +373,19 @@ def test_concurrent_batches_on_the_hot_path_claim_a_shared_id_once(pg_connect, d
     for conn in conns:
         warm_up(conn, queue_name)
         conn.commit()
-    start = threading.Barrier(8)
     got: dict[int, list[int]] = {}
-    errors: list[BaseException] = []
 
     def sender(n: int, conn: psycopg.Connection) -> None:
-        try:
-            start.wait()
-            got[n] = send_batch(
-                conn,
-                queue_name,
-                [{"n": n}, {"n": n, "shared": True}],
-                [{"deduplication_id": f"own-{n}"}, {"deduplication_id": "shared"}],
-            )
-            time.sleep(0.2)  # the others wait on the claim of "shared" until this commits
-            conn.commit()
-        except BaseException as exc:
-            errors.append(exc)
-            start.abort()
+        got[n] = send_batch(
+            conn,
+            queue_name,
+            [{"n": n}, {"n": n, "shared": True}],
+            [{"deduplication_id": f"own-{n}"}, {"deduplication_id": "shared"}],
+        )
+        time.sleep(0.2)  # the others wait on the claim of "shared" until this commits
+        conn.commit()
 
-    threads = [threading.Thread(target=sender, args=(n, c)) for n, c in enumerate(conns)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = together(conns, sender)
     try:
         assert not errors
         shared = {ids[1] for ids in got.values()}
@@ -411,27 +414,16 @@ def test_batches_claiming_the_same_ids_in_opposite_orders_do_not_deadlock(
         conn.commit()
     ids = [f"id-{n:04}" for n in range(1000)]
     orders = [ids, ids[::-1]]
-    start = threading.Barrier(2)
     got: dict[int, dict[str, int]] = {}
-    errors: list[BaseException] = []
 
     def sender(n: int, conn: psycopg.Connection) -> None:
-        try:
-            start.wait()
-            sent = send_batch(
-                conn, queue_name, [{"n": n}] * 1000, [{"deduplication_id": d} for d in orders[n]]
-            )
-            got[n] = dict(zip(orders[n], sent, strict=True))
-            conn.commit()
-        except BaseException as exc:
-            errors.append(exc)
-            start.abort()
+        sent = send_batch(
+            conn, queue_name, [{"n": n}] * 1000, [{"deduplication_id": d} for d in orders[n]]
+        )
+        got[n] = dict(zip(orders[n], sent, strict=True))
+        conn.commit()
 
-    threads = [threading.Thread(target=sender, args=(n, c)) for n, c in enumerate(conns)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = together(conns, sender)
     try:
         assert not errors
         assert got[0] == got[1]
@@ -540,17 +532,11 @@ def test_redrive_moves_dead_letters_back_to_their_source_once(pg_connect, db, q)
     # the rest, by two concurrent redrives: each message goes back exactly once
     conns = [pg_connect() for _ in range(2)]
     results: list[list[tuple]] = []
-    start = threading.Barrier(2)
 
-    def redrive(conn: psycopg.Connection) -> None:
-        start.wait()
+    def redrive(_: int, conn: psycopg.Connection) -> None:
         results.append(conn.execute("SELECT * FROM pgmq.redrive(%s)", [dlq]).fetchall())
 
-    threads = [threading.Thread(target=redrive, args=(c,)) for c in conns]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    assert not together(conns, redrive)
     assert sum(n for rows in results for _, n in rows) == 10
     back = read(db, q, qty=50)
     assert sorted(r[2]["n"] for r in back) == list(range(20))
