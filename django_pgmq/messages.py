@@ -42,3 +42,12 @@ class QueueMetrics:
     scrape_time: datetime
     queue_visible_length: int
     default_partition_length: int | None
+
+
+@dataclass(frozen=True)
+class NotifyThrottle:
+    """A row of ``pgmq.list_notify_insert_throttles()``: a queue whose inserts notify."""
+
+    queue_name: str
+    throttle_interval_ms: int
+    last_notified_at: datetime

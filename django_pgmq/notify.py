@@ -19,8 +19,6 @@ import functools
 import hashlib
 import logging
 import re
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import pgtrigger
@@ -30,6 +28,7 @@ from pgtrigger import compiler
 from psycopg import sql as psql
 
 from .errors import PgmqError
+from .messages import NotifyThrottle  # noqa: F401  (its home before; names kept importable)
 from .names import table_name, validate_queue_name
 
 logger = logging.getLogger(__name__)
@@ -38,15 +37,6 @@ logger = logging.getLogger(__name__)
 # Change it together with pgmq._notify_trigger_hash() whenever the trigger changes.
 NOTIFY_TRIGGER_HASH = "django_pgmq.notify_insert.v1"
 NOTIFY_FUNCTION = "pgmq.notify_queue_listeners"
-
-
-@dataclass(frozen=True)
-class NotifyThrottle:
-    """A row of ``pgmq.list_notify_insert_throttles()``: a queue whose inserts notify."""
-
-    queue_name: str
-    throttle_interval_ms: int
-    last_notified_at: datetime
 
 
 def notify_trigger_name(queue: str) -> str:
