@@ -25,7 +25,8 @@ from .forms import (
     NotifyForm,
     SendMessageForm,
 )
-from .views import confirm, create_form, queue_or_404, queue_page
+from .pages import queue_or_404
+from .views import confirm, create_form, queue_page
 
 
 def _post_only(request: HttpRequest) -> HttpResponse | None:

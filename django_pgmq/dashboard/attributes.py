@@ -20,6 +20,7 @@ from ..errors import PgmqError
 from ..manager import QueueManager
 from .access import current_db, log, require, url
 from .forms import JsonField
+from .pages import queue_or_404
 
 _SECONDS = gettext_lazy("seconds; empty: not set")
 
@@ -83,12 +84,6 @@ class RedriveForm(forms.Form):
         return value
 
 
-def _queue_or_404(db: str, queue: str) -> Any:
-    from .views import queue_or_404  # views imports this module for the queue page
-
-    return queue_or_404(db, queue)
-
-
 def _post_only(request: HttpRequest) -> HttpResponse | None:
     return None if request.method == "POST" else HttpResponseNotAllowed(["POST"])
 
@@ -99,7 +94,7 @@ def edit(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     if refused := _post_only(request):
         return refused
     db = current_db(request)
-    row = _queue_or_404(db, queue)
+    row = queue_or_404(db, queue)
     form = AttributesForm(request.POST)
     if not form.is_valid():
         errors = "; ".join(
@@ -125,7 +120,7 @@ def redrive(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse
     if refused := _post_only(request):
         return refused
     db = current_db(request)
-    row = _queue_or_404(db, queue)
+    row = queue_or_404(db, queue)
     form = RedriveForm(request.POST)
     if not form.is_valid():
         messages.error(

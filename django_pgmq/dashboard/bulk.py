@@ -24,7 +24,7 @@ from ..names import validate_queue_name
 from .access import current_db, log, require, url
 from .forms import SOURCES, MessageFilterForm
 from .overview import QueueRow
-from .views import queue_or_404, render
+from .pages import queue_or_404, render
 
 BATCH = 1000  # ids per statement and per transaction
 

@@ -10,7 +10,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.admin import ModelAdmin
-from django.contrib.admin.utils import unquote
 from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.template.response import TemplateResponse
@@ -19,7 +18,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import conf
-from ..errors import InvalidQueueName, QueueNotFound
 from ..internal import InternalManager
 from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
@@ -29,33 +27,9 @@ from .databases import database_aliases
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
 from .listing import DEFAULT_DESCENDING, SORT_KEYS, BadListing, ListedPage, Listing, list_page
-from .overview import QueueRow, load_overview, load_queue, total_stats
+from .overview import QueueRow, load_overview, total_stats
+from .pages import queue_or_404, render
 from .timings import handler_durations
-
-
-def render(
-    request: HttpRequest, admin: ModelAdmin, template: str, title: str, db: str, **context: Any
-) -> TemplateResponse:
-    """A dashboard page inside the admin's layout, with the user's dashboard permissions."""
-    base = {
-        **admin.admin_site.each_context(request),
-        "opts": Queue._meta,
-        "title": title,
-        "db": db,
-        "databases": database_aliases(),
-        "can": permissions(request),
-        "overview_url": url("changelist", db),
-        "workers_url": url("workers", db),
-    }
-    return TemplateResponse(request, f"django_pgmq/admin/{template}", {**base, **context})
-
-
-def queue_or_404(db: str, queue: str) -> QueueRow:
-    """The queue's overview line, or 404 when the name is invalid or no such queue exists."""
-    try:
-        return load_queue(db, unquote(queue))
-    except (QueueNotFound, InvalidQueueName) as exc:
-        raise Http404(str(exc)) from exc
 
 
 def not_found(request: HttpRequest, admin: ModelAdmin, reason: str) -> TemplateResponse:
