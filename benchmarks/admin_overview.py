@@ -37,14 +37,14 @@ def main() -> int:
     from django.db import connection
     from django.test import Client
 
-    from django_pgmq.manager import QueueManager
+    from django_pgmq.internal import InternalManager
     from django_pgmq.models import QueueSample
     from django_pgmq.worker.sampling import sample_all_queues
 
     call_command("migrate", verbosity=0, interactive=False)
     QueueSample.objects.all().delete()  # every queue due, as on the first round
     start = time.perf_counter()
-    sample_all_queues(QueueManager(), interval=60, retention=timedelta(days=1))
+    sample_all_queues(InternalManager(), interval=60, retention=timedelta(days=1))
     sampler_ms = (time.perf_counter() - start) * 1000
     user, _ = User.objects.get_or_create(
         username="bench", defaults={"is_staff": True, "is_superuser": True}

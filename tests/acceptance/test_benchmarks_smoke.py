@@ -131,3 +131,34 @@ def test_soak_reports_every_interval(pg_dsn, pg_connect, prefix, tmp_path):
     assert soak["first_half_rate"] >= 0 and soak["second_half_rate"] >= 0
     assert "first half" in stdout
     assert scratch_databases(pg_connect, prefix) == []
+
+
+def test_many_queues_reports_every_figure_with_its_ratio(pg_dsn, pg_connect, prefix):
+    """``python -m benchmarks.many_queues`` at a small count: every row printed, no traceback."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.many_queues",
+            "--counts",
+            "20",
+            "--used",
+            "5",
+            "--dsn",
+            pg_dsn,
+            "--db-prefix",
+            prefix + "many_",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    for row in ("metrics_all(), new session", "list_queues()", "pgmq_metrics", "overview"):
+        assert row in done.stdout, f"{row!r} missing from:\n{done.stdout}"
+    assert done.stdout.count("x\n") >= 8, done.stdout  # figures with their ratio column
+    assert scratch_databases(pg_connect, prefix + "many_") == []
