@@ -207,17 +207,17 @@ examples:
         self, options: dict[str, Any], overrides: dict[str, Any]
     ) -> tuple[list[config.QueueSettings], Any]:
         """--tasks: the backend's queues to run, and the backend."""
-        from ...tasks import worker_settings as task_worker
+        from ...tasks import worker_settings
 
         settled_by_tasks = ("handler", "max_reads", "dead_letter", "delete")
         clashing = [f"--{name.replace('_', '-')}" for name in settled_by_tasks if options[name]]
         if clashing:
             raise CommandError(f"{', '.join(clashing)} cannot be used with --tasks")
-        backend = task_worker.backend_named(options["backend"] or "default")
+        backend = worker_settings.backend_named(options["backend"] or "default")
         if options["database"] not in (backend.database, conf.database_alias()):
             raise CommandError(
                 f"--database {options['database']!r}: task backend {backend.alias!r} uses "
                 f"database {backend.database!r}"
             )
-        queues = task_worker.plan(backend, options["queues"], overrides)
+        queues = worker_settings.plan(backend, options["queues"], overrides)
         return queues, backend
