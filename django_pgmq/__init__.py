@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 from collections.abc import Callable
 from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
@@ -62,9 +63,34 @@ def _on_default_database(name: str) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return method(manager_class(), *args, **kwargs)
+        try:
+            return method(manager_class(), *args, **kwargs)
+        except TypeError as exc:
+            _refuse_arguments(name, method, args, kwargs, exc)
+            raise
 
     return call
+
+
+def _refuse_arguments(
+    name: str, method: Callable[..., Any], args: tuple, kwargs: dict, exc: TypeError
+) -> None:
+    """InvalidArgument naming ``django_pgmq.<name>`` when the arguments do not fit it.
+
+    Checked only after a TypeError (no cost on the usual path); a TypeError from
+    inside the call (arguments that fit) is left alone.
+    """
+    signature = inspect.signature(method)
+    try:
+        signature.bind(None, *args, **kwargs)
+    except TypeError as mismatch:
+        params = list(signature.parameters.values())[1:]  # without self
+        shown = inspect.Signature([p.replace(annotation=p.empty) for p in params])
+        raise InvalidArgument(
+            f"django_pgmq.{name}{shown}: {mismatch} (those after the * go by name)"
+            if "*" in str(shown)
+            else f"django_pgmq.{name}{shown}: {mismatch}"
+        ) from exc
 
 
 def __getattr__(name: str) -> Any:

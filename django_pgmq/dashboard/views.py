@@ -10,8 +10,15 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.admin import ModelAdmin
+from django.contrib.admin.utils import unquote
 from django.db import DatabaseError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    HttpResponseRedirect,
+)
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve
 from django.utils import timezone
@@ -69,6 +76,13 @@ def unknown_page(request: HttpRequest, admin: ModelAdmin, rest: str) -> HttpResp
         if match is not None and match.url_name != "django_pgmq_queue_unknown":
             return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
     raise Http404(_("The dashboard has no page at this address."))
+
+
+def queue_root(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """``<name>/``, as Django's admin links an object: redirect to the queue's page."""
+    require(request, "view")
+    db = current_db(request)
+    return HttpResponseRedirect(url("change", db, queue_or_404(db, queue).name))
 
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
@@ -181,13 +195,18 @@ def _page(request: HttpRequest, db: str, row: QueueRow, source: str, kwargs: dic
     )
 
 
-def queue_page(
-    request: HttpRequest, admin: ModelAdmin, queue: str, send_form: SendMessageForm | None = None
-) -> HttpResponse:
-    """A queue's figures and charts, its messages (live, archive or dead letters), actions."""
+def queue_page(request: HttpRequest, admin: ModelAdmin, queue: str, **forms: Any) -> HttpResponse:
+    """A queue's figures and charts, its messages (live, archive or dead letters), actions.
+
+    ``forms`` (``send_form``, ``attributes_form``, ``redrive_form``) replace the empty
+    forms: an action that refused its input shows the page with the user's form kept.
+    """
     require(request, "view")
     db = current_db(request)
     row = queue_or_404(db, queue)
+    if request.method == "GET" and row.name != unquote(queue):  # "Orders": the stored name
+        keep = {k: v for k, v in request.GET.items() if k != "db"}
+        return HttpResponseRedirect(url("change", db, row.name, **keep))
     filters = MessageFilterForm.from_query(request.GET)
     valid = filters.is_valid()
     data = filters.cleaned_data if valid else {}
@@ -211,7 +230,6 @@ def queue_page(
         page=page,
         actions=actions,
         charts=queue_charts(db, row.name, data.get("range") or "hour"),
-        send_form=send_form or SendMessageForm(),
         source_urls=_source_urls(db, row),
         range_urls={r: url("change", db, row.name, source=source, range=r) for r in RANGES},
         action_url=url("messages", db, row.name),
@@ -220,7 +238,7 @@ def queue_page(
         drop_url=url("delete", db, row.name),
         notify_url=url("notify", db, row.name),
         pause_url=url("pause", db, row.name),
-        **attributes_context(db, row.name),
+        **{"send_form": SendMessageForm(), **attributes_context(db, row.name), **forms},
         bulk_url=url("bulk", db, row.name),
         bulk_actions=_bulk_actions(source, can),
         bulk_filters=_bulk_filters(data, source) if valid else [],

@@ -15,11 +15,13 @@ import inspect
 import logging
 import os
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from ..internal import InternalManager
 from ..manager import QueueManager
 from ..messages import Message
 from ..models import TaskResultRecord
+from ..worker.errors import SettledByHandler
 from . import results
 from .compat import (
     Task,
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("django_pgmq.worker")
 Status = TaskResultRecord.Status
+# How long a message that names no task stays hidden when its queue has no
+# dead-letter queue: the worker reads it again (and warns again) once an hour.
+NOT_A_TASK_HIDDEN = 3600
 
 
 def worker_id() -> str:
@@ -66,7 +71,9 @@ class TaskRunner:
         """Run one task message; raises `RetryTask` when the attempt failed with more to come.
 
         Every other way out settles the message (the consumer ``acknowledges``):
-        with the verdict, in one statement, or alone when there is nothing to run.
+        with the verdict, in one statement, or alone when its task is finished
+        already. A final failure, and a message that is no task (never deleted:
+        see `_not_a_task`), raise `SettledByHandler` so that the worker counts them.
         """
         payload = message.message if isinstance(message.message, dict) else {}
         result_id = payload.get("id")
@@ -74,9 +81,14 @@ class TaskRunner:
         if isinstance(result_id, str):
             record = results.start_attempt(self.using, result_id, self.worker_id)
         if record is None:
-            log.info("%s: message %d names no task to run; deleted", self.queue, message.msg_id)
-            QueueManager(self.using).delete(self.queue, message.msg_id)
-            return
+            if isinstance(result_id, str) and results.exists(self.using, result_id):
+                # A task whose verdict is written already (its message came back): done.
+                log.info(
+                    "%s: message %d: its task is finished; deleted", self.queue, message.msg_id
+                )
+                QueueManager(self.using).delete(self.queue, message.msg_id)
+                return
+            self._not_a_task(message, result_id)
         where = (self.queue, message.msg_id)
         try:
             task = results.load_task(record.task_path)
@@ -94,6 +106,40 @@ class TaskRunner:
             results.finish(self.using, record, where, Status.SUCCESSFUL, value)
             results.refresh_result(result, record)
             task_finished.send(type(self.backend), task_result=result)
+
+    def _not_a_task(self, message: Message, result_id: Any) -> NoReturn:
+        """Put aside a message that names no task: never delete what another client sent.
+
+        With a ``dead_letter_queue`` attribute on the queue it goes there; else it
+        stays in the queue, hidden for `NOT_A_TASK_HIDDEN` seconds so that the
+        worker does not read it again and again. Either way with a WARNING.
+        """
+        if not isinstance(message.message, dict) or "id" not in message.message:
+            why = "its body has no task result id"
+        else:
+            why = f"its id {result_id!r} names no task result"
+        manager = InternalManager(self.using)
+        dead_letter = manager.get_queue_attributes(self.queue).get("dead_letter_queue")
+        if dead_letter:
+            manager.dead_letter(self.queue, message.msg_id, dead_letter, f"not a task: {why}")
+            log.warning(
+                "%s: message %d is not a task (%s); moved to dead-letter queue %s",
+                self.queue,
+                message.msg_id,
+                why,
+                dead_letter,
+            )
+            raise SettledByHandler("dead-lettered")
+        manager.set_vt_seconds(self.queue, [message.msg_id], NOT_A_TASK_HIDDEN)
+        log.warning(
+            "%s: message %d is not a task (%s); left in the queue, hidden for %ds "
+            "(set the queue's dead_letter_queue attribute to move such messages there)",
+            self.queue,
+            message.msg_id,
+            why,
+            NOT_A_TASK_HIDDEN,
+        )
+        raise SettledByHandler("set aside")
 
     @staticmethod
     def _call(task: Task, result: TaskResult, record: TaskResultRecord) -> Any:
@@ -115,6 +161,7 @@ class TaskRunner:
         results.finish(self.using, record, where, Status.FAILED)
         if result is not None:
             results.refresh_result(result, record)
+        settled = SettledByHandler("failed", f"task {record.task_path} ({record.id}) failed")
         log.warning(
             "task %s (%s) failed (%s): %s: %s",
             record.task_path,
@@ -125,3 +172,4 @@ class TaskRunner:
         )
         if result is not None:
             task_finished.send(type(self.backend), task_result=result)
+        raise settled

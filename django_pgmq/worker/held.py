@@ -21,6 +21,7 @@ class Holdings:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: dict[tuple[str, int], _Held] = {}
+        self._retries_until = 0.0  # monotonic time the last retry scheduled here comes back
 
     def add(self, queue: str, msg_ids: Iterable[int], vt: int, claimed_at: float) -> None:
         """Record messages read with visibility ``vt`` at monotonic time ``claimed_at``."""
@@ -67,6 +68,16 @@ class Holdings:
                 if not held.started:
                     groups[queue].append(msg_id)
         return dict(groups)
+
+    def retrying(self, until: float) -> None:
+        """Record a retry that makes its message visible again at monotonic time ``until``."""
+        with self._lock:
+            self._retries_until = max(self._retries_until, until)
+
+    def retries_waiting(self, now: float) -> bool:
+        """Whether a retry scheduled here is still in its backoff (``--until-empty`` waits)."""
+        with self._lock:
+            return self._retries_until > now
 
     def __len__(self) -> int:
         with self._lock:

@@ -36,7 +36,7 @@ from ..internal import InternalManager
 from ..messages import Message
 from . import retry
 from .config import QueueSettings
-from .errors import PoisonMessage, Unsettled
+from .errors import PoisonMessage, SettledByHandler, Unsettled
 from .held import Holdings
 from .savepoint import LazySavepoint
 from .timing import TIMINGS
@@ -59,19 +59,62 @@ class Outcome:
     dead: int = 0
     lost: int = 0
     released: int = 0
+    given_up: int = 0  # settled as failed by the handler itself (a task's FAILED verdict)
+    set_aside: int = 0  # left in the queue, hidden, by the handler (not a task)
     following: list[Message] = field(default_factory=list)  # the next batch, already read
 
     @property
     def failed(self) -> int:
-        return self.retried + self.dead
+        """Attempts that failed: retried, dead-lettered or given up."""
+        return self.retried + self.dead + self.given_up
+
+    @property
+    def settled(self) -> int:
+        """Messages this batch is done with for good (not retried, not handed back)."""
+        return self.done + self.dead + self.given_up + self.set_aside
+
+    @property
+    def attempts(self) -> int:
+        """Reads of this batch that ended with a verdict (a retried message counts each time)."""
+        return self.settled + self.retried
 
     @property
     def finished(self) -> int:
         """Messages settled one way or another (not handed back)."""
-        return self.done + self.retried + self.dead + self.lost
+        return self.attempts + self.lost
+
+    def add(self, other: Outcome) -> None:
+        """Add another batch's counts to these (the worker's running totals)."""
+        for name in ("done", "retried", "dead", "lost", "released", "given_up", "set_aside"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def totals(self) -> str:
+        """The worker's last line: messages settled, then attempts (a retry is one more)."""
+        kinds = [
+            (self.done, "done"),
+            (self.dead, "dead-lettered"),
+            (self.given_up, "failed"),
+            (self.set_aside, "set aside"),
+        ]
+        parts = ", ".join(f"{n} {what}" for n, what in kinds if n) or "none"
+        return (
+            f"{self.settled} message(s) settled ({parts}); {self.attempts} attempt(s), "
+            f"{self.failed} of them failed"
+        )
+
+    def count_settled(self, how: str) -> None:
+        """Count a message its handler settled itself (see `SettledByHandler`)."""
+        if how == "failed":
+            self.given_up += 1
+        elif how == "dead-lettered":
+            self.dead += 1
+        else:
+            self.set_aside += 1
 
     def summary(self) -> str:
         parts = [f"{self.done} done", f"{self.retried} retried", f"{self.dead} dead-lettered"]
+        parts += [f"{self.given_up} failed"] if self.given_up else []
+        parts += [f"{self.set_aside} set aside"] if self.set_aside else []
         parts += [f"{self.lost} gone before they ran"] if self.lost else []
         parts += [f"{self.released} released"] if self.released else []
         return ", ".join(parts)
@@ -279,6 +322,10 @@ class Processor:
         try:
             with self._savepoint():
                 self._call(self._decode(message))
+        except SettledByHandler as settled:  # non-atomic handlers that acknowledge themselves
+            self.holdings.drop(self.queue, [message.msg_id])
+            outcome.count_settled(settled.how)
+            return False
         except Exception as exc:
             self._fail([message], exc, outcome)
             return False
@@ -372,6 +419,7 @@ class Processor:
             else:
                 delay = retry.backoff(message.read_ct, settings.retry_delay)
                 self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc))
+                self.holdings.retrying(monotonic() + delay)
                 outcome.retried += 1
                 notes.append(f"{message.msg_id} retried in {delay:.2f}s (read {message.read_ct})")
         log.warning("%s: handler failed: %s: %s", self.queue, "; ".join(notes), exc, exc_info=exc)
