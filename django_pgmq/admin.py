@@ -47,7 +47,9 @@ class QueueAdmin(admin.ModelAdmin):
             page(action(actions.pause), "pause", "<str:queue>/pause/"),
             page(action(attributes.edit), "attributes", "<str:queue>/attributes/"),
             page(action(attributes.redrive), "redrive", "<str:queue>/redrive/"),
-            page(action(bulk.bulk_action, confirms=True), "bulk", "<str:queue>/bulk/"),
+            page(
+                action(bulk.bulk_action, confirms=True, atomic=False), "bulk", "<str:queue>/bulk/"
+            ),
             page(views.queue_root, "queue", "<str:queue>/"),
             path(
                 "<path:object_id>/history/",

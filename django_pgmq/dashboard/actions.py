@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext as _
 
@@ -41,9 +42,10 @@ def send(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
         return queue_page(request, admin, queue, send_form=form)
     data = form.cleaned_data
     try:
-        msg_id = QueueManager(db).send(
-            row.name, data["message"], delay=data["delay"], headers=data["headers"]
-        )
+        with transaction.atomic(using=db):  # a savepoint: the page is drawn after an error
+            msg_id = QueueManager(db).send(
+                row.name, data["message"], delay=data["delay"], headers=data["headers"]
+            )
     except PgmqError as exc:  # the queue's attributes refuse it: the form stays as it was
         form.add_error(None, _("Not sent: %s") % exc)
         return queue_page(request, admin, queue, send_form=form)

@@ -12,6 +12,7 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -97,7 +98,8 @@ def edit(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
         messages.error(request, _("Attributes not saved: %s") % errors)
         return _queue_page_with(request, admin, queue, attributes_form=form)
     try:
-        saved = QueueManager(db).set_queue_attributes(row.name, **form.attributes())
+        with transaction.atomic(using=db):  # a savepoint: the page is drawn after an error
+            saved = QueueManager(db).set_queue_attributes(row.name, **form.attributes())
     except PgmqError as exc:  # the form stays as the user filled it
         messages.error(request, _("Attributes not saved: %s") % exc)
         form.add_error(None, str(exc))
@@ -131,7 +133,8 @@ def redrive(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse
         )
         return _queue_page_with(request, admin, queue, redrive_form=form)
     try:
-        moved = QueueManager(db).redrive(row.name, conditional=form.cleaned_data["contains"])
+        with transaction.atomic(using=db):
+            moved = QueueManager(db).redrive(row.name, conditional=form.cleaned_data["contains"])
     except PgmqError as exc:
         messages.error(request, _("Nothing redriven: %s") % exc)
         return _queue_page_with(request, admin, queue, redrive_form=form)

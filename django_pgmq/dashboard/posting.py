@@ -15,6 +15,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext as _
 
@@ -31,9 +32,14 @@ def queue_url(request: HttpRequest, queue: str) -> str:
     return url("change", db, queue_or_404(db, queue).name)
 
 
-def action(view: ActionView, *, confirms: bool = False) -> ActionView:
+def action(view: ActionView, *, confirms: bool = False, atomic: bool = True) -> ActionView:
     """Wrap an action view: a GET goes to the queue's page (unless the view ``confirms``
-    on GET: purge, drop, bulk), a `PgmqError` becomes a message on that page."""
+    on GET: purge, drop, bulk), a `PgmqError` becomes a message on that page.
+
+    ``atomic``: the view runs in a transaction (a savepoint inside the request's), so
+    an error leaves nothing half done and the page can still be drawn. Bulk actions
+    commit batch by batch instead, and report how far they got themselves.
+    """
 
     @wraps(view)
     def wrapped(request: HttpRequest, *, admin: ModelAdmin, queue: str, **kwargs: Any) -> Any:
@@ -41,7 +47,10 @@ def action(view: ActionView, *, confirms: bool = False) -> ActionView:
             require(request, "view")
             return HttpResponseRedirect(queue_url(request, queue))
         try:
-            return view(request, admin=admin, queue=queue, **kwargs)
+            if not atomic:
+                return view(request, admin=admin, queue=queue, **kwargs)
+            with transaction.atomic(using=current_db(request)):
+                return view(request, admin=admin, queue=queue, **kwargs)
         except PgmqError as exc:
             messages.error(request, _("Nothing done: %s") % exc)
             return HttpResponseRedirect(queue_url(request, queue))

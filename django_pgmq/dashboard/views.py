@@ -30,7 +30,7 @@ from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
 from .attributes import context as attributes_context
 from .charts import RANGES, queue_charts
-from .databases import database_aliases
+from .databases import database_aliases, migrated
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
 from .listing import DEFAULT_DESCENDING, SORT_KEYS, BadListing, ListedPage, Listing, list_page
@@ -50,11 +50,15 @@ def not_found(request: HttpRequest, admin: ModelAdmin, reason: str) -> TemplateR
 
 
 def answers_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wrap a dashboard view so that a bad queue name, queue or database gets the 404 page."""
+    """Wrap a dashboard view so that a bad queue name, queue or database gets the 404 page,
+    and a database where django_pgmq is not migrated one line saying how to fix it."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, admin: ModelAdmin, **kwargs: Any) -> HttpResponse:
         try:
+            db = current_db(request)
+            if db != database_aliases()[0] and not migrated(db):  # other aliases: asked first
+                return render(request, admin, "unavailable.html", _("Queues"), db, error=None)
             return view(request, *args, admin=admin, **kwargs)
         except Http404 as exc:
             return not_found(request, admin, str(exc) or _("This page does not exist."))
@@ -209,8 +213,9 @@ def queue_page(request: HttpRequest, admin: ModelAdmin, queue: str, **forms: Any
         return HttpResponseRedirect(url("change", db, row.name, **keep))
     filters = MessageFilterForm.from_query(request.GET)
     valid = filters.is_valid()
-    data = filters.cleaned_data if valid else {}
-    kwargs = (filters if valid else _empty_filters()).browse_kwargs()
+    applied = filters if valid else filters.without_errors()  # the valid ones still apply
+    data = applied.cleaned_data
+    kwargs = applied.browse_kwargs()
     source = data.get("source") or "live"
     if source == "dlq" and not row.dead_letter:
         source = "live"
@@ -264,13 +269,6 @@ def _bulk_filters(data: dict[str, Any], source: str) -> list[tuple[str, str]]:
     if data.get("contains") is not None:
         pairs.append(("contains", json.dumps(data["contains"])))
     return pairs
-
-
-def _empty_filters() -> MessageFilterForm:
-    """The filters of a plain queue page, used when the query string does not validate."""
-    form = MessageFilterForm(MessageFilterForm.DEFAULTS)
-    form.is_valid()
-    return form
 
 
 def _source_urls(db: str, row: QueueRow) -> list[tuple[str, str, str]]:

@@ -46,6 +46,9 @@ log = logging.getLogger("django_pgmq.worker")
 COMMIT_EVERY = 1.0
 MAX_CHUNK = 50  # savepoints per transaction, well under PostgreSQL's 64 cached subtransactions
 MAX_ERROR_TEXT = 2000
+# A retry counts as waiting this much longer than its backoff: the database starts
+# the backoff a little after the worker does (see Holdings.retrying, --until-empty).
+RETRY_MARGIN = 1.0
 
 Reader = Callable[[int], list[Message]]  # reads up to n messages (0: none): see Processor.run
 
@@ -404,22 +407,31 @@ class Processor:
 
     def _fail(self, messages: list[Message], exc: Exception, outcome: Outcome) -> None:
         """Retry each message after a backoff, or dead-letter it (poison, or out of reads)."""
-        self.holdings.drop(self.queue, [m.msg_id for m in messages])  # no vt extension now
         settings = self.settings
+        dead = {
+            m.msg_id
+            for m in messages
+            if isinstance(exc, PoisonMessage) or retry.exhausted(m.read_ct, settings.max_reads)
+        }
+        delays = {
+            m.msg_id: retry.backoff(m.read_ct, settings.retry_delay)
+            for m in messages
+            if m.msg_id not in dead
+        }
+        if delays:  # before the drop: --until-empty never sees them neither held nor waiting
+            self.holdings.retrying(monotonic() + max(delays.values()) + RETRY_MARGIN)
+        self.holdings.drop(self.queue, [m.msg_id for m in messages])  # no vt extension now
         notes = []
         for message in messages:
-            if isinstance(exc, PoisonMessage) or retry.exhausted(
-                message.read_ct, settings.max_reads
-            ):
+            if message.msg_id in dead:
                 new_id = self.manager.dead_letter(
                     self.queue, message.msg_id, settings.dead_letter, error_text(exc)
                 )
                 outcome.dead += new_id is not None
                 notes.append(f"{message.msg_id} dead-lettered to {settings.dead_letter}")
             else:
-                delay = retry.backoff(message.read_ct, settings.retry_delay)
+                delay = delays[message.msg_id]
                 self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc))
-                self.holdings.retrying(monotonic() + delay)
                 outcome.retried += 1
                 notes.append(f"{message.msg_id} retried in {delay:.2f}s (read {message.read_ct})")
         log.warning("%s: handler failed: %s: %s", self.queue, "; ".join(notes), exc, exc_info=exc)

@@ -273,9 +273,10 @@ class Worker:
         Messages sent with a delay (or hidden by another consumer, or set aside)
         do not count: they may stay invisible for hours, and a drain must end.
         """
-        if len(self.holdings) or self.holdings.retries_waiting(monotonic()):
+        # The queues first: a message read after that is held (or retried) when checked next.
+        if not self._queues_empty():
             return False
-        return self._queues_empty()
+        return not (self.holdings.busy() or self.holdings.retries_waiting(monotonic()))
 
     def _queues_empty(self) -> bool:
         """No message of its queues is visible now (paused queues are not waited for)."""
