@@ -190,3 +190,12 @@ def test_the_readmes_relative_links_lead_to_files_the_site_builds() -> None:
     assert any(t.startswith("docs/") for t in local)
     for target in local:
         assert (ROOT / target).exists(), target
+
+
+def test_the_readmes_speed_claim_is_the_ratio_its_table_shows() -> None:
+    """Issue 23 item 8: "about 1.4 times" beside a table that says 1.56x."""
+    text = (ROOT / "README.md").read_text()
+    claim = re.search(r"reads and archives about ([\d.]+) times", text)
+    row = re.search(r"\| read \+ archive at batch 10 \|[^|]*\| pgmq [\d,]+ \(([\d.]+)x\) \|", text)
+    assert claim and row, "the README lost its claim or its table row"
+    assert claim.group(1) == row.group(1)
