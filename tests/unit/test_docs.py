@@ -199,3 +199,26 @@ def test_the_readmes_speed_claim_is_the_ratio_its_table_shows() -> None:
     row = re.search(r"\| read \+ archive at batch 10 \|[^|]*\| pgmq [\d,]+ \(([\d.]+)x\) \|", text)
     assert claim and row, "the README lost its claim or its table row"
     assert claim.group(1) == row.group(1)
+
+
+def test_getting_started_has_a_complete_settings_example_that_runs() -> None:
+    """Issue 23 item 9: INSTALLED_APPS, DATABASES, PGMQ, TASKS and LOGGING in one block."""
+    from django.utils.module_loading import import_string
+
+    from django_pgmq import conf
+
+    text = (ROOT / "docs" / "getting-started.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    [example] = [b for b in blocks if "INSTALLED_APPS" in b and "LOGGING" in b]
+    names: dict = {}
+    exec(compile(example, "getting-started.md", "exec"), names)  # plain assignments only
+    assert {"pgtrigger", "django_pgmq"} <= set(names["INSTALLED_APPS"])
+    assert names["DATABASES"]["default"]["ENGINE"] == "django.db.backends.postgresql"
+    assert set(names["PGMQ"]) <= set(conf.DEFAULTS)
+    for key, value in names["PGMQ"].items():
+        assert conf._VALID[key][0](value) if key in conf._VALID else True, key
+    backend = names["TASKS"]["default"]
+    assert backend["BACKEND"] == "django_pgmq.tasks.PgmqBackend" and backend["QUEUES"]
+    for formatter in names["LOGGING"]["formatters"].values():
+        import_string(formatter["()"])
+    assert "psycopg[binary]" in text and "libpq" in text
