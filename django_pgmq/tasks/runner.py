@@ -15,13 +15,13 @@ import inspect
 import logging
 import os
 import socket
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from ..internal import InternalManager
 from ..manager import QueueManager
 from ..messages import Message
 from ..models import TaskResultRecord
-from ..worker.errors import SettledByHandler
+from ..worker.settled import Settled
 from . import results
 from .compat import (
     Task,
@@ -67,13 +67,13 @@ class TaskRunner:
         self.using = backend.database
         self.worker_id = worker_id()
 
-    def run(self, message: Message) -> None:
+    def run(self, message: Message) -> Settled | None:
         """Run one task message; raises `RetryTask` when the attempt failed with more to come.
 
         Every other way out settles the message (the consumer ``acknowledges``):
         with the verdict, in one statement, or alone when its task is finished
         already. A final failure, and a message that is no task (never deleted:
-        see `_not_a_task`), raise `SettledByHandler` so that the worker counts them.
+        see `_not_a_task`), return a `Settled` so that the worker counts them.
         """
         payload = message.message if isinstance(message.message, dict) else {}
         result_id = payload.get("id")
@@ -87,27 +87,26 @@ class TaskRunner:
                     "%s: message %d: its task is finished; deleted", self.queue, message.msg_id
                 )
                 QueueManager(self.using).delete(self.queue, message.msg_id)
-                return
-            self._not_a_task(message, result_id)
+                return None
+            return self._not_a_task(message, result_id)
         where = (self.queue, message.msg_id)
         try:
             task = results.load_task(record.task_path)
         except ImportError as exc:
-            self._failed(record, None, exc, where)
-            return
+            return self._failed(record, None, exc, where)
         result = results.to_result(record, task)
         task_started.send(type(self.backend), task_result=result)
         try:
             check_arguments(task, record.args, record.kwargs)
             value = results.encode(normalize_json(self._call(task, result, record)))
         except Exception as exc:
-            self._failed(record, result, exc, where)
-        else:
-            results.finish(self.using, record, where, Status.SUCCESSFUL, value)
-            results.refresh_result(result, record)
-            task_finished.send(type(self.backend), task_result=result)
+            return self._failed(record, result, exc, where)
+        results.finish(self.using, record, where, Status.SUCCESSFUL, value)
+        results.refresh_result(result, record)
+        task_finished.send(type(self.backend), task_result=result)
+        return None
 
-    def _not_a_task(self, message: Message, result_id: Any) -> NoReturn:
+    def _not_a_task(self, message: Message, result_id: Any) -> Settled:
         """Put aside a message that names no task: never delete what another client sent.
 
         With a ``dead_letter_queue`` attribute on the queue it goes there; else it
@@ -129,7 +128,7 @@ class TaskRunner:
                 why,
                 dead_letter,
             )
-            raise SettledByHandler("dead-lettered")
+            return Settled("dead-lettered")
         manager.set_vt_seconds(self.queue, [message.msg_id], NOT_A_TASK_HIDDEN)
         log.warning(
             "%s: message %d is not a task (%s); left in the queue, hidden for %ds "
@@ -139,7 +138,7 @@ class TaskRunner:
             why,
             NOT_A_TASK_HIDDEN,
         )
-        raise SettledByHandler("set aside")
+        return Settled("set aside")
 
     @staticmethod
     def _call(task: Task, result: TaskResult, record: TaskResultRecord) -> Any:
@@ -154,14 +153,13 @@ class TaskRunner:
         result: TaskResult | None,
         exc: Exception,
         where: tuple[str, int],
-    ) -> None:
+    ) -> Settled:
         attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
         if results.retry_later(self.using, record, exc):
             raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
         results.finish(self.using, record, where, Status.FAILED)
         if result is not None:
             results.refresh_result(result, record)
-        settled = SettledByHandler("failed", f"task {record.task_path} ({record.id}) failed")
         log.warning(
             "task %s (%s) failed (%s): %s: %s",
             record.task_path,
@@ -172,4 +170,4 @@ class TaskRunner:
         )
         if result is not None:
             task_finished.send(type(self.backend), task_result=result)
-        raise settled
+        return Settled("failed")

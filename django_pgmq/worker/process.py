@@ -36,9 +36,10 @@ from ..internal import InternalManager
 from ..messages import Message
 from . import retry
 from .config import QueueSettings
-from .errors import PoisonMessage, SettledByHandler, Unsettled
+from .errors import PoisonMessage, Unsettled
 from .held import Holdings
 from .savepoint import LazySavepoint
+from .settled import Settled
 from .timing import TIMINGS
 
 log = logging.getLogger("django_pgmq.worker")
@@ -106,7 +107,7 @@ class Outcome:
         )
 
     def count_settled(self, how: str) -> None:
-        """Count a message its handler settled itself (see `SettledByHandler`)."""
+        """Count a message its handler settled itself (see `Settled`)."""
         if how == "failed":
             self.given_up += 1
         elif how == "dead-lettered":
@@ -324,13 +325,13 @@ class Processor:
         self.holdings.start(self.queue, [message.msg_id])
         try:
             with self._savepoint():
-                self._call(self._decode(message))
-        except SettledByHandler as settled:  # non-atomic handlers that acknowledge themselves
-            self.holdings.drop(self.queue, [message.msg_id])
-            outcome.count_settled(settled.how)
-            return False
+                result = self._call(self._decode(message))
         except Exception as exc:
             self._fail([message], exc, outcome)
+            return False
+        if isinstance(result, Settled):  # a handler that acknowledges, settled otherwise
+            self.holdings.drop(self.queue, [message.msg_id])
+            outcome.count_settled(result.how)
             return False
         if not self.consumer.atomic:
             if not self.consumer.acknowledges:
@@ -360,12 +361,12 @@ class Processor:
 
     # -- helpers --------------------------------------------------------------
 
-    def _call(self, argument: Any) -> None:
-        """Run the handler, its duration recorded for the admin (worker/timing.py)."""
+    def _call(self, argument: Any) -> Any:
+        """Run the handler, its duration recorded for the admin (worker/timing.py); its result."""
         started = monotonic()
         try:
             with tracing.handling(self.queue, argument):
-                call_handler(self.consumer.handler, argument)
+                return call_handler(self.consumer.handler, argument)
         finally:
             TIMINGS.add(self.queue, monotonic() - started)
 
