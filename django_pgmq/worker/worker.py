@@ -273,7 +273,10 @@ class Worker:
         Messages sent with a delay (or hidden by another consumer, or set aside)
         do not count: they may stay invisible for hours, and a drain must end.
         """
-        # The queues first: a message read after that is held (or retried) when checked next.
+        if self.holdings.busy() or self.holdings.retries_waiting(monotonic()):
+            return False  # the cheap answer first: no query while the worker is busy
+        # Then the queues, then the holdings again: a message read in between is held
+        # (or retried) by the time of the second look.
         if not self._queues_empty():
             return False
         return not (self.holdings.busy() or self.holdings.retries_waiting(monotonic()))
