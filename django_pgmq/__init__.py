@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
 from collections.abc import Callable
 from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
@@ -58,39 +57,22 @@ _ON_DEFAULT_DATABASE = (
 
 def _on_default_database(name: str) -> Callable[..., Any]:
     """A module-level twin of ``QueueManager.<name>`` that uses the default alias."""
+    from .manager.plumbing import refuse_unfit_arguments
+
     manager_class = __getattr__("QueueManager")
-    method = getattr(manager_class, name)
+    checked = getattr(manager_class, name)
+    method = getattr(checked, "unchecked", checked)  # its errors name django_pgmq.<name>
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
+        manager = manager_class()
         try:
-            return method(manager_class(), *args, **kwargs)
+            return method(manager, *args, **kwargs)
         except TypeError as exc:
-            _refuse_arguments(name, method, args, kwargs, exc)
+            refuse_unfit_arguments(f"django_pgmq.{name}", method, (manager, *args), kwargs, exc)
             raise
 
     return call
-
-
-def _refuse_arguments(
-    name: str, method: Callable[..., Any], args: tuple, kwargs: dict, exc: TypeError
-) -> None:
-    """InvalidArgument naming ``django_pgmq.<name>`` when the arguments do not fit it.
-
-    Checked only after a TypeError (no cost on the usual path); a TypeError from
-    inside the call (arguments that fit) is left alone.
-    """
-    signature = inspect.signature(method)
-    try:
-        signature.bind(None, *args, **kwargs)
-    except TypeError as mismatch:
-        params = list(signature.parameters.values())[1:]  # without self
-        shown = inspect.Signature([p.replace(annotation=p.empty) for p in params])
-        raise InvalidArgument(
-            f"django_pgmq.{name}{shown}: {mismatch} (those after the * go by name)"
-            if "*" in str(shown)
-            else f"django_pgmq.{name}{shown}: {mismatch}"
-        ) from exc
 
 
 def __getattr__(name: str) -> Any:

@@ -153,3 +153,10 @@ def test_arguments_that_do_not_fit_a_module_function_are_an_invalid_argument(cal
         call(django_pgmq)
     assert named in str(info.value)
     assert "MessageOps" not in str(info.value)
+
+
+def test_arguments_that_do_not_fit_a_manager_method_are_an_invalid_argument(qm):
+    with pytest.raises(InvalidArgument, match=r"QueueManager\.read\(queue, \*, vt=30"):
+        qm.read(Q, -5)
+    with pytest.raises(InvalidArgument, match=r"QueueManager\.archive\(queue, msg_ids\)"):
+        qm.archive(Q)
