@@ -33,8 +33,8 @@ from .held import Holdings
 from .listener import Listener
 from .logs import first_line
 from .loop import ConsumerThread
+from .outcome import Outcome
 from .presence import Presence
-from .process import Outcome
 from .sampling import sample_all_queues
 from .schedule import Schedule
 from .timing import TIMINGS, record_timings
