@@ -57,12 +57,20 @@ _ON_DEFAULT_DATABASE = (
 
 def _on_default_database(name: str) -> Callable[..., Any]:
     """A module-level twin of ``QueueManager.<name>`` that uses the default alias."""
+    from .manager.plumbing import refuse_unfit_arguments
+
     manager_class = __getattr__("QueueManager")
-    method = getattr(manager_class, name)
+    checked = getattr(manager_class, name)
+    method = getattr(checked, "unchecked", checked)  # its errors name django_pgmq.<name>
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return method(manager_class(), *args, **kwargs)
+        manager = manager_class()
+        try:
+            return method(manager, *args, **kwargs)
+        except TypeError as exc:
+            refuse_unfit_arguments(f"django_pgmq.{name}", method, (manager, *args), kwargs, exc)
+            raise
 
     return call
 

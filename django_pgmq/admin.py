@@ -6,7 +6,8 @@ queue), ``workers/``, and per queue ``<name>/change/`` (its page), ``delete/``
 ``notify/``, ``pause/`` (pause or resume consumption), ``attributes/`` (set the queue's
 attributes), ``redrive/`` (move a dead-letter queue's messages back), ``bulk/`` (act on
 every message matching a filter, after a confirmation with the count). Any other address under it
-is the dashboard's 404 page. The views are in ``django_pgmq.dashboard``.
+is the dashboard's 404 page; ``<name>/`` redirects to the queue's page, and so does a GET
+of an action's address (they act on POST only). The views are in ``django_pgmq.dashboard``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.http import HttpResponse
 from django.urls import URLPattern, path
 
 from .dashboard import actions, attributes, bulk, views
+from .dashboard.posting import action
 from .models import Queue, TaskResultRecord
 from .tasks.results_admin import TaskResultRecordAdmin
 
@@ -37,15 +39,18 @@ class QueueAdmin(admin.ModelAdmin):
             page(actions.create, "add", "add/"),
             page(views.workers, "workers", "workers/"),
             page(views.queue_page, "change", "<str:queue>/change/"),
-            page(actions.drop, "delete", "<str:queue>/delete/"),
-            page(actions.purge, "purge", "<str:queue>/purge/"),
-            page(actions.send, "send", "<str:queue>/send/"),
-            page(actions.message_action, "messages", "<str:queue>/messages/"),
-            page(actions.notify, "notify", "<str:queue>/notify/"),
-            page(actions.pause, "pause", "<str:queue>/pause/"),
-            page(attributes.edit, "attributes", "<str:queue>/attributes/"),
-            page(attributes.redrive, "redrive", "<str:queue>/redrive/"),
-            page(bulk.bulk_action, "bulk", "<str:queue>/bulk/"),
+            page(action(actions.drop, confirms=True), "delete", "<str:queue>/delete/"),
+            page(action(actions.purge, confirms=True), "purge", "<str:queue>/purge/"),
+            page(action(actions.send), "send", "<str:queue>/send/"),
+            page(action(actions.message_action), "messages", "<str:queue>/messages/"),
+            page(action(actions.notify), "notify", "<str:queue>/notify/"),
+            page(action(actions.pause), "pause", "<str:queue>/pause/"),
+            page(action(attributes.edit), "attributes", "<str:queue>/attributes/"),
+            page(action(attributes.redrive), "redrive", "<str:queue>/redrive/"),
+            page(
+                action(bulk.bulk_action, confirms=True, atomic=False), "bulk", "<str:queue>/bulk/"
+            ),
+            page(views.queue_root, "queue", "<str:queue>/"),
             path(
                 "<path:object_id>/history/",
                 self.admin_site.admin_view(self.history_view),

@@ -30,13 +30,28 @@ def validate_queue_name(name: object) -> str:
             f"queue name is too long, maximum length is {MAX_QUEUE_NAME_LENGTH} characters: "
             f"{shown!r} has {len(name)}"
         )
-    if _PGMQ_FORBIDDEN.search(name):
-        raise InvalidQueueName(f"queue name contains invalid characters: $, ;, --, or ': {shown!r}")
+    if _PGMQ_FORBIDDEN.search(name):  # pgmq's own text first, then every character refused
+        raise InvalidQueueName(
+            f"queue name contains invalid characters: $, ;, --, or ': {shown!r} "
+            f"({_refused(name)}; use ASCII letters, digits, '_' and '-')"
+        )
     if not _ALLOWED.match(name):
         raise InvalidQueueName(
-            f"queue name {shown!r} is invalid: use ASCII letters, digits, '_' and '-' (not first)"
+            f"queue name {shown!r} is invalid ({_refused(name)}): use ASCII letters, digits, "
+            "'_' and '-' (not first)"
         )
     return name
+
+
+def _refused(name: str) -> str:
+    """Every character of ``name`` that no queue name may hold, named (a space is shown)."""
+    found = list(dict.fromkeys(c for c in name if not re.match(r"[A-Za-z0-9_-]", c)))
+    if "--" in name:
+        found.append("--")
+    if not found:  # only the first character is wrong
+        return f"it starts with {name[0]!r}"
+    shown = ", ".join("a space" if c == " " else repr(c) for c in found)
+    return f"refused: {shown}"
 
 
 def table_name(name: str, prefix: str = "q") -> str:

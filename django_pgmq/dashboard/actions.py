@@ -1,14 +1,17 @@
 """The dashboard's actions: each checks its permission first, then acts, then logs.
 
 Every action is a POST (CSRF-checked by the admin); purge and drop show a
-confirmation page on GET. Each change is written to Django's admin log.
+confirmation page on GET, the others redirect a GET to the queue's page, and a
+library error becomes a message on the page (see posting.py). Each change is
+written to Django's admin log.
 """
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext as _
 
 from ..errors import PgmqError
@@ -29,24 +32,23 @@ from .pages import queue_or_404
 from .views import confirm, create_form, queue_page
 
 
-def _post_only(request: HttpRequest) -> HttpResponse | None:
-    return None if request.method == "POST" else HttpResponseNotAllowed(["POST"])
-
-
 def send(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     """Send one message from the form; an invalid form comes back with its errors."""
     require(request, "change")
-    if refused := _post_only(request):
-        return refused
     db = current_db(request)
     row = queue_or_404(db, queue)
     form = SendMessageForm(request.POST)
     if not form.is_valid():
         return queue_page(request, admin, queue, send_form=form)
     data = form.cleaned_data
-    msg_id = QueueManager(db).send(
-        row.name, data["message"], delay=data["delay"], headers=data["headers"]
-    )
+    try:
+        with transaction.atomic(using=db):  # a savepoint: the page is drawn after an error
+            msg_id = QueueManager(db).send(
+                row.name, data["message"], delay=data["delay"], headers=data["headers"]
+            )
+    except PgmqError as exc:  # the queue's attributes refuse it: the form stays as it was
+        form.add_error(None, _("Not sent: %s") % exc)
+        return queue_page(request, admin, queue, send_form=form)
     log(request, row.name, "change", f"Sent message {msg_id}: {summary(data['message'])}", db)
     messages.success(
         request, _("Sent message %(id)s to %(queue)s.") % {"id": msg_id, "queue": row.name}
@@ -74,8 +76,6 @@ def _apply(manager: InternalManager, queue: str, dlq: str | None, data: dict) ->
 def message_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     """Archive, delete, make visible or requeue the selected messages."""
     require(request, "view")
-    if refused := _post_only(request):
-        return refused
     db = current_db(request)
     form = MessageActionForm(request.POST)
     if form.is_valid():
@@ -134,8 +134,6 @@ def drop(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
 def notify(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     """Turn insert notifications of the queue on (with a throttle) or off."""
     require(request, "change")
-    if refused := _post_only(request):
-        return refused
     db = current_db(request)
     row = queue_or_404(db, queue)
     form = NotifyForm(request.POST)
@@ -160,8 +158,6 @@ def notify(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
 def pause(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     """Pause (``paused=1``) or resume (``paused=0``) the queue's consumption (its attribute)."""
     require(request, "change")
-    if refused := _post_only(request):
-        return refused
     db = current_db(request)
     row = queue_or_404(db, queue)
     paused = request.POST.get("paused") == "1"

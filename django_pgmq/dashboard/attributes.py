@@ -12,7 +12,8 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -84,15 +85,9 @@ class RedriveForm(forms.Form):
         return value
 
 
-def _post_only(request: HttpRequest) -> HttpResponse | None:
-    return None if request.method == "POST" else HttpResponseNotAllowed(["POST"])
-
-
 def edit(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     """Save the attributes form: all of it, or (on a bad value) nothing, with the error shown."""
     require(request, "change")
-    if refused := _post_only(request):
-        return refused
     db = current_db(request)
     row = queue_or_404(db, queue)
     form = AttributesForm(request.POST)
@@ -101,12 +96,14 @@ def edit(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
             f"{form.fields[k].label}: {' '.join(map(str, v))}" for k, v in form.errors.items()
         )
         messages.error(request, _("Attributes not saved: %s") % errors)
-        return HttpResponseRedirect(url("change", db, row.name))
+        return _queue_page_with(request, admin, queue, attributes_form=form)
     try:
-        saved = QueueManager(db).set_queue_attributes(row.name, **form.attributes())
-    except PgmqError as exc:
+        with transaction.atomic(using=db):  # a savepoint: the page is drawn after an error
+            saved = QueueManager(db).set_queue_attributes(row.name, **form.attributes())
+    except PgmqError as exc:  # the form stays as the user filled it
         messages.error(request, _("Attributes not saved: %s") % exc)
-        return HttpResponseRedirect(url("change", db, row.name))
+        form.add_error(None, str(exc))
+        return _queue_page_with(request, admin, queue, attributes_form=form)
     shown = ", ".join(f"{k}={v}" for k, v in sorted(saved.items())) or _("none")
     log(request, row.name, "change", f"Set queue attributes: {shown}", db)
     messages.success(request, _("Saved the attributes of %(queue)s: %(attributes)s.")
@@ -114,11 +111,18 @@ def edit(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     return HttpResponseRedirect(url("change", db, row.name))
 
 
+def _queue_page_with(
+    request: HttpRequest, admin: ModelAdmin, queue: str, **forms: forms.Form
+) -> HttpResponse:
+    """The queue's page showing the user's own (bound, refused) forms."""
+    from .views import queue_page  # views imports this module
+
+    return queue_page(request, admin, queue, **forms)
+
+
 def redrive(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     """Move this dead-letter queue's messages (all, or those containing a JSON object) back."""
     require(request, "change")
-    if refused := _post_only(request):
-        return refused
     db = current_db(request)
     row = queue_or_404(db, queue)
     form = RedriveForm(request.POST)
@@ -127,8 +131,13 @@ def redrive(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse
             request,
             _("Nothing redriven: %s") % " ".join(map(str, form.errors.get("contains") or ())),
         )
-        return HttpResponseRedirect(url("change", db, row.name))
-    moved = QueueManager(db).redrive(row.name, conditional=form.cleaned_data["contains"])
+        return _queue_page_with(request, admin, queue, redrive_form=form)
+    try:
+        with transaction.atomic(using=db):
+            moved = QueueManager(db).redrive(row.name, conditional=form.cleaned_data["contains"])
+    except PgmqError as exc:
+        messages.error(request, _("Nothing redriven: %s") % exc)
+        return _queue_page_with(request, admin, queue, redrive_form=form)
     if not moved:
         messages.info(request, _("No dead letter of %s had a queue to go back to.") % row.name)
         return HttpResponseRedirect(url("change", db, row.name))

@@ -3,6 +3,7 @@ than a day, from ``pgmq.spark_stats`` when it has rows), depth from QueueSample.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -16,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from ..internal import InternalManager
 from ..internal.records import StatsBucket, ThroughputBucket
-from ..models import QueueSample
+from ..models import Queue, QueueSample
 from . import svg
 
 # Chart ranges: window and bucket width. Buckets align on multiples of their width.
@@ -107,18 +108,41 @@ def depth_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) ->
     return figures
 
 
-def sent_per_minute(totals: dict[float, float], bucket: timedelta) -> dict[float, float]:
+def sent_per_minute(
+    totals: dict[float, float], bucket: timedelta, created: float | None = None
+) -> dict[float, float]:
     """Messages sent per minute in each bucket, from the growth of the sampled total.
 
     ``total_messages`` is the queue's id sequence, exact at any volume, so this rate
-    covers long ranges that the archive scan may cut short.
+    covers long ranges that the archive scan may cut short. Between two samples that
+    are buckets apart (a sampler that skipped a minute, or started late) the growth
+    is spread over every bucket between them, never dropped. ``created`` (the Unix
+    time of the queue's bucket of creation, when in the range) counts as a sample of
+    total 0: a queue's first sample then shows what was sent before it.
     """
-    width, minutes = bucket.total_seconds(), bucket.total_seconds() / 60
-    return {
-        slot: max(total - totals[slot - width], 0) / minutes
-        for slot, total in totals.items()
-        if slot - width in totals
-    }
+    width = bucket.total_seconds()
+    known = dict(totals)
+    if created is not None and known and created < min(known):
+        known[created] = 0.0
+    slots = sorted(known)
+    rates: dict[float, float] = {}
+    for before, after in itertools.pairwise(slots):
+        rate = max(known[after] - known[before], 0) / ((after - before) / 60)
+        slot = before + width
+        while slot <= after:
+            rates[slot] = rate
+            slot += width
+    return rates
+
+
+def _created_slot(using: str, queue: str, start: datetime, bucket: timedelta) -> float | None:
+    """The Unix time of the bucket the queue was created in, when that is in the range."""
+    rows = Queue.objects.using(using).filter(queue_name=queue)
+    when = rows.values_list("created_at", flat=True).first()
+    if when is None or when < start:
+        return None
+    width = bucket.total_seconds()
+    return (when.timestamp() // width) * width
 
 
 def _buckets(
@@ -152,6 +176,7 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
         "x_format": _date if window > LONG else _clock,
         "x_ticks": _ticks(range_key, *x_range),
         "empty_text": _("no data yet"),
+        "few_text": _("too little data for a line yet"),
     }
     buckets, source, stats_missing = _buckets(using, queue, window, bucket)
     stats = [b for b in buckets if isinstance(b, StatsBucket)]  # all of them when from Spark
@@ -162,9 +187,10 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
         for label, attr in (("p50", "p50_sec"), ("p95", "p95_sec"), ("p99", "p99_sec"))
     }
     depth = depth_by_slot(using, queue, start, bucket)
+    created = _created_slot(using, queue, start, bucket)
     rates = [
         _series(_("archived / min"), slots, per_minute, bars=True),
-        _series(_("sent / min"), slots, sent_per_minute(depth["total"], bucket)),
+        _series(_("sent / min"), slots, sent_per_minute(depth["total"], bucket, created)),
     ]
     origin = _("archive")
     if source == "spark":

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.db import connections
+from django.db import DatabaseError, connections
+from django.db.migrations.recorder import MigrationRecorder
 
 from .. import conf
 
@@ -14,3 +15,18 @@ def database_aliases() -> list[str]:
         alias for alias in connections.databases if alias != default and conf.is_postgresql(alias)
     )
     return [default, *others]
+
+
+def migrated(alias: str) -> bool:
+    """Whether ``manage.py migrate --database <alias>`` installed django_pgmq there.
+
+    Asked of Django's own migration records, so a database that lacks the app (an
+    alias of the project for other data) gets a plain line with the command that
+    fixes it, not an SQL error. A database that cannot be reached counts as migrated:
+    the page then shows why it cannot be read.
+    """
+    try:
+        recorder = MigrationRecorder(connections[alias])
+        return recorder.has_table() and recorder.migration_qs.filter(app="django_pgmq").exists()
+    except DatabaseError:
+        return True

@@ -124,6 +124,19 @@ class MessageFilterForm(forms.Form):
     before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     range = forms.ChoiceField(choices=[(r, r) for r in RANGES], required=False)
 
+    def without_errors(self) -> MessageFilterForm:
+        """The same filters minus the fields that did not validate (those take defaults).
+
+        One bad field (a page size not offered, broken JSON) must not drop the others:
+        above all not the source, or the archive's filter would list live messages.
+        """
+        kept = {k: v for k, v in self.data.items() if k not in self.errors}
+        form = MessageFilterForm({**self.DEFAULTS, **kept})
+        if not form.is_valid():  # cannot happen: each field left validated on its own
+            form = MessageFilterForm(self.DEFAULTS)
+            form.is_valid()
+        return form
+
     def clean_contains(self) -> Any:
         value = self.cleaned_data["contains"]
         if value is not None and not isinstance(value, dict | list):

@@ -190,10 +190,13 @@ def chart(
     height: int = 180,
     x_ticks: Sequence[float] | None = None,
     empty_text: str = "no data yet",
+    few_text: str = "too little data for a line yet",
 ) -> SafeString:
     """A line (or bar) chart of ``series`` over ``x_range``, with axes, grid and legend.
 
-    ``x_ticks`` (Unix times) default to round times of UTC; ``empty_text`` shows without data.
+    ``x_ticks`` (Unix times) default to round times of UTC; ``empty_text`` shows without
+    data, ``few_text`` when no series has two points to join (lone dots only, as on a
+    fresh install: the chart says why it shows no line).
     """
     values = [y for s in series for _, y in s.points if y is not None]
     ticks = y_ticks(max(values, default=0))
@@ -203,10 +206,11 @@ def chart(
     for index, item in enumerate(series):
         color = PALETTE[index % len(PALETTE)]
         body += _bars(frame, item, color, bar_width) if item.bars else _line(frame, item, color)
-    if not values:
+    note = empty_text if not values else "" if _drawable(series) else few_text
+    if note:
         body += _tag(
             "text",
-            escape(empty_text),
+            escape(note),
             x=width / 2,
             y=height / 2,
             text_anchor="middle",
@@ -227,15 +231,38 @@ def chart(
     return mark_safe(svg)  # every text above went through escape()
 
 
+def _drawable(series: Sequence[Series]) -> bool:
+    """Whether a chart has a bar, or a line of two points or more, to show."""
+    for item in series:
+        known = [y for _, y in item.points if y is not None]
+        if (item.bars and any(known)) or (not item.bars and len(known) >= 2):
+            return True
+    return False
+
+
 def sparkline(
-    values: Sequence[float | None], *, title: str, width: int = 120, height: int = 26
+    values: Sequence[float | None],
+    *,
+    title: str,
+    width: int = 120,
+    height: int = 26,
+    few_text: str = "too few samples",
 ) -> SafeString:
-    """A tiny axis-less trend line of evenly spaced values (None leaves a gap)."""
+    """A tiny axis-less trend line of evenly spaced values (None leaves a gap).
+
+    With fewer than two values there is no trend: ``few_text`` instead of a lone dot.
+    """
     points = [(float(i), v) for i, v in enumerate(values)]
     top = max((v for v in values if v is not None), default=0) or 1
     frame = _Frame(width, height, (0.0, float(max(len(values) - 1, 1))), top)
     frame.left, frame.right, frame.top_px, frame.bottom = 1, width - 1, 2, height - 2
-    body = _line(frame, Series(title, points), PALETTE[0])
+    if sum(v is not None for v in values) < 2:
+        body = _tag(
+            "text", escape(few_text), x=width / 2, y=height / 2 + 4, text_anchor="middle",
+            class_="pgmq-empty",
+        )  # fmt: skip
+    else:
+        body = _line(frame, Series(title, points), PALETTE[0])
     svg = _tag(
         "svg",
         _tag("title", escape(title)) + body,

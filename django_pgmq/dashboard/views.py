@@ -10,8 +10,15 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.admin import ModelAdmin
+from django.contrib.admin.utils import unquote
 from django.db import DatabaseError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    HttpResponseRedirect,
+)
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve
 from django.utils import timezone
@@ -23,7 +30,7 @@ from ..models import Queue, Worker
 from .access import current_db, permissions, require, url
 from .attributes import context as attributes_context
 from .charts import RANGES, queue_charts
-from .databases import database_aliases
+from .databases import database_aliases, migrated
 from .display import MessageView, duration
 from .forms import ACTIONS, SOURCE_ACTIONS, CreateQueueForm, MessageFilterForm, SendMessageForm
 from .listing import DEFAULT_DESCENDING, SORT_KEYS, BadListing, ListedPage, Listing, list_page
@@ -43,11 +50,15 @@ def not_found(request: HttpRequest, admin: ModelAdmin, reason: str) -> TemplateR
 
 
 def answers_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wrap a dashboard view so that a bad queue name, queue or database gets the 404 page."""
+    """Wrap a dashboard view so that a bad queue name, queue or database gets the 404 page,
+    and a database where django_pgmq is not migrated one line saying how to fix it."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, admin: ModelAdmin, **kwargs: Any) -> HttpResponse:
         try:
+            db = current_db(request)
+            if db != database_aliases()[0] and not migrated(db):  # other aliases: asked first
+                return render(request, admin, "unavailable.html", _("Queues"), db, error=None)
             return view(request, *args, admin=admin, **kwargs)
         except Http404 as exc:
             return not_found(request, admin, str(exc) or _("This page does not exist."))
@@ -69,6 +80,13 @@ def unknown_page(request: HttpRequest, admin: ModelAdmin, rest: str) -> HttpResp
         if match is not None and match.url_name != "django_pgmq_queue_unknown":
             return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
     raise Http404(_("The dashboard has no page at this address."))
+
+
+def queue_root(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
+    """``<name>/``, as Django's admin links an object: redirect to the queue's page."""
+    require(request, "view")
+    db = current_db(request)
+    return HttpResponseRedirect(url("change", db, queue_or_404(db, queue).name))
 
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
@@ -181,17 +199,23 @@ def _page(request: HttpRequest, db: str, row: QueueRow, source: str, kwargs: dic
     )
 
 
-def queue_page(
-    request: HttpRequest, admin: ModelAdmin, queue: str, send_form: SendMessageForm | None = None
-) -> HttpResponse:
-    """A queue's figures and charts, its messages (live, archive or dead letters), actions."""
+def queue_page(request: HttpRequest, admin: ModelAdmin, queue: str, **forms: Any) -> HttpResponse:
+    """A queue's figures and charts, its messages (live, archive or dead letters), actions.
+
+    ``forms`` (``send_form``, ``attributes_form``, ``redrive_form``) replace the empty
+    forms: an action that refused its input shows the page with the user's form kept.
+    """
     require(request, "view")
     db = current_db(request)
     row = queue_or_404(db, queue)
+    if request.method == "GET" and row.name != unquote(queue):  # "Orders": the stored name
+        keep = {k: v for k, v in request.GET.items() if k != "db"}
+        return HttpResponseRedirect(url("change", db, row.name, **keep))
     filters = MessageFilterForm.from_query(request.GET)
     valid = filters.is_valid()
-    data = filters.cleaned_data if valid else {}
-    kwargs = (filters if valid else _empty_filters()).browse_kwargs()
+    applied = filters if valid else filters.without_errors()  # the valid ones still apply
+    data = applied.cleaned_data
+    kwargs = applied.browse_kwargs()
     source = data.get("source") or "live"
     if source == "dlq" and not row.dead_letter:
         source = "live"
@@ -211,7 +235,6 @@ def queue_page(
         page=page,
         actions=actions,
         charts=queue_charts(db, row.name, data.get("range") or "hour"),
-        send_form=send_form or SendMessageForm(),
         source_urls=_source_urls(db, row),
         range_urls={r: url("change", db, row.name, source=source, range=r) for r in RANGES},
         action_url=url("messages", db, row.name),
@@ -220,7 +243,7 @@ def queue_page(
         drop_url=url("delete", db, row.name),
         notify_url=url("notify", db, row.name),
         pause_url=url("pause", db, row.name),
-        **attributes_context(db, row.name),
+        **{"send_form": SendMessageForm(), **attributes_context(db, row.name), **forms},
         bulk_url=url("bulk", db, row.name),
         bulk_actions=_bulk_actions(source, can),
         bulk_filters=_bulk_filters(data, source) if valid else [],
@@ -246,13 +269,6 @@ def _bulk_filters(data: dict[str, Any], source: str) -> list[tuple[str, str]]:
     if data.get("contains") is not None:
         pairs.append(("contains", json.dumps(data["contains"])))
     return pairs
-
-
-def _empty_filters() -> MessageFilterForm:
-    """The filters of a plain queue page, used when the query string does not validate."""
-    form = MessageFilterForm(MessageFilterForm.DEFAULTS)
-    form.is_valid()
-    return form
 
 
 def _source_urls(db: str, row: QueueRow) -> list[tuple[str, str, str]]:

@@ -8,6 +8,7 @@ inside ``transaction.atomic()`` commits or rolls back with the caller's data.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -56,6 +57,25 @@ def _translate(exc: DatabaseError, queue: str | None, alias: str) -> PgmqError |
             f"run manage.py migrate django_pgmq --database {alias}"
         )
     return from_sqlstate(state, text, queue)
+
+
+def refuse_unfit_arguments(
+    shown_as: str, method: Any, args: tuple, kwargs: dict, exc: TypeError
+) -> None:
+    """Raise InvalidArgument naming ``shown_as`` when ``args`` (``self`` first) do not fit
+    ``method``; return when they fit (the TypeError came from inside the call).
+
+    Checked only after a TypeError, so the usual path pays nothing; the message shows the
+    public signature, not an internal class (``MessageOps.read()``).
+    """
+    signature = inspect.signature(method)
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as mismatch:
+        params = list(signature.parameters.values())[1:]  # without self
+        shown = inspect.Signature([p.replace(annotation=p.empty) for p in params])
+        by_name = " (those after the * go by name)" if "*" in str(shown) else ""
+        raise InvalidArgument(f"{shown_as}{shown}: {mismatch}{by_name}") from exc
 
 
 def _check_int(name: str, value: object, low: int, high: int = MAX_INT4) -> int:

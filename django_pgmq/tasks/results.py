@@ -123,6 +123,15 @@ def start_attempt(using: str, result_id: str, worker_id: str) -> TaskResultRecor
     return _start_otherwise(using, key, worker_id)
 
 
+def exists(using: str, result_id: str) -> bool:
+    """Whether ``result_id`` names a task result row (a message naming none is not a task)."""
+    try:
+        key = uuid.UUID(result_id)
+    except ValueError:
+        return False
+    return TaskResultRecord.objects.using(using).filter(pk=key).exists()
+
+
 def _statement(name: str) -> str:
     return task_statement(name, TaskResultRecord._meta.db_table)
 

@@ -11,12 +11,22 @@ from typing import TYPE_CHECKING, cast
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.html import format_html
 
 from ..models import TaskResultRecord
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from .backend import PgmqBackend
+
+
+def _short_time(value: datetime | None) -> str:
+    """A list cell's time in the admin's zone, short enough for 1280 px: 2026-11-26 11:34:16."""
+    if value is None:
+        return "-"
+    return timezone.localtime(value).strftime("%Y-%m-%d %H:%M:%S")
 
 
 class TaskResultRecordAdmin(admin.ModelAdmin):
@@ -28,8 +38,8 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
         "queue_name",
         "priority",
         "attempts",
-        "enqueued_at",
-        "finished_at",
+        "enqueued",
+        "finished",
     ]
     list_filter = ["status", "task_path", "queue_name", "backend"]
     search_fields = ["=id", "task_path"]
@@ -57,6 +67,9 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
     )
     fields = readonly_fields
 
+    class Media:
+        css = {"all": ["django_pgmq/results.css"]}  # long paths wrap: the list fits 1280 px
+
     @admin.display(description="attempts")
     def attempts(self, record: TaskResultRecord) -> int:
         return len(record.worker_ids)
@@ -75,6 +88,19 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        """A result's page is read-only ("View task result", no save buttons); the change
+        permission still allows the list's "retry" action."""
+        return obj is None and super().has_change_permission(request)
+
+    @admin.display(description="enqueued", ordering="enqueued_at")
+    def enqueued(self, record: TaskResultRecord) -> str:
+        return _short_time(record.enqueued_at)
+
+    @admin.display(description="finished", ordering="finished_at")
+    def finished(self, record: TaskResultRecord) -> str:
+        return _short_time(record.finished_at)
 
     @admin.action(description="Retry selected failed tasks", permissions=["change"])
     def retry_failed(self, request: HttpRequest, queryset: QuerySet) -> None:

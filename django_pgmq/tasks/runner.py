@@ -17,9 +17,11 @@ import os
 import socket
 from typing import TYPE_CHECKING, Any
 
+from ..internal import InternalManager
 from ..manager import QueueManager
 from ..messages import Message
 from ..models import TaskResultRecord
+from ..worker.settled import Settled
 from . import results
 from .compat import (
     Task,
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("django_pgmq.worker")
 Status = TaskResultRecord.Status
+# How long a message that names no task stays hidden when its queue has no
+# dead-letter queue: the worker reads it again (and warns again) once an hour.
+NOT_A_TASK_HIDDEN = 3600
 
 
 def worker_id() -> str:
@@ -62,11 +67,13 @@ class TaskRunner:
         self.using = backend.database
         self.worker_id = worker_id()
 
-    def run(self, message: Message) -> None:
+    def run(self, message: Message) -> Settled | None:
         """Run one task message; raises `RetryTask` when the attempt failed with more to come.
 
         Every other way out settles the message (the consumer ``acknowledges``):
-        with the verdict, in one statement, or alone when there is nothing to run.
+        with the verdict, in one statement, or alone when its task is finished
+        already. A final failure, and a message that is no task (never deleted:
+        see `_not_a_task`), return a `Settled` so that the worker counts them.
         """
         payload = message.message if isinstance(message.message, dict) else {}
         result_id = payload.get("id")
@@ -74,26 +81,64 @@ class TaskRunner:
         if isinstance(result_id, str):
             record = results.start_attempt(self.using, result_id, self.worker_id)
         if record is None:
-            log.info("%s: message %d names no task to run; deleted", self.queue, message.msg_id)
-            QueueManager(self.using).delete(self.queue, message.msg_id)
-            return
+            if isinstance(result_id, str) and results.exists(self.using, result_id):
+                # A task whose verdict is written already (its message came back): done.
+                log.info(
+                    "%s: message %d: its task is finished; deleted", self.queue, message.msg_id
+                )
+                QueueManager(self.using).delete(self.queue, message.msg_id)
+                return None
+            return self._not_a_task(message, result_id)
         where = (self.queue, message.msg_id)
         try:
             task = results.load_task(record.task_path)
         except ImportError as exc:
-            self._failed(record, None, exc, where)
-            return
+            return self._failed(record, None, exc, where)
         result = results.to_result(record, task)
         task_started.send(type(self.backend), task_result=result)
         try:
             check_arguments(task, record.args, record.kwargs)
             value = results.encode(normalize_json(self._call(task, result, record)))
         except Exception as exc:
-            self._failed(record, result, exc, where)
+            return self._failed(record, result, exc, where)
+        results.finish(self.using, record, where, Status.SUCCESSFUL, value)
+        results.refresh_result(result, record)
+        task_finished.send(type(self.backend), task_result=result)
+        return None
+
+    def _not_a_task(self, message: Message, result_id: Any) -> Settled:
+        """Put aside a message that names no task: never delete what another client sent.
+
+        With a ``dead_letter_queue`` attribute on the queue it goes there; else it
+        stays in the queue, hidden for `NOT_A_TASK_HIDDEN` seconds so that the
+        worker does not read it again and again. Either way with a WARNING.
+        """
+        if not isinstance(message.message, dict) or "id" not in message.message:
+            why = "its body has no task result id"
         else:
-            results.finish(self.using, record, where, Status.SUCCESSFUL, value)
-            results.refresh_result(result, record)
-            task_finished.send(type(self.backend), task_result=result)
+            why = f"its id {result_id!r} names no task result"
+        manager = InternalManager(self.using)
+        dead_letter = manager.get_queue_attributes(self.queue).get("dead_letter_queue")
+        if dead_letter:
+            manager.dead_letter(self.queue, message.msg_id, dead_letter, f"not a task: {why}")
+            log.warning(
+                "%s: message %d is not a task (%s); moved to dead-letter queue %s",
+                self.queue,
+                message.msg_id,
+                why,
+                dead_letter,
+            )
+            return Settled("dead-lettered")
+        manager.set_vt_seconds(self.queue, [message.msg_id], NOT_A_TASK_HIDDEN)
+        log.warning(
+            "%s: message %d is not a task (%s); left in the queue, hidden for %ds "
+            "(set the queue's dead_letter_queue attribute to move such messages there)",
+            self.queue,
+            message.msg_id,
+            why,
+            NOT_A_TASK_HIDDEN,
+        )
+        return Settled("set aside")
 
     @staticmethod
     def _call(task: Task, result: TaskResult, record: TaskResultRecord) -> Any:
@@ -108,7 +153,7 @@ class TaskRunner:
         result: TaskResult | None,
         exc: Exception,
         where: tuple[str, int],
-    ) -> None:
+    ) -> Settled:
         attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
         if results.retry_later(self.using, record, exc):
             raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
@@ -125,3 +170,4 @@ class TaskRunner:
         )
         if result is not None:
             task_finished.send(type(self.backend), task_result=result)
+        return Settled("failed")

@@ -53,7 +53,9 @@ def sparkline(values: list[float | None], title: str = "") -> SafeString:
     """An inline SVG trend of ``values``; empty when there are no samples."""
     if not values or all(v is None for v in values):
         return format_html('<span class="pgmq-muted">{}</span>', _("no samples"))
-    return svg.sparkline(values, title=_("%s: depth, last hour") % title)
+    return svg.sparkline(
+        values, title=_("%s: depth, last hour") % title, few_text=_("too few samples")
+    )
 
 
 @register.filter

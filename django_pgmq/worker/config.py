@@ -1,13 +1,20 @@
-"""Each queue's effective consumer settings: command line, decorator, `QueueConfig`, defaults.
+"""Each queue's effective consumer settings: command line, decorator, queue attributes,
+`QueueConfig`, defaults.
 
-The first of those that sets a value wins; the result is written back to
-`QueueConfig`, so the admin sees what the running workers use, and its max_reads and
-dead-letter queue into the queue's attributes (``max_receive_count``,
-``dead_letter_queue``): a read past them moves the message in SQL, whoever reads it.
+The first of those that sets a value wins. The queue's own redrive attributes
+(``max_receive_count``, ``dead_letter_queue``, set with ``pgmq_attributes`` or
+the admin) are the user's explicit choice: they rank above `QueueConfig` (which
+only mirrors what the last worker used) and the defaults, so a default never
+overwrites them. An explicit worker option (command line or decorator) that
+differs from them wins, and the worker says so at start in one WARNING line
+naming both values. The result is written back to `QueueConfig`, so the admin
+sees what the running workers use, and its max_reads and dead-letter queue into
+the queue's attributes: a read past them moves the message in SQL, whoever reads it.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +32,11 @@ DEFAULTS: dict[str, Any] = {
     "retry_delay": 1.0,
 }
 DEAD_LETTER_SUFFIX = "_dlq"
+# Worker setting -> the queue attribute that holds the same choice in SQL.
+_ATTRIBUTE = {"max_reads": "max_receive_count", "dead_letter": "dead_letter_queue"}
+_OPTION = {"max_reads": "--max-reads", "dead_letter": "--dead-letter"}
+
+log = logging.getLogger("django_pgmq.worker")
 # QueueConfig field holding each setting (retry_delay is not stored).
 _STORED = {
     "batch": "batch",
@@ -90,15 +102,24 @@ def _stored_queue_names(manager: QueueManager, queues: Iterable[str]) -> list[st
 
 
 def resolve(
-    queue: str, consumer: Consumer, overrides: Mapping[str, Any], stored: Any | None
+    queue: str,
+    consumer: Consumer,
+    overrides: Mapping[str, Any],
+    stored: Any | None,
+    attributes: Mapping[str, Any] | None = None,
 ) -> QueueSettings:
-    """Merge command-line ``overrides``, the decorator, a stored `QueueConfig` and defaults."""
+    """Merge command-line ``overrides``, the decorator, the queue's ``attributes``, a
+    stored `QueueConfig` and defaults (first set wins)."""
     check_settings(**{k: v for k, v in overrides.items() if v is not None})
+    attributes = attributes or {}
 
     def pick(name: str) -> Any:
         for value in (overrides.get(name), getattr(consumer, name)):
             if value is not None:
                 return value
+        value = attributes.get(_ATTRIBUTE.get(name, ""))
+        if value is not None:
+            return value
         field = _STORED.get(name)
         value = getattr(stored, field, None) if stored is not None and field else None
         if value not in (None, ""):
@@ -117,6 +138,36 @@ def resolve(
         dead_letter=dead_letter,
         on_success=pick("on_success"),
         retry_delay=float(pick("retry_delay")),
+    )
+
+
+def attribute_conflicts(
+    queue: str, consumer: Consumer, overrides: Mapping[str, Any], attributes: Mapping[str, Any]
+) -> str | None:
+    """One line naming each explicit worker option that differs from the queue's attribute.
+
+    None when they agree (or the queue sets no redrive attribute). The worker's
+    value wins (it is written to the attributes); the line makes that visible.
+    """
+    if attributes.get("max_receive_count") is None:
+        return None
+    differences = []
+    for name, attribute in _ATTRIBUTE.items():
+        if overrides.get(name) is not None:
+            value, source = overrides[name], _OPTION[name]
+        elif getattr(consumer, name) is not None:
+            value, source = getattr(consumer, name), f"{name}= of {consumer.path}"
+        else:
+            continue
+        current = attributes.get(attribute)
+        if value != current:
+            shown = "0 (never dead-letter)" if name == "max_reads" and value == 0 else value
+            differences.append(f"{source} {shown} vs attribute {attribute} {current}")
+    if not differences:
+        return None
+    return (
+        f'queue "{queue}": worker settings differ from the queue\'s attributes '
+        f"({'; '.join(differences)}); the worker's win and are written to its attributes"
     )
 
 
@@ -141,8 +192,13 @@ def plan(
     configs = QueueConfig.objects.using(manager.using)
     result = []
     for queue in _stored_queue_names(manager, queues):
+        consumer = find_consumer(queue, handler)
+        attributes = manager.get_queue_attributes(queue)
+        conflict = attribute_conflicts(queue, consumer, overrides or {}, attributes)
+        if conflict:
+            log.warning(conflict)
         settings = resolve(
-            queue, find_consumer(queue, handler), overrides or {}, configs.filter(pk=queue).first()
+            queue, consumer, overrides or {}, configs.filter(pk=queue).first(), attributes
         )
         # INSERT ... ON CONFLICT: workers starting together never hit a duplicate key error.
         configs.bulk_create(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 
@@ -21,6 +22,8 @@ class Holdings:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: dict[tuple[str, int], _Held] = {}
+        self._claiming = 0  # reads under way whose messages are not added yet
+        self._retries_until = 0.0  # monotonic time the last retry scheduled here comes back
 
     def add(self, queue: str, msg_ids: Iterable[int], vt: int, claimed_at: float) -> None:
         """Record messages read with visibility ``vt`` at monotonic time ``claimed_at``."""
@@ -67,6 +70,32 @@ class Holdings:
                 if not held.started:
                     groups[queue].append(msg_id)
         return dict(groups)
+
+    @contextlib.contextmanager
+    def claiming(self) -> Iterator[None]:
+        """Around a read and the `add` of what it read: `busy` meanwhile (``--until-empty``)."""
+        with self._lock:
+            self._claiming += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._claiming -= 1
+
+    def busy(self) -> bool:
+        """Whether any message is held or being read by this worker."""
+        with self._lock:
+            return bool(self._items) or self._claiming > 0
+
+    def retrying(self, until: float) -> None:
+        """Record a retry that makes its message visible again at monotonic time ``until``."""
+        with self._lock:
+            self._retries_until = max(self._retries_until, until)
+
+    def retries_waiting(self, now: float) -> bool:
+        """Whether a retry scheduled here is still in its backoff (``--until-empty`` waits)."""
+        with self._lock:
+            return self._retries_until > now
 
     def __len__(self) -> int:
         with self._lock:

@@ -92,6 +92,10 @@ class ConsumerThread(threading.Thread):
         self.worker.schedule.postpone(queue, delay)
 
     def _turn(self, queue: str, token: int) -> None:
+        with self.worker.holdings.claiming():  # no moment when a message is read but not held
+            self._take_turn(queue, token)
+
+    def _take_turn(self, queue: str, token: int) -> None:
         worker = self.worker
         settings = worker.settings[queue]
         following = self.following.pop(queue, None)

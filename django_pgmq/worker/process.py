@@ -24,7 +24,6 @@ import inspect
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from time import monotonic
 from typing import Any
 
@@ -38,7 +37,9 @@ from . import retry
 from .config import QueueSettings
 from .errors import PoisonMessage, Unsettled
 from .held import Holdings
+from .outcome import Outcome
 from .savepoint import LazySavepoint
+from .settled import Settled
 from .timing import TIMINGS
 
 log = logging.getLogger("django_pgmq.worker")
@@ -46,35 +47,11 @@ log = logging.getLogger("django_pgmq.worker")
 COMMIT_EVERY = 1.0
 MAX_CHUNK = 50  # savepoints per transaction, well under PostgreSQL's 64 cached subtransactions
 MAX_ERROR_TEXT = 2000
+# A retry counts as waiting this much longer than its backoff: the database starts
+# the backoff a little after the worker does (see Holdings.retrying, --until-empty).
+RETRY_MARGIN = 1.0
 
 Reader = Callable[[int], list[Message]]  # reads up to n messages (0: none): see Processor.run
-
-
-@dataclass
-class Outcome:
-    """What became of a batch's messages."""
-
-    done: int = 0
-    retried: int = 0
-    dead: int = 0
-    lost: int = 0
-    released: int = 0
-    following: list[Message] = field(default_factory=list)  # the next batch, already read
-
-    @property
-    def failed(self) -> int:
-        return self.retried + self.dead
-
-    @property
-    def finished(self) -> int:
-        """Messages settled one way or another (not handed back)."""
-        return self.done + self.retried + self.dead + self.lost
-
-    def summary(self) -> str:
-        parts = [f"{self.done} done", f"{self.retried} retried", f"{self.dead} dead-lettered"]
-        parts += [f"{self.lost} gone before they ran"] if self.lost else []
-        parts += [f"{self.released} released"] if self.released else []
-        return ", ".join(parts)
 
 
 class _FirstFailed(Exception):
@@ -278,9 +255,13 @@ class Processor:
         self.holdings.start(self.queue, [message.msg_id])
         try:
             with self._savepoint():
-                self._call(self._decode(message))
+                result = self._call(self._decode(message))
         except Exception as exc:
             self._fail([message], exc, outcome)
+            return False
+        if isinstance(result, Settled):  # a handler that acknowledges, settled otherwise
+            self.holdings.drop(self.queue, [message.msg_id])
+            outcome.count_settled(result.how)
             return False
         if not self.consumer.atomic:
             if not self.consumer.acknowledges:
@@ -310,12 +291,12 @@ class Processor:
 
     # -- helpers --------------------------------------------------------------
 
-    def _call(self, argument: Any) -> None:
-        """Run the handler, its duration recorded for the admin (worker/timing.py)."""
+    def _call(self, argument: Any) -> Any:
+        """Run the handler, its duration recorded for the admin (worker/timing.py); its result."""
         started = monotonic()
         try:
             with tracing.handling(self.queue, argument):
-                call_handler(self.consumer.handler, argument)
+                return call_handler(self.consumer.handler, argument)
         finally:
             TIMINGS.add(self.queue, monotonic() - started)
 
@@ -357,20 +338,30 @@ class Processor:
 
     def _fail(self, messages: list[Message], exc: Exception, outcome: Outcome) -> None:
         """Retry each message after a backoff, or dead-letter it (poison, or out of reads)."""
-        self.holdings.drop(self.queue, [m.msg_id for m in messages])  # no vt extension now
         settings = self.settings
+        dead = {
+            m.msg_id
+            for m in messages
+            if isinstance(exc, PoisonMessage) or retry.exhausted(m.read_ct, settings.max_reads)
+        }
+        delays = {
+            m.msg_id: retry.backoff(m.read_ct, settings.retry_delay)
+            for m in messages
+            if m.msg_id not in dead
+        }
+        if delays:  # before the drop: --until-empty never sees them neither held nor waiting
+            self.holdings.retrying(monotonic() + max(delays.values()) + RETRY_MARGIN)
+        self.holdings.drop(self.queue, [m.msg_id for m in messages])  # no vt extension now
         notes = []
         for message in messages:
-            if isinstance(exc, PoisonMessage) or retry.exhausted(
-                message.read_ct, settings.max_reads
-            ):
+            if message.msg_id in dead:
                 new_id = self.manager.dead_letter(
                     self.queue, message.msg_id, settings.dead_letter, error_text(exc)
                 )
                 outcome.dead += new_id is not None
                 notes.append(f"{message.msg_id} dead-lettered to {settings.dead_letter}")
             else:
-                delay = retry.backoff(message.read_ct, settings.retry_delay)
+                delay = delays[message.msg_id]
                 self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc))
                 outcome.retried += 1
                 notes.append(f"{message.msg_id} retried in {delay:.2f}s (read {message.read_ct})")

@@ -33,8 +33,8 @@ from .held import Holdings
 from .listener import Listener
 from .logs import first_line
 from .loop import ConsumerThread
+from .outcome import Outcome
 from .presence import Presence
-from .process import Outcome
 from .sampling import sample_all_queues
 from .schedule import Schedule
 from .timing import TIMINGS, record_timings
@@ -86,6 +86,7 @@ class Worker:
         self.listener: Listener | None = None
         self.threads: list[ConsumerThread] = []
         self.processed = self.failed = self.finished = 0
+        self.totals = Outcome()  # every batch's outcome added up, for the last line
         self.stop_reason = ""
         self._counts = threading.Lock()
         self._next_sample = 0.0
@@ -143,8 +144,8 @@ class Worker:
                 self.stop(self._caught.reason)
             elif limit is not None and self.finished >= limit:
                 self.stop(f"handled {self.finished} message(s) (--max-messages {limit})")
-            elif self.options.until_empty and not len(self.holdings) and self._queues_empty():
-                self.stop("its queues are empty (--until-empty)")
+            elif self.options.until_empty and self._drained():
+                self.stop("--until-empty: no message visible, none held, no retry waiting")
             else:
                 self.stopping.wait(check)
 
@@ -171,12 +172,7 @@ class Worker:
         self._guarded("recording handler durations", self._record_timings)
         self._guarded("removing the worker's row", self.presence.unregister)
         connections.close_all()
-        log.info(
-            "stopped (%s): %d processed, %d failed",
-            self.stop_reason,
-            self.processed,
-            self.failed,
-        )
+        log.info("stopped (%s). %s", self.stop_reason, self.totals.totals())
 
     # -- wake-up ------------------------------------------------------------------
 
@@ -221,6 +217,7 @@ class Worker:
             self.processed += outcome.done
             self.failed += outcome.failed
             self.finished += outcome.finished
+            self.totals.add(outcome)
         clean = not (outcome.failed or outcome.lost or outcome.released)
         level = logging.DEBUG if clean else logging.INFO
         if log.isEnabledFor(level):
@@ -270,10 +267,25 @@ class Worker:
             log.info("paused queues: %s", ", ".join(sorted(paused)) or "none")
         self.paused = paused
 
+    def _drained(self) -> bool:
+        """``--until-empty``: nothing visible now, nothing held, none of our retries waiting.
+
+        Messages sent with a delay (or hidden by another consumer, or set aside)
+        do not count: they may stay invisible for hours, and a drain must end.
+        """
+        if self.holdings.busy() or self.holdings.retries_waiting(monotonic()):
+            return False  # the cheap answer first: no query while the worker is busy
+        # Then the queues, then the holdings again: a message read in between is held
+        # (or retried) by the time of the second look.
+        if not self._queues_empty():
+            return False
+        return not (self.holdings.busy() or self.holdings.retries_waiting(monotonic()))
+
     def _queues_empty(self) -> bool:
+        """No message of its queues is visible now (paused queues are not waited for)."""
         try:
-            readable = [q for q in self.settings if q not in self.paused]  # paused: not waited for
-            return all(self.manager.metrics(q).queue_length == 0 for q in readable)
+            readable = [q for q in self.settings if q not in self.paused]
+            return all(self.manager.metrics(q).queue_visible_length == 0 for q in readable)
         except (DatabaseError, PgmqError) as exc:
             log.debug("checking for empty queues: %s", exc)
             connections[self.manager.using].close()

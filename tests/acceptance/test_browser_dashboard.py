@@ -438,3 +438,103 @@ def _samples(now) -> None:
         for queue, curve in curves.items()
         for m in range(60)
     )
+
+
+# -- issue 23, item 6: what a new user saw at 1280 x 800 ------------------------------
+
+
+def _right(page, selector: str) -> float:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"]
+
+
+def test_the_overview_table_stays_inside_the_content(
+    browser_page, operator, demo_queues, long_queue
+):
+    page = browser_page
+    log_in(page, operator, "/admin/django_pgmq/queue/")
+    content = page.locator("#content").first
+    padding = float(content.evaluate("e => getComputedStyle(e).paddingRight")[:-2])
+    inside = _right(page, "#content") - padding  # the content box, where the cards end
+    assert _right(page, "#pgmq-overview") <= inside + 0.5
+    assert _right(page, ".pgmq-cards") <= inside + 0.5
+    shot(page, "overview_inside_1280")
+    assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
+
+
+def test_queue_page_charts_share_one_width_and_attribute_fields_line_up(
+    browser_page, operator, demo_queues
+):
+    page = browser_page
+    log_in(page, operator, "/admin/django_pgmq/queue/orders/change/")
+    widths = [round(box["width"]) for box in map(lambda c: c.bounding_box(), page.locator(
+        ".pgmq-charts .pgmq-chart").all())]  # fmt: skip
+    assert len(widths) == 3 and max(widths) - min(widths) <= 1, widths
+    fields = page.locator("#pgmq-attributes-form input, #pgmq-attributes-form select")
+    lefts = {round(f.bounding_box()["x"]) for f in fields.all() if f.is_visible()}
+    assert len(lefts) == 1, f"attribute fields start at {sorted(lefts)}"
+    shot(page, "queue_layout_1280")
+
+
+def test_a_fresh_queue_says_its_charts_have_too_little_data(browser_page, operator, queue):
+    """One depth sample (a fresh install): no lone dots, a sentence instead; sends counted."""
+    manager = QueueManager()
+    manager.send_batch(queue, [{"n": i} for i in range(90)])
+    _execute(f"UPDATE pgmq.meta SET created_at = now() - interval '10 minutes' "
+             f"WHERE queue_name = '{queue}'")  # fmt: skip
+    now = timezone.now()
+    QueueSample.objects.create(
+        queue=queue,
+        sampled_at=now,
+        depth=90,
+        visible=90,
+        in_flight=0,
+        delayed=0,
+        archive_size=0,
+        total_messages=90,
+    )
+    page = browser_page
+    log_in(page, operator, "/admin/django_pgmq/queue/")
+    spark = page.locator(f'tr[data-queue="{queue}"] svg.pgmq-sparkline')
+    assert spark.locator("circle").count() == 0 and "too few samples" in spark.inner_html()
+    page.locator(f'tr[data-queue="{queue}"] a', has_text=queue).click()
+    depth = page.locator(".pgmq-charts .pgmq-chart").nth(2)
+    assert "too little data for a line yet" in depth.inner_html()
+    throughput = page.locator(".pgmq-charts .pgmq-chart").first
+    assert throughput.locator("polyline").count() == 1  # sent / min since the queue was made
+    shot(page, "queue_fresh")
+
+
+def test_task_results_fit_1280_and_a_result_is_read_only(browser_page, operator):
+    import uuid
+
+    from django_pgmq.models import TaskResultRecord
+
+    now = timezone.now()
+    records = [
+        TaskResultRecord.objects.create(
+            id=uuid.uuid4(),
+            backend="default",
+            queue_name="notifications_for_the_billing_team",
+            task_path="example_project.demo.tasks.send_the_monthly_invoice_reminder_email",
+            status="FAILED" if i % 2 else "SUCCESSFUL",
+            enqueued_at=now - timedelta(minutes=i),
+            finished_at=now,
+            worker_ids=["web-1:4242"],
+        )
+        for i in range(5)
+    ]
+    page = browser_page
+    listing = "/admin/django_pgmq/taskresultrecord/"
+    log_in(page, operator, listing)
+    assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
+    headers = page.locator("#result_list thead th").all_text_contents()
+    assert any("Enqueued" in h for h in headers) and any("Finished" in h for h in headers)
+    assert _right(page, "#result_list thead th:last-child") <= VIEWPORT["width"]
+    shot(page, "task_results_1280")
+
+    page.goto(f"{listing}{records[0].id}/change/")
+    assert "View task result" in page.locator("h1").inner_text()
+    assert page.locator("input[type=submit][name=_save]").count() == 0
+    shot(page, "task_result")

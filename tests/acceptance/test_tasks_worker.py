@@ -241,3 +241,56 @@ def test_the_worker_purges_results_past_retention(start):
     worker.signal(signal.SIGTERM)
     assert worker.wait() == 0
     assert status(kept.id) == "SUCCESSFUL"
+
+
+def _row(queue: str, msg_id: int) -> tuple | None:
+    """(read_ct, seconds until visible) of a message still in ``queue``, else None."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT read_ct, extract(epoch FROM vt - now()) FROM pgmq."q_{queue}" '
+            "WHERE msg_id = %s",
+            [msg_id],
+        )
+        return cursor.fetchone()
+
+
+def test_a_message_that_is_no_task_stays_hidden_with_a_warning_and_a_drain_still_ends(start):
+    manager = QueueManager()
+    stranger = manager.send("emails", {"subject": "hi"})
+    later = manager.send("emails", {"subject": "later"}, delay=3600)  # delayed: not waited for
+    failed = task_funcs.boom.enqueue("no")
+    fine = task_funcs.echo.enqueue(1)
+    worker = start("--until-empty", "--poll-interval", "0.1")
+    assert worker.wait(timeout=30) == 0, worker.output
+    read_ct, hidden_for = _row("emails", stranger)
+    assert read_ct == 1 and hidden_for > 3000  # not deleted, not read again in a loop
+    assert _row("emails", later) == (0, pytest.approx(3600, abs=60))
+    assert re.search(rf"WARNING .*emails: message {stranger} is not a task", worker.output)
+    assert status(failed.id) == "FAILED" and status(fine.id) == "SUCCESSFUL"
+    assert "stopped (--until-empty: no message visible, none held, no retry waiting)" in (
+        worker.output
+    )
+    assert "3 message(s) settled (1 done, 1 failed, 1 set aside)" in worker.output
+
+
+def test_a_message_that_is_no_task_goes_to_the_queues_dead_letter_queue(start):
+    manager = QueueManager()
+    manager.set_queue_attributes("emails", max_receive_count=10, dead_letter_queue="emails_dlq")
+    try:
+        stranger = manager.send("emails", {"id": "not-a-uuid"})
+        worker = start("emails", "--until-empty", "--poll-interval", "0.1")
+        assert worker.wait(timeout=30) == 0, worker.output
+        assert _row("emails", stranger) is None
+        [moved] = manager.read("emails_dlq", vt=0, qty=10)
+        assert moved.message == {"id": "not-a-uuid"}
+        assert moved.headers["dead_letter"]["error"].startswith("not a task")
+        assert re.search(
+            rf"WARNING .*emails: message {stranger} is not a task .*moved to dead-letter "
+            "queue emails_dlq",
+            worker.output,
+        )
+    finally:
+        manager.set_queue_attributes("emails", max_receive_count=None, dead_letter_queue=None)
+        manager.drop_queue("emails_dlq")

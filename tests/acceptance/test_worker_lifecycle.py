@@ -65,7 +65,10 @@ def test_clean_batches_log_totals_per_heartbeat_not_a_line_each(queue, start_wor
     worker.signal(signal.SIGTERM)
     assert worker.wait() == 0
     assert worker.count(r"message\(s\) in .*: 2 done") == 0  # clean batches: DEBUG only
-    assert "stopped (SIGTERM received): 6 processed, 1 failed" in worker.output
+    assert (
+        "stopped (SIGTERM received). 6 message(s) settled (6 done); 7 attempt(s), 1 of them failed"
+        in worker.output
+    )
 
 
 def test_a_running_worker_keeps_its_row_fresh_and_removes_it_on_sigterm(queue, start_worker):

@@ -74,4 +74,4 @@ def test_json_log_lines_name_the_worker_and_the_queue(queue, manager, start_work
     [failure] = [e for e in entries if "handler failed" in e["message"]]
     assert failure["level"] == "WARNING"
     assert "RuntimeError: planned failure" in failure["traceback"]
-    assert any(e["message"].startswith("stopped (its queues are empty") for e in entries)
+    assert any(e["message"].startswith("stopped (--until-empty: ") for e in entries)

@@ -103,6 +103,7 @@ def test_two_concurrent_redrives_move_each_dead_letter_once(queue, manager, dlq)
     assert sorted(m.message["n"] for m in manager.read(queue, vt=30, qty=50)) == list(range(30))
 
 
-def test_get_is_refused(operator, queue):
-    assert operator.get(page(queue, "attributes/")).status_code == 405
-    assert operator.get(page(queue, "redrive/")).status_code == 405
+def test_get_goes_to_the_queue_page(operator, queue):
+    for action in ("attributes/", "redrive/"):
+        response = operator.get(page(queue, action))
+        assert (response.status_code, response["Location"]) == (302, page(queue))

@@ -1,9 +1,12 @@
 """i18n of the admin: every user-facing string of the dashboard is marked for translation,
-the shipped ``locale/django.pot`` lists them all, and times follow the admin's time zone."""
+the shipped ``locale/django.pot`` lists them all, the shipped German translation covers
+every one of them (its compiled ``.mo`` too), a page in German shows German, and times
+follow the admin's time zone."""
 
 from __future__ import annotations
 
 import ast
+import gettext
 import re
 from pathlib import Path
 
@@ -15,6 +18,7 @@ PACKAGE = Path(django_pgmq.__file__).parent
 TEMPLATES = sorted((PACKAGE / "templates" / "django_pgmq" / "admin").glob("*.html"))
 PYTHON = sorted([*(PACKAGE / "dashboard").glob("*.py"), *(PACKAGE / "templatetags").glob("*.py")])
 POT = PACKAGE / "locale" / "django.pot"
+GERMAN = PACKAGE / "locale" / "de" / "LC_MESSAGES"
 GETTEXT = {"_", "gettext", "gettext_lazy", "ngettext", "pgettext"}
 
 BLOCK = re.compile(r"{%\s*blocktranslate\b(.*?)%}(.*?){%\s*endblocktranslate\s*%}", re.S)
@@ -23,10 +27,10 @@ TRANSLATE = re.compile(r"""{%\s*translate\s+(["'])(.*?)\1\s*%}""", re.S)
 ALLOWED = re.compile(r"^(msg_id|read_ct|vt|ms|pgmq-[\w-]+|[\W\d_]+|&\w+;)$")
 
 
-def pot_msgids() -> set[str]:
-    """The msgid and msgid_plural strings of the .pot (continuation lines joined)."""
+def pot_msgids(path: Path = POT) -> set[str]:
+    """The msgid and msgid_plural strings of a .pot or .po (continuation lines joined)."""
     ids, current = set(), None
-    for line in POT.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         match = re.match(r'^(msgid|msgid_plural) "(.*)"$', line)
         if match:
             if current is not None:
@@ -117,3 +121,70 @@ def test_times_are_shown_in_the_admins_time_zone(client, queue, manager, interna
     assert message.enqueued_at.strftime("%Y-%m-%d %H:%M:%S") not in html  # not UTC
     assert "Times are shown in the time zone Asia/Kathmandu." in html
     assert msg_id == message.msg_id
+
+
+def po_entries(path: Path) -> list[dict[str, str]]:
+    """The entries of a .po file: msgid, msgid_plural, msgstr / msgstr[n], flags (raw text)."""
+    entries: list[dict[str, str]] = []
+    entry: dict[str, str] = {}
+    key = ""
+    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
+        if not line.strip():
+            if entry:
+                entries.append(entry)
+            entry, key = {}, ""
+        elif line.startswith("#,"):
+            entry["flags"] = line
+        elif match := re.match(r'^(msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$', line):
+            key = match.group(1)
+            entry[key] = match.group(2)
+        elif line.startswith('"') and key:
+            entry[key] += line[1:-1]
+    return [e for e in entries if e.get("msgid")]
+
+
+def test_the_german_translation_is_complete_and_compiled():
+    """Every string of the .pot has a German translation, in the .po and in the .mo.
+
+    After ``makemessages`` (CONTRIBUTING.md) update ``locale/de`` with ``msgmerge``,
+    translate what is new and compile it with ``msgfmt``; this fails until then.
+    """
+    po = GERMAN / "django.po"
+    assert pot_msgids(po) == pot_msgids(), "the German .po is not merged with the .pot"
+    entries = po_entries(po)
+    assert len(entries) > 150
+    untranslated = [
+        e["msgid"]
+        for e in entries
+        if "fuzzy" in e.get("flags", "")
+        or not all(v for k, v in e.items() if k.startswith("msgstr"))
+    ]
+    assert untranslated == [], f"not translated (or fuzzy) in {po}: {untranslated}"
+    with open(GERMAN / "django.mo", "rb") as mo:
+        compiled = gettext.GNUTranslations(mo)
+    decode = lambda raw: raw.encode().decode("unicode_escape").encode("latin-1").decode()  # noqa: E731
+    stale = []
+    for entry in entries:
+        msgid = decode(entry["msgid"])
+        if "msgid_plural" in entry:
+            got = compiled.ngettext(msgid, decode(entry["msgid_plural"]), 2)
+            wanted = decode(entry["msgstr[1]"])
+        else:
+            got, wanted = compiled.gettext(msgid), decode(entry["msgstr"])
+        if got != wanted:
+            stale.append(msgid)
+    assert stale == [], f"django.mo is older than django.po (run msgfmt): {stale}"
+
+
+def test_the_dashboard_speaks_german_when_the_language_is_german(client, queue, manager, settings):
+    from tests.integration.test_admin_views import ADMIN, ALL_PERMS, login, page
+
+    settings.LANGUAGE_CODE = "de"
+    login(client, *ALL_PERMS)
+    manager.send(queue, {"n": 1})
+    html = client.get(page(queue)).content.decode()
+    for german in ("Eine Nachricht senden", "Queue-Attribute", "Aktuelle Nachrichten", "Tiefe"):
+        assert german in html, german
+    assert "Send a message" not in html and "Queue attributes" not in html
+    overview = client.get(ADMIN).content.decode()
+    assert "Noch keine Queues." in overview or "Nachrichten in der aktuellen Tabelle" in overview

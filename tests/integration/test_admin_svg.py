@@ -91,3 +91,31 @@ def test_day_ticks_fall_on_local_midnight():
     ticks = svg.time_ticks(start, start + 7 * 86400, step=86400, utc_offset=2 * 3600)
     assert len(ticks) == 7
     assert all((t + 2 * 3600) % 86400 == 0 for t in ticks)
+
+
+def test_a_chart_of_lone_points_says_it_has_too_little_data():
+    """Issue 23 item 6: a fresh install's single sample is a dot at the right edge."""
+    lone = svg.chart([svg.Series("s", [(0, None), (120, 5)])], title="t", **FRAME)
+    assert "too little data for a line yet" in lone
+    line = svg.chart([svg.Series("s", [(0, 4), (120, 5)])], title="t", **FRAME)
+    assert "too little data" not in line and "no data yet" not in line
+
+
+def test_a_sparkline_of_one_sample_draws_no_dot():
+    one = svg.sparkline([None, None, 7], title="q", few_text="too few samples")
+    assert "<circle" not in one and "too few samples" in one
+    two = svg.sparkline([None, 6, 7], title="q")
+    assert "<polyline" in two and "too few" not in two
+
+
+def test_sent_per_minute_spreads_a_gap_between_samples_and_counts_from_creation():
+    """Issue 23 item 6: 90 sent between samples two minutes apart is not 0."""
+    from datetime import timedelta
+
+    from django_pgmq.dashboard.charts import sent_per_minute
+
+    minute = timedelta(minutes=1)
+    rates = sent_per_minute({0.0: 10, 60.0: 10, 180.0: 100}, minute)
+    assert rates == {60.0: 0.0, 120.0: 45.0, 180.0: 45.0}
+    fresh = sent_per_minute({300.0: 90}, minute, created=120.0)  # one sample, made at 120
+    assert fresh == {180.0: 30.0, 240.0: 30.0, 300.0: 30.0}

@@ -212,8 +212,23 @@ def test_queue_page_rejects_a_bad_filter_with_a_message(viewer, queue, manager):
     manager.send(queue, {"n": 1})
     response = viewer.get(page(queue), {"contains": "{not json"})
     assert response.status_code == 200
-    assert "The filters were not applied" in text(response)
+    assert "Not applied (the other filters are): Message contains" in text(response)
     assert "Not valid JSON" in text(response)
+
+
+def test_one_bad_filter_keeps_the_others_and_names_itself(viewer, queue, manager):
+    """Issue 23 item 4: a page size not offered must not drop the archive's filter."""
+    ids = manager.send_batch(queue, [{"fail": False}, {"fail": True}, {"n": 3}])
+    manager.archive(queue, ids[:2])
+    response = viewer.get(
+        page(queue), {"source": "archive", "contains": '{"fail": false}', "page_size": "20"}
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.count("pgmq-state-archived") == 1  # the archive, filtered: one message
+    assert "pgmq-state-visible" not in html  # not the live list
+    banner = re.search(r'id="pgmq-filter-errors">(.*?)</p>', html, re.S).group(1)
+    assert "page_size=20" in banner and "contains" not in banner
 
 
 def test_queue_page_lists_the_archive(viewer, queue, manager):

@@ -508,6 +508,9 @@ def test_the_admin_lists_filters_and_retries_failed_tasks(m, admin_client_):
         reverse("admin:django_pgmq_taskresultrecord_change", args=[failed.id])
     )
     assert "builtins.ValueError" in detail.content.decode()
+    # Read-only, and it says so: no "Change task result" with save buttons (issue 23).
+    assert "View task result" in detail.content.decode()
+    assert 'name="_save"' not in detail.content.decode()
 
     response = admin_client_.post(
         url, {"action": "retry_failed", "_selected_action": [failed.id, fine.id]}, follow=True

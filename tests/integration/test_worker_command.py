@@ -97,3 +97,46 @@ def test_a_batch_handler_gets_whole_batches(queue):
     assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == ids
     assert pgmq.metrics(queue).queue_length == 0
     assert pgmq.QueueManager().archive_count(queue) == 12
+
+
+def test_a_default_never_overwrites_the_queues_redrive_attributes(queue, manager, caplog):
+    """Issue 23 item 2: max_receive_count 2 stays 2 when the worker is given no --max-reads."""
+    dead = f"{queue}_strict"
+    manager.set_queue_attributes(queue, max_receive_count=2, dead_letter_queue=dead)
+    try:
+        pgmq.send(queue, {"fail_times": 99})
+        with caplog.at_level("WARNING", logger="django_pgmq.worker"):
+            consume(
+                queue,
+                handler="tests.handlers.handle",
+                until_empty=True,
+                poll_interval=0.05,
+                retry_delay=0.01,
+            )
+        attributes = manager.get_queue_attributes(queue)
+        assert (attributes["max_receive_count"], attributes["dead_letter_queue"]) == (2, dead)
+        config = QueueConfig.objects.get(queue=queue)
+        assert (config.max_reads, config.dead_letter_queue) == (2, dead)
+        assert HandlerRun.objects.count() == 0  # both reads failed, none recorded
+        [moved] = manager.read(dead, vt=0, qty=5)
+        assert moved.headers["dead_letter"]["read_ct"] == 2
+        assert "differ" not in caplog.text  # nothing explicit on the worker's side
+    finally:
+        manager.drop_queue(dead)
+
+
+def test_an_explicit_worker_option_that_differs_from_the_attribute_is_reported(
+    queue, manager, caplog
+):
+    dead = f"{queue}_strict"
+    manager.set_queue_attributes(queue, max_receive_count=2, dead_letter_queue=dead)
+    try:
+        with caplog.at_level("WARNING", logger="django_pgmq.worker"):
+            consume(queue, handler="tests.handlers.handle", max_reads=4, until_empty=True)
+        [line] = [r.getMessage() for r in caplog.records if "differ" in r.getMessage()]
+        assert f'queue "{queue}"' in line
+        assert "--max-reads 4 vs attribute max_receive_count 2" in line
+        attributes = manager.get_queue_attributes(queue)
+        assert (attributes["max_receive_count"], attributes["dead_letter_queue"]) == (4, dead)
+    finally:
+        manager.drop_queue(dead)

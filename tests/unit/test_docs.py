@@ -190,3 +190,35 @@ def test_the_readmes_relative_links_lead_to_files_the_site_builds() -> None:
     assert any(t.startswith("docs/") for t in local)
     for target in local:
         assert (ROOT / target).exists(), target
+
+
+def test_the_readmes_speed_claim_is_the_ratio_its_table_shows() -> None:
+    """Issue 23 item 8: "about 1.4 times" beside a table that says 1.56x."""
+    text = (ROOT / "README.md").read_text()
+    claim = re.search(r"reads and archives about ([\d.]+) times", text)
+    row = re.search(r"\| read \+ archive at batch 10 \|[^|]*\| pgmq [\d,]+ \(([\d.]+)x\) \|", text)
+    assert claim and row, "the README lost its claim or its table row"
+    assert claim.group(1) == row.group(1)
+
+
+def test_getting_started_has_a_complete_settings_example_that_runs() -> None:
+    """Issue 23 item 9: INSTALLED_APPS, DATABASES, PGMQ, TASKS and LOGGING in one block."""
+    from django.utils.module_loading import import_string
+
+    from django_pgmq import conf
+
+    text = (ROOT / "docs" / "getting-started.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    [example] = [b for b in blocks if "INSTALLED_APPS" in b and "LOGGING" in b]
+    names: dict = {}
+    exec(compile(example, "getting-started.md", "exec"), names)  # plain assignments only
+    assert {"pgtrigger", "django_pgmq"} <= set(names["INSTALLED_APPS"])
+    assert names["DATABASES"]["default"]["ENGINE"] == "django.db.backends.postgresql"
+    assert set(names["PGMQ"]) <= set(conf.DEFAULTS)
+    for key, value in names["PGMQ"].items():
+        assert conf._VALID[key][0](value) if key in conf._VALID else True, key
+    backend = names["TASKS"]["default"]
+    assert backend["BACKEND"] == "django_pgmq.tasks.PgmqBackend" and backend["QUEUES"]
+    for formatter in names["LOGGING"]["formatters"].values():
+        import_string(formatter["()"])
+    assert "psycopg[binary]" in text and "libpq" in text

@@ -133,3 +133,30 @@ def test_every_method_refuses_invalid_names(qm, method, name):
 def test_all_errors_share_the_base_class():
     for cls in (InvalidArgument, InvalidPayload, InvalidQueueName):
         assert issubclass(cls, PgmqError)
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda m: m.read(Q, -5), "django_pgmq.read(queue, *, vt=30"),
+        (lambda m: m.pop(Q, 1, 2), "django_pgmq.pop(queue, qty=1)"),
+        (lambda m: m.send(Q), "django_pgmq.send(queue, message"),
+        (lambda m: m.metrics(Q, bogus=1), "django_pgmq.metrics(queue)"),
+    ],
+    ids=["read-positional-vt", "pop-extra", "send-no-message", "metrics-unknown-keyword"],
+)
+def test_arguments_that_do_not_fit_a_module_function_are_an_invalid_argument(call, named):
+    """Issue 23 item 8: not a TypeError naming the internal ``MessageOps.read()``."""
+    import django_pgmq
+
+    with pytest.raises(InvalidArgument) as info:
+        call(django_pgmq)
+    assert named in str(info.value)
+    assert "MessageOps" not in str(info.value)
+
+
+def test_arguments_that_do_not_fit_a_manager_method_are_an_invalid_argument(qm):
+    with pytest.raises(InvalidArgument, match=r"QueueManager\.read\(queue, \*, vt=30"):
+        qm.read(Q, -5)
+    with pytest.raises(InvalidArgument, match=r"QueueManager\.archive\(queue, msg_ids\)"):
+        qm.archive(Q)

@@ -88,3 +88,14 @@ def test_notify_channel_keeps_the_name_as_given():
     assert notify_channel("Orders") == "pgmq.q_Orders.INSERT"
     with pytest.raises(InvalidQueueName):
         notify_channel("")
+
+
+def test_the_error_names_every_refused_character_space_and_non_ascii_included():
+    """Issue 23 item 7: ``ord'ers ✓`` is refused for the quote, the space and the check mark."""
+    with pytest.raises(InvalidQueueName) as info:
+        validate_queue_name("ord'ers ✓")
+    text = str(info.value)
+    assert text.startswith("queue name contains invalid characters: $, ;, --, or '")
+    assert "refused: \"'\", a space, '✓'" in text
+    with pytest.raises(InvalidQueueName, match=r"refused: a space, 'é'"):
+        validate_queue_name("my café")

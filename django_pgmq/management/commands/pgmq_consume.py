@@ -44,7 +44,10 @@ class Command(PgmqCommand):
 
 Handlers are functions decorated with @django_pgmq.consumer("QUEUE", ...) in an
 installed app's consumers.py, or the one given with --handler. Options given
-here override the decorator's, which override the queue's QueueConfig row.
+here override the decorator's, which override the queue's own attributes
+(max_receive_count, dead_letter_queue), then its QueueConfig row, then the
+defaults; a default never overwrites an attribute, and an option that differs
+from one is reported at start.
 Woken by LISTEN/NOTIFY (notifications are enabled on the queues if needed),
 with polling as fallback. With --tasks it runs the Django tasks of a TASKS
 backend (django_pgmq.tasks.PgmqBackend) instead, highest priority first.
@@ -97,10 +100,18 @@ examples:
             "--max-reads",
             type=count,
             metavar="N",
-            help="Dead-letter a failing message once read N times; 0: never (default: 5).",
+            help=(
+                "Dead-letter a failing message once read N times; 0: never (default: the "
+                "queue's max_receive_count attribute, else 5)."
+            ),
         )
         parser.add_argument(
-            "--dead-letter", metavar="QUEUE", help="Dead-letter queue (default: QUEUE_dlq)."
+            "--dead-letter",
+            metavar="QUEUE",
+            help=(
+                "Dead-letter queue (default: the queue's dead_letter_queue attribute, "
+                "else QUEUE_dlq)."
+            ),
         )
         parser.add_argument(
             "--delete",
@@ -131,7 +142,10 @@ examples:
         parser.add_argument(
             "--until-empty",
             action="store_true",
-            help="Exit once the queues hold no message at all (in flight and delayed included).",
+            help=(
+                "Exit once no message is visible in the queues, none is held and no retry "
+                "is waiting; delayed messages (and those set aside) do not count."
+            ),
         )
         parser.add_argument(
             "--shutdown-timeout",

@@ -10,7 +10,7 @@ from typing import IO, Any
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from ...errors import InvalidPayload
+from ...errors import PgmqError
 from ...manager import QueueManager
 from ..command_base import PgmqCommand, json_arg, json_object_arg, positive_int
 
@@ -21,7 +21,8 @@ class Command(PgmqCommand):
 The message is a JSON value given as an argument, or, with --file, one JSON
 value per line of a file ('-' reads standard input), sent with send_batch in
 chunks of --batch-size. All lines are sent in one transaction: a bad line
-(empty, or not JSON) sends nothing and names its line number.
+(empty, not JSON, or refused by the queue's attributes) sends nothing and
+names its line number.
 
 examples:
   manage.py pgmq_send orders '{"order_id": 42}'
@@ -87,15 +88,44 @@ def _send_chunk(
     delay: int,
     headers: dict[str, Any] | None,
 ) -> list[int]:
-    """Send one chunk of lines with send_batch; an error names the chunk's lines."""
+    """Send one chunk of lines with send_batch; an error names the line refused.
+
+    When the queue refuses the chunk (too large, a bad priority ...), its lines are
+    sent again one by one, each in a savepoint, to find the first one refused; the
+    whole input is rolled back either way.
+    """
     try:
-        return manager.send_batch(
-            queue, chunk, delay=delay, headers=None if headers is None else [headers] * len(chunk)
-        )
-    except InvalidPayload as exc:
-        last = first + len(chunk) - 1
-        lines = f"line {first}" if first == last else f"lines {first}-{last}"
-        raise CommandError(f"{lines}: {exc}") from exc
+        with transaction.atomic(using=manager.using):
+            return manager.send_batch(
+                queue,
+                chunk,
+                delay=delay,
+                headers=None if headers is None else [headers] * len(chunk),
+            )
+    except PgmqError as exc:
+        number = _refused_line(manager, queue, first, chunk, delay, headers)
+        if number is None:
+            last = first + len(chunk) - 1
+            raise CommandError(f"lines {first}-{last}: {exc}") from exc
+        raise CommandError(f"line {number}: {exc}") from exc
+
+
+def _refused_line(
+    manager: QueueManager,
+    queue: str,
+    first: int,
+    chunk: list[Any],
+    delay: int,
+    headers: dict[str, Any] | None,
+) -> int | None:
+    """The number of the first line of ``chunk`` the queue refuses alone (None: none is)."""
+    for number, message in enumerate(chunk, start=first):
+        try:
+            with transaction.atomic(using=manager.using):
+                manager.send(queue, message, delay=delay, headers=headers)
+        except PgmqError:
+            return number
+    return None
 
 
 @contextmanager
