@@ -8,9 +8,11 @@
 -- the group again with a fresh snapshot, so two concurrent readers never share a
 -- group and a reader never acts on a snapshot older than another's commit.
 --
--- Queue attributes (sql/25_attributes.sql): a paused queue returns no rows; with
--- max_receive_count, a claimed message read more often than that goes to the dead-letter
--- queue instead of being returned. Priorities do not reorder a group.
+-- Queue attributes apply through the claim filter (pgmq._claim_filter,
+-- sql/25_attributes.sql): a paused queue returns no rows; with max_receive_count, a
+-- claimed message read more often than that goes to the dead-letter queue instead of
+-- being returned, and the read goes on for the rest of its qty. Priorities do not
+-- reorder a group.
 
 -- The group key; inlined by the planner, so the FIFO index matches it.
 CREATE FUNCTION pgmq._fifo_group(headers jsonb)
@@ -31,20 +33,29 @@ DECLARE
     grp text;
     groups text[] := '{}';
     ready bigint;
-    budget integer := qty;
-    attrs jsonb := pgmq._queue_attributes(queue_name);
-    max_reads integer := (attrs ->> 'max_receive_count')::integer;
+    budget integer;
+    f record;
+    wanted integer;
     claim text;
     rec pgmq.message_record;
-    dead bigint[] := '{}';
+    dead bigint[];
+    given bigint[] := '{}';
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF qty = 0 OR (attrs -> 'paused') = 'true'::jsonb THEN
+    f := pgmq._claim_filter(queue_name, coalesce(pgmq._queue_attributes(queue_name), '{}'::jsonb), qty);
+    wanted := f.allowed;
+    IF wanted = 0 THEN
         RETURN;
     END IF;
+    -- Over-read messages moved to the dead-letter queue do not count: read again for
+    -- the rest (each round moves at least one, so this ends).
+    LOOP
+    groups := '{}';
+    budget := wanted;
+    dead := '{}';
 
     -- Groups whose first message looks visible, oldest first. Only a hint: each
     -- is checked again below, after its lock is held.
@@ -117,6 +128,7 @@ BEGIN
         locked AS MATERIALIZED (
             SELECT m.msg_id FROM pgmq.%1$I m
             WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
+              AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
             FOR UPDATE SKIP LOCKED
         ),
         usable AS (
@@ -148,24 +160,28 @@ BEGIN
         $q$,
         qtable
     );
-    IF max_reads IS NULL THEN
+    IF f.max_receive_count IS NULL THEN
         RETURN QUERY EXECUTE claim
-            USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
+            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
             -- The most one group can contribute: every other group gives at least one.
-            CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END;
+            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given;
         RETURN;
     END IF;
     FOR rec IN EXECUTE claim
-        USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
-        CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END
+        USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+        CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
     LOOP
-        IF rec.read_ct > max_reads THEN
+        IF rec.read_ct > f.max_receive_count THEN
             dead := dead || rec.msg_id;
         ELSE
             RETURN NEXT rec;
+            given := given || rec.msg_id;
+            wanted := wanted - 1;
         END IF;
     END LOOP;
     PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
+    EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
+    END LOOP;
 END
 $fn$;
 
