@@ -1,4 +1,4 @@
--- 0020_static_sql_core_no_code_written_at_run: static SQL core, no code written at run time
+-- 0020_static_sql_core: static SQL core
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._claim_filter(text,jsonb,integer);

@@ -1,7 +1,7 @@
-"""static SQL core, no code written at run time.
+"""static SQL core.
 
 Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
-migrations/sql/ (0020_static_sql_core_no_code_written_at_run.sql, and its _reverse) and is never edited.
+migrations/sql/ (0020_static_sql_core.sql, and its _reverse) and is never edited.
 """
 
 from django.db import migrations
@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0020_static_sql_core_no_code_written_at_run.sql"),
-            reverse_sql=_frozen.read("0020_static_sql_core_no_code_written_at_run_reverse.sql"),
+            sql=_frozen.read("0020_static_sql_core.sql"),
+            reverse_sql=_frozen.read("0020_static_sql_core_reverse.sql"),
         )
     ]
