@@ -82,8 +82,9 @@ $fn$;
 -- given) for a consumer and record them as its next batch; NULL when nothing was visible.
 -- Messages already in the consumer's unacknowledged batches are never claimed twice.
 -- The queue's attributes hold as for pgmq.read, through the claim filter
--- (pgmq._claim_filter): a paused queue hands out nothing, and a visible message already
--- delivered max_receive_count times goes to the dead-letter queue without using up qty.
+-- (pgmq._claim_filter): a paused queue hands out nothing, a visible message already
+-- delivered max_receive_count times goes to the dead-letter queue without using up qty,
+-- and with priorities a batch takes the highest priorities first.
 CREATE FUNCTION pgmq.spark_claim(
     queue_name text, consumer text, vt integer, qty integer, max_msg_id bigint, min_batch bigint
 )
@@ -121,7 +122,7 @@ BEGIN
             SELECT msg_id FROM pgmq.%1$I
             WHERE vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
               AND NOT coalesce(read_ct >= $6, false)
-            ORDER BY msg_id
+            ORDER BY %2$s
             LIMIT $4
             FOR UPDATE SKIP LOCKED
         ), over_read AS MATERIALIZED (
@@ -142,7 +143,8 @@ BEGIN
         SELECT (SELECT array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
                (SELECT array_agg(o.msg_id ORDER BY o.msg_id) FROM over_read o)
         $q$,
-        qtable
+        qtable,
+        CASE WHEN f.by_priority THEN 'pgmq._task_priority(headers) DESC, msg_id' ELSE 'msg_id' END
     ) INTO ids, dead
     USING stamp, max_msg_id, held, f.allowed, vt, f.max_receive_count;
     IF dead IS NOT NULL THEN

@@ -684,7 +684,7 @@ BEGIN
             SELECT msg_id FROM pgmq.%1$I
             WHERE vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
               AND NOT coalesce(read_ct >= $6, false)
-            ORDER BY msg_id
+            ORDER BY %2$s
             LIMIT $4
             FOR UPDATE SKIP LOCKED
         ), over_read AS MATERIALIZED (
@@ -705,7 +705,8 @@ BEGIN
         SELECT (SELECT array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
                (SELECT array_agg(o.msg_id ORDER BY o.msg_id) FROM over_read o)
         $q$,
-        qtable
+        qtable,
+        CASE WHEN f.by_priority THEN 'pgmq._task_priority(headers) DESC, msg_id' ELSE 'msg_id' END
     ) INTO ids, dead
     USING stamp, max_msg_id, held, f.allowed, vt, f.max_receive_count;
     IF dead IS NOT NULL THEN
