@@ -34,13 +34,16 @@
 -- list, in this order: $1 op, $2 qty, $3 vt seconds, $4 vt timestamp, $5 msg_ids,
 -- $6 messages, $7 headers, $8 read condition, $9 the low-water mark. low is the SQL
 -- expression read and pop start from ('$9' in the router, '0' for a caller without one).
--- Ops: s send, r read, p pop, a archive, d delete, v set_vt; s, a and d return only msg_id.
+-- Ops: s send, 1 send of one message, r read, p pop, a archive, d delete, v set_vt; s, 1,
+-- a and d return only msg_id.
 -- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
 -- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql).
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
+-- pgmq._queue_ops_sql for the live table qtable (the name format_table_name gave, which
+-- checked the queue's name), so the router checks the name once per call. One SQL
+-- expression, so a caller's plan inlines it: nothing to compile in a new session.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
--- One SQL expression, so a caller's plan inlines it: nothing to compile in a new session.
 AS $fn$
     SELECT format(
         CASE op
@@ -71,6 +74,13 @@ AS $fn$
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
         $sql$
+        -- one message: a VALUES row plans in less time than a function scan
+        WHEN '1' THEN $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        VALUES (coalesce($4, clock_timestamp()), $6[1], $7[1])
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
         WHEN 'a' THEN $sql$
         WITH moved AS (
             DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
@@ -94,8 +104,8 @@ AS $fn$
         SELECT * FROM moved m ORDER BY m.msg_id
         $sql$
         END,
-        pgmq.format_table_name(queue_name, 'q'),
-        pgmq.format_table_name(queue_name, 'a'),
+        qtable,
+        'a' || substr(qtable, 2),
         -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
         -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
         -- the picked rows by key, whatever the plan's row estimates (a join could walk
@@ -109,7 +119,16 @@ AS $fn$
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED
             $pick$,
-            pgmq.format_table_name(queue_name, 'q'), low));
+            qtable, low));
+$fn$;
+
+-- The statement of op on queue_name (the name checked): the router's, for callers that
+-- have only the name.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'), op, low);
 $fn$;
 
 -- The smallest msg_id this session may start a read or pop of queue_name at (see the
@@ -156,17 +175,18 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');  -- checks the name first
     attrs jsonb;
     low bigint := 0;
 BEGIN
-    -- The statement first (it validates the name), then the mark and the attributes.
     IF p_op = 'r' OR p_op = 'p' THEN
         low := pgmq._low_water_mark(queue_name);
     END IF;
     SELECT a.attributes INTO attrs
     FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
     IF attrs IS NULL THEN
-        RETURN QUERY EXECUTE pgmq._queue_ops_sql(queue_name, p_op, '$9')
+        RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(
+                qtable, CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END, '$9')
             USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
         RETURN;
     END IF;

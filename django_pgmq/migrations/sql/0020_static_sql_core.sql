@@ -261,17 +261,18 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(queue_name text, p_op "char", p
  LANGUAGE plpgsql
 AS $function$
 DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');  -- checks the name first
     attrs jsonb;
     low bigint := 0;
 BEGIN
-    -- The statement first (it validates the name), then the mark and the attributes.
     IF p_op = 'r' OR p_op = 'p' THEN
         low := pgmq._low_water_mark(queue_name);
     END IF;
     SELECT a.attributes INTO attrs
     FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
     IF attrs IS NULL THEN
-        RETURN QUERY EXECUTE pgmq._queue_ops_sql(queue_name, p_op, '$9')
+        RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(
+                qtable, CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END, '$9')
             USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
         RETURN;
     END IF;
@@ -281,6 +282,100 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_route(text,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0'::text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'), op, low);
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_sql(text,"char",text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    SELECT format(
+        CASE op
+        WHEN 'r' THEN $sql$
+        WITH claimed AS (
+            UPDATE pgmq.%1$I m
+            SET vt = clock_timestamp() + make_interval(secs => $3),
+                read_ct = m.read_ct + 1,
+                last_read_at = clock_timestamp()
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM claimed c ORDER BY c.msg_id
+        $sql$
+        WHEN 'p' THEN $sql$
+        WITH removed AS (
+            DELETE FROM pgmq.%1$I m
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM removed r ORDER BY r.msg_id
+        $sql$
+        -- A function scan yields the arrays in order and the insert numbers rows as they
+        -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
+        WHEN 's' THEN $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        SELECT coalesce($4, clock_timestamp()), u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
+        -- one message: a VALUES row plans in less time than a function scan
+        WHEN '1' THEN $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        VALUES (coalesce($4, clock_timestamp()), $6[1], $7[1])
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
+        WHEN 'a' THEN $sql$
+        WITH moved AS (
+            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        INSERT INTO pgmq.%2$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
+        SELECT * FROM moved
+        RETURNING a.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
+        WHEN 'd' THEN $sql$
+        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
+        WHEN 'v' THEN $sql$
+        WITH moved AS (
+            UPDATE pgmq.%1$I q SET vt = $4 WHERE q.msg_id = ANY($5)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        SELECT * FROM moved m ORDER BY m.msg_id
+        $sql$
+        END,
+        qtable,
+        'a' || substr(qtable, 2),
+        -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
+        -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
+        -- the picked rows by key, whatever the plan's row estimates (a join could walk
+        -- the table)
+        format(
+            $pick$
+                SELECT q.msg_id FROM pgmq.%I q
+                WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
+                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+                ORDER BY q.msg_id
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED
+            $pick$,
+            qtable, low));
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_sql_for(text,"char",text) IS NULL;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_with_attributes(queue_name text, attrs jsonb, p_op "char", p_qty integer, p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb, low bigint)
  RETURNS SETOF pgmq.message_record

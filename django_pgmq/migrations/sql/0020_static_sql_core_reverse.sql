@@ -3,6 +3,7 @@
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._claim_filter(text,jsonb,integer);
 DROP FUNCTION IF EXISTS pgmq._low_water_mark(text);
+DROP FUNCTION IF EXISTS pgmq._queue_ops_sql_for(text,"char",text);
 DROP FUNCTION IF EXISTS pgmq._queue_ops_with_attributes(text,jsonb,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb,bigint);
 DROP FUNCTION IF EXISTS pgmq._send_deduplicated(text,jsonb,timestamp with time zone,jsonb[],jsonb[]);
 CREATE OR REPLACE FUNCTION pgmq._drop_queue_ops(queue_name text)
@@ -539,6 +540,83 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_send_block(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0'::text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    SELECT format(
+        CASE op
+        WHEN 'r' THEN $sql$
+        WITH claimed AS (
+            UPDATE pgmq.%1$I m
+            SET vt = clock_timestamp() + make_interval(secs => $3),
+                read_ct = m.read_ct + 1,
+                last_read_at = clock_timestamp()
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM claimed c ORDER BY c.msg_id
+        $sql$
+        WHEN 'p' THEN $sql$
+        WITH removed AS (
+            DELETE FROM pgmq.%1$I m
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM removed r ORDER BY r.msg_id
+        $sql$
+        -- A function scan yields the arrays in order and the insert numbers rows as they
+        -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
+        WHEN 's' THEN $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        SELECT coalesce($4, clock_timestamp()), u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
+        WHEN 'a' THEN $sql$
+        WITH moved AS (
+            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        INSERT INTO pgmq.%2$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
+        SELECT * FROM moved
+        RETURNING a.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
+        WHEN 'd' THEN $sql$
+        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
+        WHEN 'v' THEN $sql$
+        WITH moved AS (
+            UPDATE pgmq.%1$I q SET vt = $4 WHERE q.msg_id = ANY($5)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        SELECT * FROM moved m ORDER BY m.msg_id
+        $sql$
+        END,
+        pgmq.format_table_name(queue_name, 'q'),
+        pgmq.format_table_name(queue_name, 'a'),
+        -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
+        -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
+        -- the picked rows by key, whatever the plan's row estimates (a join could walk
+        -- the table)
+        format(
+            $pick$
+                SELECT q.msg_id FROM pgmq.%I q
+                WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
+                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+                ORDER BY q.msg_id
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED
+            $pick$,
+            pgmq.format_table_name(queue_name, 'q'), low));
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_sql(text,"char",text) IS NULL;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_text(queue_name text, op "char", low text DEFAULT '0'::text)
  RETURNS text
