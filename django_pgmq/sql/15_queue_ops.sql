@@ -9,9 +9,9 @@
 -- call sees the queue's attributes as its own statement's snapshot does: nothing is
 -- remembered from an earlier transaction.
 --
--- Why no kept plans (docs/design.md, "How a message operation reaches a queue"): until
--- 0.3 a busy queue got a generated access function whose plans each session kept. It
--- was faster by about a tenth at batch 10, and wrong: a function built inside a
+-- Why no kept plans (docs/design.md, "How a message operation reaches a queue"): up to
+-- migration 0019 a busy queue got a generated access function whose plans each session
+-- kept. It was faster at batch 10, and wrong: a function built inside a
 -- REPEATABLE READ transaction carried that transaction's old view of the attributes,
 -- a role able to create objects in pgmq could plant a function the router then called,
 -- promotion and drop_queue could deadlock, and a second role could not own what the
