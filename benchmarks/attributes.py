@@ -39,7 +39,7 @@ def connect(store: Store) -> psycopg.Connection:
 
 
 def fresh_queue(conn: psycopg.Connection, attributes: dict | None) -> str:
-    """A new queue for one run (a new name: a session promotes a name to the hot path once)."""
+    """A new queue for one run (a new name, so no run sees another's rows or statistics)."""
     name = f"{QUEUE}_{uuid.uuid4().hex[:8]}"
     conn.execute("SELECT pgmq.create(%s)", [name])
     if attributes:

@@ -149,7 +149,6 @@ BEGIN
     END IF;
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', qtable);
     EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', atable);
-    PERFORM pgmq._drop_queue_ops(queue_name);
     DELETE FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
     RETURN true;
 END

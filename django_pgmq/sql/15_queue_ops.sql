@@ -1,60 +1,49 @@
 -- How send, read, pop, archive, delete and set_vt reach a queue's tables: every call
--- goes through pgmq._queue_ops_route, which takes one of two paths.
+-- goes through pgmq._queue_ops_route, a static function installed by the migrations.
+-- It writes the statement for the queue and the operation (pgmq._queue_ops_sql for a
+-- queue without attributes, pgmq._queue_ops_attr_sql in sql/25_attributes.sql for one
+-- with some) and runs it with EXECUTE, parsed and planned on each call, as pgmq does.
+-- No message operation creates, replaces or drops a database object: a queue is its
+-- tables, indexes and sequences, nothing else, and the functions in schema pgmq are
+-- exactly what migrate installed, in every session and at every isolation level. Each
+-- call sees the queue's attributes as its own statement's snapshot does: nothing is
+-- remembered from an earlier transaction.
 --
--- The cold path (every queue, always available): the statement for the queue and the
--- operation is written by pgmq._queue_ops_sql and run with EXECUTE, parsed and planned
--- on each call, as pgmq does. It costs a session nothing per queue it has touched, and
--- a queue costs nothing to create or drop beyond its tables.
+-- Why no kept plans (docs/design.md, "How a message operation reaches a queue"): up to
+-- migration 0019 a busy queue got a generated access function whose plans each session
+-- kept. It was faster at batch 10, and wrong: a function built inside a
+-- REPEATABLE READ transaction carried that transaction's old view of the attributes,
+-- a role able to create objects in pgmq could plant a function the router then called,
+-- promotion and drop_queue could deadlock, and a second role could not own what the
+-- first had generated.
 --
--- The hot path (a bounded set of busy queues): a queue used pgmq.hot_queues_warmup (3)
--- times by one session is promoted, while fewer than the setting pgmq.hot_queues
--- (default 32; 0 turns promotion off) are hot: it gets pgmq._ops_<name>, a PL/pgSQL
--- function whose statements (the same text, from _queue_ops_sql) name its tables, so
--- each session plans them once and keeps the plans; the router and pgmq._queue_ops_hot
--- are written again to call it by a static statement. A session takes the hot path for
--- a queue only after using it that many times itself, so a session that touches
--- hundreds of queues once each keeps no plans for them. The hot set is global and
--- changes only on promotion and when a hot queue is dropped: creating or dropping any
--- other queue never rewrites a function, so its cost does not grow with the number of
--- queues, and a new session compiles only small functions.
---
--- Why two paths (measured on 2 cores, PostgreSQL 15, docs/design.md): planning on
--- every call costs the server more than the rows it moves at batch 10 (read+archive ran
--- about 10% slower through EXECUTE than through kept plans), while keeping plans for
--- every queue a session touches cost it about 300 kB per queue (35 MB after 100 queues,
--- against pgmq's 4 MB). Kept plans for the few busy queues, planning for the rest.
---
--- Low-water mark (hot path only): read and pop walk the primary key from the oldest
--- message. Archived and deleted messages leave index entries behind until VACUUM removes
--- them, and in a busy queue autovacuum (at most once a minute per table) leaves hundreds
--- of thousands, so a walk from the start of the index would slow every read as the minute
--- goes on. So each session keeps, per hot queue, the smallest msg_id alive when it last
--- looked (a session setting pgmq.low_<name>) and starts its reads there, looking again
--- once a second. Every message alive then has an id at or above the mark and ids only
--- grow, so no message is skipped; the one exception is a message whose sending
--- transaction was still open when the mark was taken and which had a lower id than every
--- message alive: it becomes visible to this session at the next look, within a second.
---
--- Plans: the access function runs with plan_cache_mode = force_generic_plan, so one plan
--- per statement is kept (a custom plan per call would cost what EXECUTE costs), and with
--- enable_seqscan and enable_bitmapscan off, so that plan walks the primary key in order
--- whatever the statistics were when it was made. Without them a plan made while the
--- table was empty could keep a sequential scan while the queue grows to millions of
--- rows, and one made for "msg_id >= low LIMIT n" with unknown values could read and
--- sort every row above the mark on every call.
+-- Low-water mark: read and pop walk the primary key from the oldest message. Archived
+-- and deleted messages leave index entries behind until VACUUM removes them, and in a
+-- busy queue autovacuum (at most once a minute per table) leaves hundreds of thousands,
+-- so a walk from the start of the index would slow every read as the minute goes on.
+-- So each session keeps, per queue it reads, the smallest msg_id alive when it last
+-- looked (a session setting pgmq.low_<table>: set_config writes no database object)
+-- and the statements start there ($9), looking again once a second and whenever the
+-- table is a new one (dropped and made again). Every message alive then has an id at
+-- or above the mark and ids only grow, so no message is skipped; the one exception is
+-- a message whose sending transaction was still open when the mark was taken and which
+-- had a lower id than every message alive: this session sees it at its next look,
+-- within a second.
 
--- The statement of one operation on one queue. Its parameters are the access function's
--- (and the cold path's USING list), in this order: $1 op, $2 qty, $3 vt seconds, $4 vt
--- timestamp, $5 msg_ids, $6 messages, $7 headers, $8 read condition. low is the SQL
--- expression of the low-water mark read and pop start from (the cold path starts at 0).
--- Ops: s send, r read, p pop, a archive, d delete, v set_vt; s, a and d return only msg_id.
+-- The statement of one operation on one queue. Its parameters are the router's USING
+-- list, in this order: $1 op, $2 qty, $3 vt seconds, $4 vt timestamp, $5 msg_ids,
+-- $6 messages, $7 headers, $8 read condition, $9 the low-water mark. low is the SQL
+-- expression read and pop start from ('$9' in the router, '0' for a caller without one).
+-- Ops: s send, 1 send of one message, r read, p pop, a archive, d delete, v set_vt; s, 1,
+-- a and d return only msg_id.
 -- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
--- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql), which
--- pgmq._queue_ops_text chooses.
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
+-- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql).
+-- pgmq._queue_ops_sql for the live table qtable (the name format_table_name gave, which
+-- checked the queue's name), so the router checks the name once per call. One SQL
+-- expression, so a caller's plan inlines it: nothing to compile in a new session.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
--- One SQL expression, so a caller's plan inlines it: nothing to compile in a new session.
 AS $fn$
     SELECT format(
         CASE op
@@ -85,6 +74,13 @@ AS $fn$
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
         $sql$
+        -- one message: a VALUES row plans in less time than a function scan
+        WHEN '1' THEN $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        VALUES (coalesce($4, clock_timestamp()), $6[1], $7[1])
+        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
+        $sql$
         WHEN 'a' THEN $sql$
         WITH moved AS (
             DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
@@ -108,8 +104,8 @@ AS $fn$
         SELECT * FROM moved m ORDER BY m.msg_id
         $sql$
         END,
-        pgmq.format_table_name(queue_name, 'q'),
-        pgmq.format_table_name(queue_name, 'a'),
+        qtable,
+        'a' || substr(qtable, 2),
         -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
         -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
         -- the picked rows by key, whatever the plan's row estimates (a join could walk
@@ -123,262 +119,78 @@ AS $fn$
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED
             $pick$,
-            pgmq.format_table_name(queue_name, 'q'), low));
+            qtable, low));
 $fn$;
 
--- Uses of a queue after which a session takes its hot path (and may promote it).
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_warmup()
-RETURNS integer
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $fn$ SELECT 3 $fn$;
+-- The statement of op on queue_name (the name checked): the router's, for callers that
+-- have only the name.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'), op, low);
+$fn$;
 
--- Make queue_name hot, if there is room (setting pgmq.hot_queues, default 32) and nobody
--- holds the locks it needs (it never waits: it is tried again by the next session that
--- warms up to the queue). A role that may not create functions in pgmq stays cold.
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_promote(queue_name text)
-RETURNS void
+-- The smallest msg_id this session may start a read or pop of queue_name at (see the
+-- top of this file): the session's mark while it is fresh and for the same table, else
+-- looked up again (the oldest live message, else the id sequence's last value) and
+-- kept as "<table oid> <next look, epoch seconds> <msg_id>". 0 when the table is
+-- missing (the statement then fails as pgmq's does).
+CREATE OR REPLACE FUNCTION pgmq._low_water_mark(queue_name text)
+RETURNS bigint
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    room integer := coalesce(nullif(current_setting('pgmq.hot_queues', true), ''), '32')::integer;
-BEGIN
-    -- One test at a time: SQL does not promise to evaluate an OR's operands in order, and
-    -- a lock taken by a test that did not decide would be held to the end of the transaction.
-    IF room <= 0 THEN
-        RETURN;
-    END IF;
-    IF to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(queue_name, '_ops'))) IS NOT NULL THEN
-        RETURN;
-    END IF;
-    IF (SELECT count(*) FROM pgmq._queue_ops_hot_set()) >= room THEN
-        RETURN;
-    END IF;
-    IF NOT pg_try_advisory_xact_lock(hashtext('pgmq.queue_' || lower(queue_name))) THEN
-        RETURN;
-    END IF;
-    IF NOT pg_try_advisory_xact_lock(hashtext('pgmq.queue_ops_route')) THEN
-        RETURN;
-    END IF;
-    IF to_regclass('pgmq.' || quote_ident(pgmq.format_table_name(queue_name, 'q'))) IS NULL THEN
-        RETURN;
-    END IF;
-    BEGIN
-        PERFORM pgmq._install_queue_ops(queue_name);
-    EXCEPTION WHEN insufficient_privilege THEN
-        RAISE NOTICE 'pgmq: % may not create functions in schema pgmq; queue % stays on the cold path',
-            current_user, queue_name;
-    END;
-END
-$fn$;
-
--- Create or replace the access function of queue_name (its tables must exist) and write
--- the router again. Called by _queue_ops_promote, under its locks, and by
--- set_queue_attributes when a hot queue's attributes change. Its send branch comes from
--- pgmq._queue_ops_send_block (sql/25_attributes.sql): a deduplicating queue's needs a block.
-CREATE OR REPLACE FUNCTION pgmq._install_queue_ops(queue_name text)
-RETURNS void
-LANGUAGE plpgsql
-AS $fn$
-BEGIN
-    EXECUTE format(
-        $ddl$
-CREATE OR REPLACE FUNCTION pgmq.%1$I(
-    p_op "char", p_qty integer, p_secs integer, p_vt timestamptz, p_ids bigint[],
-    p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
-)
-RETURNS SETOF pgmq.message_record
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET enable_bitmapscan = off
-AS $body$
--- Generated by pgmq._install_queue_ops for the tables pgmq.%2$I and its archive.
-DECLARE
-    mark text;
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
+    key text := 'pgmq.low_' || replace(qtable, '-', '$');
+    mark text := current_setting(key, true);
+    rel oid := to_regclass(format('pgmq.%I', qtable));
+    now_s float8 := extract(epoch FROM clock_timestamp());
     low bigint;
 BEGIN
-    %12$s
-    IF p_op = 'r' OR p_op = 'p' THEN
-        -- The low-water mark (see sql/15_queue_ops.sql): "<table oid> <next look> <msg_id>";
-        -- the table's oid tells a mark of a dropped queue from one of its namesake.
-        mark := current_setting(%3$L, true);
-        IF coalesce(split_part(mark, ' ', 1), '') <> %5$L
-           OR split_part(mark, ' ', 2)::float8 < extract(epoch FROM clock_timestamp()) THEN
-            low := coalesce(
-                (SELECT q.msg_id FROM pgmq.%2$I q ORDER BY q.msg_id LIMIT 1),
-                pg_sequence_last_value(%4$L::regclass),
-                0);
-            PERFORM set_config(%3$L, concat_ws(' ', %5$L,
-                extract(epoch FROM clock_timestamp()) + 1, low), false);
-        ELSE
-            low := split_part(mark, ' ', 3)::bigint;
-        END IF;
+    IF rel IS NULL THEN
+        RETURN 0;
     END IF;
-    IF p_op = 'r' THEN
-        RETURN QUERY %6$s;
-    ELSIF p_op = 's' THEN
-        %7$s
-    ELSIF p_op = 'a' THEN
-        RETURN QUERY %8$s;
-    ELSIF p_op = 'd' THEN
-        RETURN QUERY %9$s;
-    ELSIF p_op = 'p' THEN
-        RETURN QUERY %10$s;
-    ELSIF p_op = 'v' THEN
-        RETURN QUERY %11$s;
-    ELSE
-        RAISE EXCEPTION 'unknown queue operation: %%', p_op USING ERRCODE = 'PQ004';
+    IF coalesce(split_part(mark, ' ', 1), '') = rel::text
+       AND split_part(mark, ' ', 2)::float8 >= now_s THEN
+        RETURN split_part(mark, ' ', 3)::bigint;
     END IF;
-END
-$body$
-        $ddl$,
-        pgmq.format_table_name(queue_name, '_ops'),
-        pgmq.format_table_name(queue_name, 'q'),
-        'pgmq.low_' || replace(pgmq.format_table_name(queue_name, 'q'), '-', '$'),
-        pg_get_serial_sequence(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')), 'msg_id'),
-        to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')))::oid::text,
-        pgmq._queue_ops_text(queue_name, 'r', 'low'),
-        pgmq._queue_ops_send_block(queue_name),
-        pgmq._queue_ops_text(queue_name, 'a'),
-        pgmq._queue_ops_text(queue_name, 'd'),
-        pgmq._queue_ops_text(queue_name, 'p', 'low'),
-        pgmq._queue_ops_text(queue_name, 'v'),
-        pgmq._queue_ops_prologue(queue_name)
-    );
-    PERFORM pgmq._install_queue_route();
+    EXECUTE format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
+    low := coalesce(low, pg_sequence_last_value(pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id')::regclass), 0);
+    PERFORM set_config(key, concat_ws(' ', rel, now_s + 1, low), false);
+    RETURN low;
 END
 $fn$;
 
--- Drop queue_name's access function, if it has one, and write the router again.
-CREATE OR REPLACE FUNCTION pgmq._drop_queue_ops(queue_name text)
-RETURNS void
-LANGUAGE plpgsql
-AS $fn$
-BEGIN
-    IF to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(queue_name, '_ops'))) IS NOT NULL THEN
-        PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
-        EXECUTE format(
-            'DROP FUNCTION pgmq.%I("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb)',
-            pgmq.format_table_name(queue_name, '_ops'));
-        PERFORM pgmq._install_queue_route();
-    END IF;
-END
-$fn$;
-
--- The hot queues: the lower-cased names of the queues that have an access function.
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_hot_set()
-RETURNS SETOF text
-LANGUAGE sql STABLE
-AS $fn$
-    SELECT substr(p.proname, 6)
-    FROM pg_proc p
-    WHERE p.pronamespace = 'pgmq'::regnamespace AND p.proname LIKE '\_ops\_%'
-      AND pg_get_function_identity_arguments(p.oid) = 'p_op "char", p_qty integer, '
-          'p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], '
-          'p_headers jsonb[], p_cond jsonb'
-    ORDER BY substr(p.proname, 6) COLLATE "C";
-$fn$;
-
--- The hot path's tree of IFs: picks among names (sorted, lower-case) by its variable lname.
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_branches(names text[])
-RETURNS text
-LANGUAGE plpgsql IMMUTABLE
-AS $fn$
-DECLARE
-    n integer := coalesce(cardinality(names), 0);
-    half integer := n / 2;
-BEGIN
-    IF n = 0 THEN
-        RETURN '';
-    ELSIF n = 1 THEN
-        RETURN format(
-            $if$
-IF lname = %L THEN
-    RETURN QUERY SELECT * FROM pgmq.%I(p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond);
-    RETURN;
-END IF;
-$if$,
-            names[1], '_ops_' || names[1]);
-    END IF;
-    RETURN format(E'IF lname < %L COLLATE "C" THEN\n%sELSE\n%sEND IF;\n',
-                  names[half + 1],
-                  pgmq._queue_ops_branches(names[1:half]),
-                  pgmq._queue_ops_branches(names[half + 1:n]));
-END
-$fn$;
-
--- Write the router and the hot path again for the current hot set. Serialised by a lock,
--- as two sessions may not replace one function at once.
-CREATE OR REPLACE FUNCTION pgmq._install_queue_route()
-RETURNS void
-LANGUAGE plpgsql
-AS $fn$
-DECLARE
-    names text[] := ARRAY(SELECT pgmq._queue_ops_hot_set());
-BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
-    EXECUTE format(
-        $ddl$
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_hot(
-    lname text, p_op "char", p_qty integer, p_secs integer, p_vt timestamptz,
-    p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
-)
-RETURNS SETOF pgmq.message_record
-LANGUAGE plpgsql
-AS $body$
--- Written by pgmq._install_queue_route: %s hot queue(s).
-BEGIN
-%s
-    RAISE EXCEPTION 'pgmq: %% is not a hot queue', lname USING ERRCODE = 'PQ004';
-END
-$body$
-        $ddl$,
-        cardinality(names), pgmq._queue_ops_branches(names));
-    EXECUTE format(
-        $ddl$
+-- Run one operation on one queue: the router every message function calls. A queue
+-- without attributes (no row in pgmq.queue_attributes, one index lookup) runs the plain
+-- statement; one with attributes runs the statement written for them, and its reads go
+-- through the claim filter (pgmq._claim_filter, sql/25_attributes.sql).
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(
     queue_name text, p_op "char", p_qty integer, p_secs integer, p_vt timestamptz,
     p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
 )
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
-AS $body$
--- Written by pgmq._install_queue_route: the hot set is %1$s.
+AS $fn$
 DECLARE
-    lname text := lower(queue_name);
-    -- this session's calls to the queue ('-' may not appear in a setting's name, '$'
-    -- may, and never appears in a queue name)
-    uses_key text := 'pgmq.uses_q_' || replace(lname, '-', '$');
-    uses integer;
-    statement text;
+    qtable text := pgmq.format_table_name(queue_name, 'q');  -- checks the name first
+    attrs jsonb;
+    low bigint := 0;
 BEGIN
-    IF lname = ANY (%1$L::text[])
-       AND current_setting(uses_key, true) = pgmq._queue_ops_warmup()::text THEN
-        RETURN QUERY SELECT * FROM pgmq._queue_ops_hot(
-            lname, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond);
+    IF p_op = 'r' OR p_op = 'p' THEN
+        low := pgmq._low_water_mark(queue_name);
+    END IF;
+    SELECT a.attributes INTO attrs
+    FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    IF attrs IS NULL THEN
+        RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(
+                qtable, CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END, '$9')
+            USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
         RETURN;
     END IF;
-    -- The cold path, here rather than in a function of its own: a new session's first
-    -- call compiles one function less. The statement comes first (it validates the name).
-    IF EXISTS (SELECT 1 FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lname) THEN
-        statement := pgmq._queue_ops_text(queue_name, p_op);
-    ELSE
-        statement := pgmq._queue_ops_sql(queue_name, p_op);
-    END IF;
-    uses := coalesce(nullif(current_setting(uses_key, true), ''), '0')::integer;
-    IF uses < pgmq._queue_ops_warmup() THEN
-        PERFORM set_config(uses_key, (uses + 1)::text, false);
-        IF uses + 1 = pgmq._queue_ops_warmup() THEN
-            PERFORM pgmq._queue_ops_promote(queue_name);
-        END IF;
-    END IF;
-    RETURN QUERY EXECUTE statement
-        USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond;
-END
-$body$
-        $ddl$,
-        names);
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
+        queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
 END
 $fn$;
-
-SELECT pgmq._install_queue_route();

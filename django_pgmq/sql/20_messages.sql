@@ -1,6 +1,6 @@
 -- Messages: send, send_batch, read, read_with_poll, pop, delete, archive, set_vt.
 -- Each family has one plpgsql implementation, which checks its arguments and calls
--- the queue's access function (sql/15_queue_ops.sql) with one op; the other overloads
+-- the router pgmq._queue_ops_route (sql/15_queue_ops.sql) with one op; the other overloads
 -- call it with defaults or turn an integer delay into a timestamp (send and send_batch's
 -- in PL/pgSQL, whose static call is cheaper per call than an SQL function's).
 --

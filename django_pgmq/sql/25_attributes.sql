@@ -1,13 +1,13 @@
 -- Queue attributes (SQS-grade, for every client): pgmq.set_queue_attributes and
--- pgmq.get_queue_attributes, and the statements of sql/15_queue_ops.sql for a queue
--- that has some.
+-- pgmq.get_queue_attributes, the claim filter, and the statements of
+-- sql/15_queue_ops.sql for a queue that has some.
 --
 -- A queue without attributes has no row in pgmq.queue_attributes and runs the plain
 -- statements of pgmq._queue_ops_sql, unchanged. A queue with attributes gets
--- statements written for exactly its attributes by pgmq._queue_ops_attr_sql (a
--- paused queue's read is "no rows", a delay is a constant, a check is present only
--- when its attribute is set), on the cold path at each call, and in its access
--- function on the hot path, which set_queue_attributes writes again on every change.
+-- statements written for exactly its attributes by pgmq._queue_ops_attr_sql (a delay
+-- is a constant, a check is present only when its attribute is set), at each call:
+-- nothing is generated or kept, so a change is seen by the next statement. Readers
+-- apply the read-side attributes through one definition, pgmq._claim_filter.
 --
 -- Keys: delivery_delay, deduplication_window (header "deduplication_id"),
 -- max_receive_count + dead_letter_queue (redrive at read: header "dead_letter"),
@@ -220,11 +220,6 @@ BEGIN
         ON CONFLICT ON CONSTRAINT queue_attributes_pkey
         DO UPDATE SET attributes = excluded.attributes, updated_at = now();
     END IF;
-    -- A hot queue's access function holds the statements: write it again.
-    IF to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(stored, '_ops'))) IS NOT NULL THEN
-        PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
-        PERFORM pgmq._install_queue_ops(stored);
-    END IF;
     RETURN merged;
 END
 $fn$;
@@ -319,34 +314,65 @@ AS $fn$
                  ELSE char_length(u.hdr ->> 'deduplication_id') BETWEEN 1 AND 128 END$t$ END);
 $fn$;
 
+-- The claim filter: the one definition of what a queue's read-side attributes let a
+-- reader claim. Every reader asks it (read, read_with_poll and pop through
+-- pgmq._queue_ops_with_attributes, the FIFO readers, the Spark claim, the Tasks
+-- backend's priority read; the Celery read and the worker call pgmq.read), so a new
+-- read-side attribute is a change here:
+--   allowed            how many of the qty asked for the reader may claim now (0 when
+--                      the queue is paused; NULL qty, "all", stays NULL). max_in_flight
+--                      and rate_limit (issue 25) will lower it here.
+--   max_receive_count  with dead_letter_queue: a visible message already read this often
+--   dead_letter_queue  is moved there instead of being handed out (NULL: no redrive); the
+--                      move never uses up the reader's qty.
+--   by_priority        claim by header "priority" (highest first), then msg_id.
+CREATE FUNCTION pgmq._claim_filter(
+    queue_name text, attrs jsonb, qty integer,
+    OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text,
+    OUT by_priority boolean
+)
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT CASE WHEN (attrs -> 'paused') = 'true'::jsonb THEN 0 ELSE qty END,
+           CASE WHEN attrs ? 'dead_letter_queue' THEN (attrs ->> 'max_receive_count')::integer END,
+           attrs ->> 'dead_letter_queue',
+           coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
+$fn$;
+
 -- The statement of op on a queue with attributes attrs (sql/15_queue_ops.sql gives the
 -- parameters and the ops; low is the low-water mark's expression). Archive, delete and
--- set_vt are the plain ones. One op of its own: 'S', a deduplicating queue's fast send
--- (pgmq._queue_ops_send_block), which yields the msg_ids as one array.
+-- set_vt are the plain ones. Read and pop claim as pgmq._claim_filter says, with $2 the
+-- number it allowed. One op of its own: 'S', a deduplicating queue's fast send
+-- (pgmq._send_deduplicated), which yields the msg_ids as one array.
+--
+-- A send with checks (max_message_size, priorities, deduplication_window) checks the
+-- whole batch before it takes any msg_id (an uncorrelated subquery in WHERE, which runs
+-- once before the first row), so a refused batch uses up no ids and total_messages
+-- counts only messages (issue 22 #12).
 CREATE FUNCTION pgmq._queue_ops_attr_sql(queue_name text, op "char", low text, attrs jsonb)
 RETURNS text
 LANGUAGE plpgsql STABLE
 AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
-    checks boolean := attrs ? 'max_message_size' OR (attrs -> 'priorities') = 'true'::jsonb
-                      OR coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0;
+    checks text := nullif(pgmq._send_checks_sql(attrs), '');
+    gate text := 'TRUE';
     msg text := 'u.msg';
     vt text := 'coalesce($4, clock_timestamp())';
-    prio boolean := (attrs -> 'priorities') = 'true'::jsonb;
-    dlq text := attrs ->> 'dead_letter_queue';
+    f record := pgmq._claim_filter(queue_name, attrs, NULL);
+    window_ text := (attrs ->> 'deduplication_window') || ' seconds';
     order_by text;
     pick text;
-    deliver text;
 BEGIN
     IF op = 's' OR op = 'S' THEN
-        IF checks THEN
+        IF checks IS NOT NULL THEN
             -- Valid messages pass an inline test; pgmq._checked_message raises the error
-            -- that names what is wrong with the others.
-            msg := format('CASE WHEN %s THEN u.msg ELSE pgmq._checked_message(%L, u.msg, u.hdr, %s, %L, %L) END',
-                          pgmq._send_checks_sql(attrs),
-                          queue_name, coalesce(attrs ->> 'max_message_size', 'NULL'), prio,
-                          coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0);
+            -- that names what is wrong with the first of the others.
+            gate := format(
+                '(SELECT count(pgmq._checked_message(%L, u.msg, u.hdr, %s, %L, %L)) '
+                'FROM unnest($6, $7) AS u(msg, hdr) WHERE (%s) IS NOT TRUE) >= 0',
+                queue_name, coalesce(attrs ->> 'max_message_size', 'NULL'), f.by_priority,
+                window_ IS NOT NULL AND (attrs ->> 'deduplication_window')::integer > 0, checks);
         END IF;
         IF coalesce((attrs ->> 'delivery_delay')::integer, 0) > 0 THEN
             vt := format('coalesce($4, clock_timestamp() + interval %L)',
@@ -357,9 +383,10 @@ BEGIN
                 $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         SELECT %2$s, %3$s, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+        WHERE %4$s
         RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                   NULL::timestamptz, NULL::jsonb, NULL::jsonb
-                $sql$, qtable, vt, msg);
+                $sql$, qtable, vt, msg, gate);
         END IF;
         IF op = 'S' THEN
             -- The fast send: two plain inserts, the ids claimed in the order the statement
@@ -372,6 +399,7 @@ BEGIN
         WITH m AS (
             INSERT INTO pgmq.%1$I AS q (vt, message, headers)
             SELECT %2$s, %3$s, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+            WHERE %5$s
             RETURNING q.msg_id, q.headers ->> 'deduplication_id' AS dedup
         ), claimed AS (
             INSERT INTO pgmq.queue_deduplication (queue_name, deduplication_id, msg_id, sent_at)
@@ -380,25 +408,40 @@ BEGIN
             ORDER BY m.dedup
         )
         SELECT array_agg(m.msg_id ORDER BY m.msg_id) FROM m
-                $sql$, qtable, vt, msg, lower(queue_name));
+                $sql$, qtable, vt, msg, lower(queue_name), gate);
         END IF;
-        -- Deduplication: every message takes a new msg_id (a duplicate's is never used);
-        -- each id's first message in the batch claims the id in pgmq.queue_deduplication; a conflict (a concurrent sender
-        -- waits there for the first one's commit) keeps the row of a send within the
-        -- window, so only a claim that kept our new msg_id enqueues its message. Every
-        -- message of the batch returns its id's msg_id.
+        -- Deduplication: a message takes a new msg_id only when it may be enqueued: it
+        -- has no deduplication id, or it is its id's first in the batch and no send within
+        -- the window holds that id (as this statement's snapshot sees it). Each such id is
+        -- claimed in pgmq.queue_deduplication; a conflict (a concurrent sender waits there
+        -- for the first one's commit) keeps the row of a send within the window, so only
+        -- a claim that kept our new msg_id enqueues its message (the loser of that race
+        -- is the one case where an id is used up without a message). Every message of the
+        -- batch returns its id's msg_id.
         RETURN format(
             $sql$
         WITH input AS MATERIALIZED (
-            SELECT u.ord, %3$s AS msg, u.hdr, u.hdr ->> 'deduplication_id' AS dedup,
-                   nextval(%4$L::regclass) AS new_id
+            SELECT u.ord, %3$s AS msg, u.hdr, u.hdr ->> 'deduplication_id' AS dedup
             FROM unnest($6, $7) WITH ORDINALITY AS u(msg, hdr, ord)
+            WHERE %7$s
+        ),
+        numbered AS MATERIALIZED (
+            SELECT i.ord, i.msg, i.hdr, i.dedup,
+                   CASE WHEN i.dedup IS NULL
+                          OR (i.first AND NOT EXISTS (
+                                SELECT 1 FROM pgmq.queue_deduplication d
+                                WHERE d.queue_name = %5$L AND d.deduplication_id = i.dedup
+                                  AND d.sent_at > clock_timestamp() - interval %6$L))
+                        THEN nextval(%4$L::regclass) END AS new_id
+            FROM (SELECT x.*, row_number() OVER (PARTITION BY x.dedup ORDER BY x.ord) = 1 AS first
+                  FROM input x) i
+            ORDER BY i.ord
         ),
         claimed AS (
             INSERT INTO pgmq.queue_deduplication AS d (queue_name, deduplication_id, msg_id, sent_at)
-            SELECT DISTINCT ON (i.dedup) %5$L, i.dedup, i.new_id, clock_timestamp()
-            FROM input i WHERE i.dedup IS NOT NULL
-            ORDER BY i.dedup, i.ord
+            SELECT %5$L, n.dedup, n.new_id, clock_timestamp()
+            FROM numbered n WHERE n.dedup IS NOT NULL AND n.new_id IS NOT NULL
+            ORDER BY n.dedup
             ON CONFLICT (queue_name, deduplication_id) DO UPDATE
             SET msg_id = CASE WHEN d.sent_at > clock_timestamp() - interval %6$L
                               THEN d.msg_id ELSE excluded.msg_id END,
@@ -408,67 +451,80 @@ BEGIN
         ),
         inserted AS (
             INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
-            SELECT i.new_id, %2$s, i.msg, i.hdr
-            FROM input i
-            WHERE i.dedup IS NULL OR i.new_id IN (SELECT c.msg_id FROM claimed c)
-            ORDER BY i.ord
+            SELECT n.new_id, %2$s, n.msg, n.hdr
+            FROM numbered n
+            WHERE n.dedup IS NULL OR n.new_id IN (SELECT c.msg_id FROM claimed c)
+            ORDER BY n.ord
             RETURNING q.msg_id
         )
-        SELECT coalesce(c.msg_id, i.new_id), NULL::integer, NULL::timestamptz, NULL::timestamptz,
+        SELECT coalesce(c.msg_id,
+                        (SELECT d.msg_id FROM pgmq.queue_deduplication d
+                         WHERE d.queue_name = %5$L AND d.deduplication_id = n.dedup),
+                        n.new_id),
+               NULL::integer, NULL::timestamptz, NULL::timestamptz,
                NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        FROM input i
-        LEFT JOIN claimed c ON c.deduplication_id = i.dedup
-        ORDER BY i.ord
+        FROM numbered n
+        LEFT JOIN claimed c ON c.deduplication_id = n.dedup
+        ORDER BY n.ord
             $sql$,
             qtable, vt, msg,
             pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id'),
-            lower(queue_name), (attrs ->> 'deduplication_window') || ' seconds');
+            lower(queue_name), window_, gate);
     END IF;
 
     IF op <> 'r' AND op <> 'p' THEN
         RETURN pgmq._queue_ops_sql(queue_name, op, low);
     END IF;
-    IF (attrs -> 'paused') = 'true'::jsonb THEN
-        RETURN $sql$
-        SELECT NULL::bigint, NULL::integer, NULL::timestamptz, NULL::timestamptz,
-               NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        WHERE false
-        $sql$;
-    END IF;
-    IF NOT prio AND dlq IS NULL THEN
+    IF NOT f.by_priority AND f.dead_letter_queue IS NULL THEN
         RETURN pgmq._queue_ops_sql(queue_name, op, low);
     END IF;
 
-    order_by := CASE WHEN prio THEN 'pgmq._task_priority(%1$s.headers) DESC, %1$s.msg_id'
+    order_by := CASE WHEN f.by_priority THEN 'pgmq._task_priority(%1$s.headers) DESC, %1$s.msg_id'
                      ELSE '%1$s.msg_id' END;
+    -- Only messages that may still be delivered are picked, so redrive never uses up
+    -- the qty (issue 22 #11); the over-read ones among those the pick walked past (all
+    -- of them when it found fewer than qty) move to the dead-letter queue, at most
+    -- max(qty, 100) per call.
     pick := format(
         $pick$
-            SELECT q.msg_id, q.read_ct FROM pgmq.%I q
+            SELECT q.msg_id FROM pgmq.%I q
             WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
               AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+              %s
             ORDER BY %s
             LIMIT $2
             FOR UPDATE SKIP LOCKED
         $pick$,
-        qtable, low, format(order_by, 'q'));
-    deliver := CASE WHEN dlq IS NULL THEN 'TRUE' ELSE 'p.read_ct < ' || (attrs ->> 'max_receive_count') END;
+        qtable, low,
+        CASE WHEN f.dead_letter_queue IS NULL THEN ''
+             ELSE format('AND q.read_ct < %s', f.max_receive_count) END,
+        format(order_by, 'q'));
     RETURN format(
         $sql$
         WITH picked AS MATERIALIZED (%2$s),
         %3$s
         done AS (
             %4$s
-            WHERE m.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p WHERE %5$s))
+            WHERE m.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
-        SELECT * FROM done d ORDER BY %6$s
+        SELECT * FROM done d ORDER BY %5$s
         $sql$,
         qtable, pick,
-        CASE WHEN dlq IS NULL THEN '' ELSE format(
+        CASE WHEN f.dead_letter_queue IS NULL THEN '' ELSE format(
             $dead$
         dead AS (
             DELETE FROM pgmq.%1$I m
-            WHERE m.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p WHERE NOT (%3$s)))
+            WHERE m.msg_id = ANY(ARRAY(
+                SELECT q.msg_id FROM pgmq.%1$I q
+                WHERE q.msg_id >= %5$s AND q.vt <= clock_timestamp()
+                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+                  AND q.read_ct >= %3$s
+                  AND ((SELECT count(*) FROM picked) < $2
+                       OR q.msg_id < (SELECT max(p.msg_id) FROM picked p))
+                ORDER BY q.msg_id
+                LIMIT greatest($2, 100)
+                FOR UPDATE SKIP LOCKED))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers
         ),
         moved AS (
@@ -478,7 +534,8 @@ BEGIN
             FROM dead x ORDER BY x.msg_id
         ),
             $dead$,
-            qtable, pgmq.format_table_name(dlq, 'q'), deliver, queue_name) END,
+            qtable, pgmq.format_table_name(f.dead_letter_queue, 'q'), f.max_receive_count,
+            queue_name, low) END,
         CASE WHEN op = 'r' THEN format(
             $upd$
             UPDATE pgmq.%I m
@@ -487,83 +544,99 @@ BEGIN
                 last_read_at = clock_timestamp()
             $upd$, qtable)
         ELSE format('DELETE FROM pgmq.%I m', qtable) END,
-        deliver,
         format(order_by, 'd'));
 END
 $fn$;
 
--- The statement of op on queue_name for the cold path (and the hot path's access
--- function, with low 'low'): the plain one for a queue without attributes. A queue
--- whose dead-letter queue was dropped gets it back before a read or pop needs it.
-CREATE FUNCTION pgmq._queue_ops_text(queue_name text, op "char", low text DEFAULT '0')
-RETURNS text
+-- Run op on a queue with attributes attrs (the router's arguments; low the session's
+-- low-water mark): a deduplicating send through pgmq._send_deduplicated, a read or pop
+-- through the claim filter, anything else by its statement.
+CREATE FUNCTION pgmq._queue_ops_with_attributes(
+    queue_name text, attrs jsonb, p_op "char", p_qty integer, p_secs integer,
+    p_vt timestamptz, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb,
+    low bigint
+)
+RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    attrs jsonb := pgmq._queue_attributes(queue_name);
+    f record;
+    qty integer := p_qty;
 BEGIN
-    IF attrs IS NULL THEN
-        RETURN pgmq._queue_ops_sql(queue_name, op, low);
+    IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+        RETURN QUERY SELECT * FROM pgmq._send_deduplicated(queue_name, attrs, p_vt, p_msgs, p_headers);
+        RETURN;
     END IF;
-    IF (op = 'r' OR op = 'p') AND attrs ? 'dead_letter_queue' THEN
-        PERFORM pgmq._ensure_dead_letter_queue(attrs ->> 'dead_letter_queue');
+    IF p_op = 'r' OR p_op = 'p' THEN
+        f := pgmq._claim_filter(queue_name, attrs, p_qty);
+        qty := f.allowed;
+        IF qty = 0 THEN
+            RETURN;
+        END IF;
+        IF f.dead_letter_queue IS NOT NULL THEN
+            PERFORM pgmq._ensure_dead_letter_queue(f.dead_letter_queue);
+        END IF;
     END IF;
-    RETURN pgmq._queue_ops_attr_sql(queue_name, op, low, attrs);
+    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+        USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
 END
 $fn$;
 
--- The send branch of a hot queue's access function (PL/pgSQL): RETURN QUERY of the send
--- statement, and for a queue with a deduplication window the fast send first.
+-- A send to a queue with a deduplication window: the fast send first, then, when an id
+-- was taken, the ON CONFLICT statement.
 --
 -- Why (docs/design.md, measured on PostgreSQL 18): INSERT ... ON CONFLICT inserts each
 -- row speculatively (a pre-check of the index, a lock per row, a confirming WAL record),
 -- about 4.5 us per message, twice what the message itself costs. The fast send inserts
 -- the ids plainly, in a subtransaction; an id already claimed raises unique_violation,
 -- which rolls the attempt back, and the ON CONFLICT statement then decides as before.
--- Each committed subtransaction stays in the transaction's cache of 64 subtransaction
--- ids, past which every snapshot on the server gets slower, so a transaction tries the
--- fast send at most 16 times (counted in the session setting pgmq.dedup_tries,
--- "<xid> <count>"); its later sends run the ON CONFLICT statement only.
-CREATE FUNCTION pgmq._queue_ops_send_block(queue_name text)
-RETURNS text
-LANGUAGE plpgsql STABLE
+-- It is not tried when the batch repeats an id or one of its ids is already recorded,
+-- so a duplicate uses up no msg_id. Each committed subtransaction stays in the
+-- transaction's cache of 64 subtransaction ids, past which every snapshot on the server
+-- gets slower, so a transaction tries the fast send at most 16 times (counted in the
+-- session setting pgmq.dedup_tries, "<xid> <count>"); its later sends run the ON
+-- CONFLICT statement only.
+CREATE FUNCTION pgmq._send_deduplicated(
+    queue_name text, attrs jsonb, p_vt timestamptz, p_msgs jsonb[], p_headers jsonb[]
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    attrs jsonb := pgmq._queue_attributes(queue_name);
+    ids bigint[];
+    tries text := coalesce(current_setting('pgmq.dedup_tries', true), '');
+    tried integer := CASE WHEN split_part(tries, ' ', 1) = pg_current_xact_id_if_assigned()::text
+                          THEN split_part(tries, ' ', 2)::integer ELSE 0 END;
 BEGIN
-    IF coalesce((attrs ->> 'deduplication_window')::integer, 0) = 0 THEN
-        RETURN format('RETURN QUERY %s;', pgmq._queue_ops_text(queue_name, 's'));
-    END IF;
-    RETURN format(
-        $blk$
-        DECLARE
-            ids bigint[];
-            tries text := coalesce(current_setting('pgmq.dedup_tries', true), '');
-            tried integer := CASE WHEN split_part(tries, ' ', 1)
-                                       = pg_current_xact_id_if_assigned()::text
-                                  THEN split_part(tries, ' ', 2)::integer ELSE 0 END;
+    IF tried < 16 AND NOT EXISTS (
+        SELECT 1
+        FROM (SELECT h ->> 'deduplication_id' AS dedup FROM unnest(p_headers) AS h) x
+        WHERE x.dedup IS NOT NULL
+        GROUP BY x.dedup
+        HAVING count(*) > 1 OR EXISTS (
+            SELECT 1 FROM pgmq.queue_deduplication d
+            WHERE d.queue_name = lower($1) AND d.deduplication_id = x.dedup))
+    THEN
         BEGIN
-            IF tried < 16 THEN
-                BEGIN
-                    %1$s INTO ids;
-                EXCEPTION WHEN unique_violation THEN
-                    ids := NULL;
-                END;
-                PERFORM set_config('pgmq.dedup_tries',
-                                   coalesce(pg_current_xact_id_if_assigned()::text, '') || ' ' || (tried + 1),
-                                   false);
-                IF ids IS NOT NULL THEN
-                    RETURN QUERY SELECT i, NULL::integer, NULL::timestamptz, NULL::timestamptz,
-                                        NULL::timestamptz, NULL::jsonb, NULL::jsonb
-                                 FROM unnest(ids) AS i;
-                    RETURN;
-                END IF;
-            END IF;
-            RETURN QUERY %2$s;
+            EXECUTE pgmq._queue_ops_attr_sql(queue_name, 'S', '0', attrs) INTO ids
+                USING NULL::"char", NULL::integer, NULL::integer, p_vt, NULL::bigint[],
+                      p_msgs, p_headers, NULL::jsonb;
+        EXCEPTION WHEN unique_violation THEN
+            ids := NULL;
         END;
-        $blk$,
-        pgmq._queue_ops_attr_sql(queue_name, 'S', '0', attrs),
-        pgmq._queue_ops_attr_sql(queue_name, 's', '0', attrs));
+        PERFORM set_config('pgmq.dedup_tries',
+                           coalesce(pg_current_xact_id_if_assigned()::text, '') || ' ' || (tried + 1),
+                           false);
+        IF ids IS NOT NULL THEN
+            RETURN QUERY SELECT i, NULL::integer, NULL::timestamptz, NULL::timestamptz,
+                                NULL::timestamptz, NULL::jsonb, NULL::jsonb
+                         FROM unnest(ids) AS i;
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, 's', '0', attrs)
+        USING NULL::"char", NULL::integer, NULL::integer, p_vt, NULL::bigint[],
+              p_msgs, p_headers, NULL::jsonb;
 END
 $fn$;
 
@@ -577,18 +650,6 @@ BEGIN
         PERFORM pgmq."create"(queue_name);
     END IF;
 END
-$fn$;
-
--- What a hot queue's access function runs before a read or pop: '' for most queues;
--- for one with a dead-letter queue, the check that it still exists.
-CREATE FUNCTION pgmq._queue_ops_prologue(queue_name text)
-RETURNS text
-LANGUAGE sql STABLE
-AS $fn$
-    SELECT CASE WHEN dlq IS NULL THEN '' ELSE format(
-        'IF (p_op = ''r'' OR p_op = ''p'') THEN PERFORM pgmq._ensure_dead_letter_queue(%L); END IF;',
-        dlq) END
-    FROM (SELECT pgmq._queue_attributes(queue_name) ->> 'dead_letter_queue' AS dlq) a;
 $fn$;
 
 -- Move the messages msg_ids of a queue (locked by the caller) to its dead-letter queue,

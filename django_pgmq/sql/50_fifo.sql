@@ -8,9 +8,11 @@
 -- the group again with a fresh snapshot, so two concurrent readers never share a
 -- group and a reader never acts on a snapshot older than another's commit.
 --
--- Queue attributes (sql/25_attributes.sql): a paused queue returns no rows; with
--- max_receive_count, a claimed message read more often than that goes to the dead-letter
--- queue instead of being returned. Priorities do not reorder a group.
+-- Queue attributes apply through the claim filter (pgmq._claim_filter,
+-- sql/25_attributes.sql): a paused queue returns no rows; with max_receive_count, a
+-- claimed message read more often than that goes to the dead-letter queue instead of
+-- being returned, and the read goes on for the rest of its qty. Priorities do not
+-- reorder a group.
 
 -- The group key; inlined by the planner, so the FIFO index matches it.
 CREATE FUNCTION pgmq._fifo_group(headers jsonb)
@@ -31,141 +33,155 @@ DECLARE
     grp text;
     groups text[] := '{}';
     ready bigint;
-    budget integer := qty;
-    attrs jsonb := pgmq._queue_attributes(queue_name);
-    max_reads integer := (attrs ->> 'max_receive_count')::integer;
+    budget integer;
+    f record;
+    wanted integer;
     claim text;
     rec pgmq.message_record;
-    dead bigint[] := '{}';
+    dead bigint[];
+    given bigint[] := '{}';
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF qty = 0 OR (attrs -> 'paused') = 'true'::jsonb THEN
+    f := pgmq._claim_filter(queue_name, coalesce(pgmq._queue_attributes(queue_name), '{}'::jsonb), qty);
+    wanted := f.allowed;
+    IF wanted = 0 THEN
         RETURN;
     END IF;
-
-    -- Groups whose first message looks visible, oldest first. Only a hint: each
-    -- is checked again below, after its lock is held.
-    FOR grp IN EXECUTE format(
-        $q$
-        SELECT h.grp
-        FROM (
-            SELECT DISTINCT ON (pgmq._fifo_group(headers))
-                   pgmq._fifo_group(headers) AS grp, msg_id, vt
-            FROM pgmq.%I
-            ORDER BY pgmq._fifo_group(headers), msg_id
-        ) h
-        WHERE h.vt <= clock_timestamp()
-        ORDER BY h.msg_id
-        $q$,
-        qtable
-    )
+    -- Over-read messages moved to the dead-letter queue do not count: read again for
+    -- the rest (each round moves at least one, so this ends).
     LOOP
-        -- Another reader holds this group until it commits: leave it alone.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
-        -- A new statement, so a new snapshot: it sees what the last holder committed.
-        EXECUTE format(
+        groups := '{}';
+        budget := wanted;
+        dead := '{}';
+
+        -- Groups whose first message looks visible, oldest first. Only a hint: each
+        -- is checked again below, after its lock is held.
+        FOR grp IN EXECUTE format(
             $q$
-            SELECT count(*) FILTER (WHERE ok)
+            SELECT h.grp
             FROM (
-                SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
-                FROM (
-                    SELECT msg_id, vt FROM pgmq.%I
-                    WHERE pgmq._fifo_group(headers) = $1
-                    ORDER BY msg_id
-                    LIMIT $2
-                ) front
-            ) run
+                SELECT DISTINCT ON (pgmq._fifo_group(headers))
+                       pgmq._fifo_group(headers) AS grp, msg_id, vt
+                FROM pgmq.%I
+                ORDER BY pgmq._fifo_group(headers), msg_id
+            ) h
+            WHERE h.vt <= clock_timestamp()
+            ORDER BY h.msg_id
             $q$,
             qtable
-        ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
-        CONTINUE WHEN ready = 0;
-        groups := groups || grp;
-        budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
-        EXIT WHEN budget <= 0;
-    END LOOP;
-
-    IF cardinality(groups) = 0 THEN
-        RETURN;
-    END IF;
-
-    claim := format(
-        $q$
-        WITH wanted AS MATERIALIZED (
-            -- The readable front of each locked group, ranked, then chosen by mode.
-            SELECT g.prio, r.msg_id, r.rnk
-            FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
-            CROSS JOIN LATERAL (
-                SELECT f.msg_id,
-                       row_number() OVER w AS rnk,
-                       bool_and(f.vt <= clock_timestamp()) OVER w AS ok
-                FROM (
-                    SELECT msg_id, vt FROM pgmq.%1$I
-                    WHERE pgmq._fifo_group(headers) = g.grp
-                    ORDER BY msg_id
-                    LIMIT $5
-                ) f
-                WINDOW w AS (ORDER BY f.msg_id)
-            ) r
-            WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
-            ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
-                     CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
-            LIMIT $2
-        ),
-        locked AS MATERIALIZED (
-            SELECT m.msg_id FROM pgmq.%1$I m
-            WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
-            FOR UPDATE SKIP LOCKED
-        ),
-        usable AS (
-            -- A row someone else holds (a plain read, a delete) ends its group's share.
-            SELECT w.msg_id, w.prio, w.rnk
-            FROM wanted w
-            WHERE NOT EXISTS (
-                SELECT 1 FROM wanted e
-                WHERE e.prio = w.prio AND e.rnk <= w.rnk
-                  AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
-            )
-        ),
-        claimed AS (
-            UPDATE pgmq.%1$I m
-            SET vt = clock_timestamp() + $3,
-                read_ct = m.read_ct + 1,
-                last_read_at = clock_timestamp()
-            FROM usable u
-            WHERE m.msg_id = u.msg_id
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
-                      m.headers, u.prio, u.rnk
         )
-        SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-        FROM claimed
-        -- Round-robin keeps its rounds (as pgmq does); the others come in msg_id order.
-        ORDER BY CASE WHEN $4 = 'rr' THEN rnk ELSE 0 END,
-                 CASE WHEN $4 = 'rr' THEN prio ELSE 0 END,
-                 msg_id
-        $q$,
-        qtable
-    );
-    IF max_reads IS NULL THEN
-        RETURN QUERY EXECUTE claim
-            USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
-            -- The most one group can contribute: every other group gives at least one.
-            CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END;
-        RETURN;
-    END IF;
-    FOR rec IN EXECUTE claim
-        USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
-        CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END
-    LOOP
-        IF rec.read_ct > max_reads THEN
-            dead := dead || rec.msg_id;
-        ELSE
-            RETURN NEXT rec;
+        LOOP
+            -- Another reader holds this group until it commits: leave it alone.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
+            -- A new statement, so a new snapshot: it sees what the last holder committed.
+            EXECUTE format(
+                $q$
+                SELECT count(*) FILTER (WHERE ok)
+                FROM (
+                    SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
+                    FROM (
+                        SELECT msg_id, vt FROM pgmq.%I
+                        WHERE pgmq._fifo_group(headers) = $1
+                        ORDER BY msg_id
+                        LIMIT $2
+                    ) front
+                ) run
+                $q$,
+                qtable
+            ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
+            CONTINUE WHEN ready = 0;
+            groups := groups || grp;
+            budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
+            EXIT WHEN budget <= 0;
+        END LOOP;
+
+        IF cardinality(groups) = 0 THEN
+            RETURN;
         END IF;
+
+        claim := format(
+            $q$
+            WITH wanted AS MATERIALIZED (
+                -- The readable front of each locked group, ranked, then chosen by mode.
+                SELECT g.prio, r.msg_id, r.rnk
+                FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
+                CROSS JOIN LATERAL (
+                    SELECT f.msg_id,
+                           row_number() OVER w AS rnk,
+                           bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+                    FROM (
+                        SELECT msg_id, vt FROM pgmq.%1$I
+                        WHERE pgmq._fifo_group(headers) = g.grp
+                        ORDER BY msg_id
+                        LIMIT $5
+                    ) f
+                    WINDOW w AS (ORDER BY f.msg_id)
+                ) r
+                WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
+                ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
+                         CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
+                LIMIT $2
+            ),
+            locked AS MATERIALIZED (
+                SELECT m.msg_id FROM pgmq.%1$I m
+                WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
+                  AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
+                FOR UPDATE SKIP LOCKED
+            ),
+            usable AS (
+                -- A row someone else holds (a plain read, a delete) ends its group's share.
+                SELECT w.msg_id, w.prio, w.rnk
+                FROM wanted w
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM wanted e
+                    WHERE e.prio = w.prio AND e.rnk <= w.rnk
+                      AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
+                )
+            ),
+            claimed AS (
+                UPDATE pgmq.%1$I m
+                SET vt = clock_timestamp() + $3,
+                    read_ct = m.read_ct + 1,
+                    last_read_at = clock_timestamp()
+                FROM usable u
+                WHERE m.msg_id = u.msg_id
+                RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
+                          m.headers, u.prio, u.rnk
+            )
+            SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+            FROM claimed
+            -- Round-robin keeps its rounds (as pgmq does); the others come in msg_id order.
+            ORDER BY CASE WHEN $4 = 'rr' THEN rnk ELSE 0 END,
+                     CASE WHEN $4 = 'rr' THEN prio ELSE 0 END,
+                     msg_id
+            $q$,
+            qtable
+        );
+        IF f.max_receive_count IS NULL THEN
+            RETURN QUERY EXECUTE claim
+                USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+                -- The most one group can contribute: every other group gives at least one.
+                CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given;
+            RETURN;
+        END IF;
+        FOR rec IN EXECUTE claim
+            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
+        LOOP
+            IF rec.read_ct > f.max_receive_count THEN
+                dead := dead || rec.msg_id;
+            ELSE
+                RETURN NEXT rec;
+                given := given || rec.msg_id;
+                wanted := wanted - 1;
+            END IF;
+        END LOOP;
+        PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
+        EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
     END LOOP;
-    PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
 END
 $fn$;
 

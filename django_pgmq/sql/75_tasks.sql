@@ -59,12 +59,12 @@ END
 $fn$;
 
 -- Claim up to qty visible messages of a task queue, highest priority first, then
--- oldest first, hidden for vt seconds: pgmq.read's statement for the queue's
--- attributes (sql/25_attributes.sql) with "priorities" on, so a paused task queue
--- hands out nothing and a message read past max_receive_count goes to the
--- dead-letter queue, as pgmq.read does. The queue itself need not have the
--- attribute (which would refuse other senders' non-integer "priority" headers).
--- The scan walks the priority index and skips rows that are invisible or locked.
+-- oldest first, hidden for vt seconds: pgmq.read's way for the queue's attributes
+-- (sql/25_attributes.sql) with "priorities" on, through the claim filter, so a paused
+-- task queue hands out nothing and a message read past max_receive_count goes to the
+-- dead-letter queue, as pgmq.read does. The queue itself need not have the attribute
+-- (which would refuse other senders' non-integer "priority" headers). The scan walks
+-- the priority index and skips rows that are invisible or locked.
 CREATE OR REPLACE FUNCTION pgmq._read_by_priority(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
@@ -78,12 +78,8 @@ BEGIN
             coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF attrs ? 'dead_letter_queue' THEN
-        PERFORM pgmq._ensure_dead_letter_queue(attrs ->> 'dead_letter_queue');
-    END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(
-        stored, 'r', '0', attrs || '{"priorities": true}'::jsonb)
-    USING 'r'::"char", qty, vt, NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
-          NULL::jsonb[], '{}'::jsonb;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
+        stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
+        NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
 END
 $fn$;

@@ -81,8 +81,10 @@ $fn$;
 -- Claim up to qty visible messages (all when qty is NULL; only msg_id <= max_msg_id when
 -- given) for a consumer and record them as its next batch; NULL when nothing was visible.
 -- Messages already in the consumer's unacknowledged batches are never claimed twice.
--- The queue's attributes hold as for pgmq.read: a paused queue hands out nothing, and a
--- picked message already delivered max_receive_count times goes to the dead-letter queue.
+-- The queue's attributes hold as for pgmq.read, through the claim filter
+-- (pgmq._claim_filter): a paused queue hands out nothing, a visible message already
+-- delivered max_receive_count times goes to the dead-letter queue without using up qty,
+-- and with priorities a batch takes the highest priorities first.
 CREATE FUNCTION pgmq.spark_claim(
     queue_name text, consumer text, vt integer, qty integer, max_msg_id bigint, min_batch bigint
 )
@@ -92,7 +94,7 @@ AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
     stamp timestamptz := clock_timestamp();
-    attrs jsonb;
+    f record;
     held bigint[];
     ids bigint[];
     dead bigint[];
@@ -102,8 +104,8 @@ BEGIN
     IF vt IS NULL OR vt < 1 THEN
         RAISE EXCEPTION 'vt must be at least 1 second, got %', vt USING ERRCODE = 'PQ004';
     END IF;
-    attrs := coalesce(pgmq._queue_attributes(queue_name), '{}'::jsonb);
-    IF (attrs -> 'paused') = 'true'::jsonb THEN
+    f := pgmq._claim_filter(queue_name, coalesce(pgmq._queue_attributes(queue_name), '{}'::jsonb), qty);
+    IF f.allowed = 0 THEN
         RETURN NULL;
     END IF;
     PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
@@ -112,28 +114,39 @@ BEGIN
     WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NULL;
 
     -- $6: max_receive_count when the queue has a dead-letter queue, else NULL (none dead).
+    -- Only deliverable messages are picked; the over-read ones the pick walked past (all
+    -- of them when it found fewer than qty) are locked to be dead-lettered.
     EXECUTE format(
         $q$
         WITH picked AS MATERIALIZED (
-            SELECT msg_id, read_ct FROM pgmq.%I
+            SELECT msg_id FROM pgmq.%1$I
             WHERE vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
-            ORDER BY msg_id
+              AND NOT coalesce(read_ct >= $6, false)
+            ORDER BY %2$s
             LIMIT $4
             FOR UPDATE SKIP LOCKED
+        ), over_read AS MATERIALIZED (
+            SELECT msg_id FROM pgmq.%1$I
+            WHERE $6 IS NOT NULL AND read_ct >= $6
+              AND vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
+              AND ($4 IS NULL OR (SELECT count(*) FROM picked) < $4
+                   OR msg_id < (SELECT max(p.msg_id) FROM picked p))
+            ORDER BY msg_id
+            LIMIT greatest($4, 100)
+            FOR UPDATE SKIP LOCKED
         ), claimed AS (
-            UPDATE pgmq.%I q
+            UPDATE pgmq.%1$I q
             SET vt = $1 + make_interval(secs => $5), read_ct = q.read_ct + 1, last_read_at = $1
-            FROM picked
-            WHERE q.msg_id = picked.msg_id AND NOT coalesce(picked.read_ct >= $6, false)
+            WHERE q.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p))
             RETURNING q.msg_id
         )
         SELECT (SELECT array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
-               (SELECT array_agg(p.msg_id ORDER BY p.msg_id) FROM picked p WHERE p.read_ct >= $6)
+               (SELECT array_agg(o.msg_id ORDER BY o.msg_id) FROM over_read o)
         $q$,
-        qtable, qtable
+        qtable,
+        CASE WHEN f.by_priority THEN 'pgmq._task_priority(headers) DESC, msg_id' ELSE 'msg_id' END
     ) INTO ids, dead
-    USING stamp, max_msg_id, held, qty, vt,
-          CASE WHEN attrs ? 'dead_letter_queue' THEN (attrs ->> 'max_receive_count')::integer END;
+    USING stamp, max_msg_id, held, f.allowed, vt, f.max_receive_count;
     IF dead IS NOT NULL THEN
         PERFORM pgmq._dead_letter_ids(queue_name, dead, 0);
     END IF;

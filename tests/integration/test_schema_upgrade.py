@@ -58,10 +58,9 @@ SENT_PER_QUEUE = 12
 def populate(conn: psycopg.Connection) -> None:
     """Queues of every kind with messages, some read, some archived, one dead-lettered.
 
-    Promotion to the hot path (sql/15_queue_ops.sql) is turned off for the session: which
-    queues a session promotes is run-time state, like a sequence's value, not schema.
+    On an install from 0.2 to 0019 the session's third use of a queue promoted it to the
+    hot path, which wrote a function pgmq._ops_<queue>: every queue here is hot there.
     """
-    conn.execute("SET pgmq.hot_queues = '0'")
     for statement in QUEUE_SETUP:
         conn.execute(statement)
     for queue in QUEUES:
@@ -263,67 +262,114 @@ def test_migrate_zero_removes_everything_with_queues_of_every_kind(scratch):
         assert leftovers == []
 
 
-def test_queues_hot_before_an_upgrade_stay_routed_hot_after_it(scratch):
-    with scratch.connect() as conn:
-        done = scratch.manage("migrate", "django_pgmq", "0015")
-        assert done.returncode == 0, done.stderr
-        conn.execute("SELECT pgmq.create('warm')")
-        for _ in range(3):  # the third call promotes it
-            conn.execute("SELECT * FROM pgmq.send('warm', '{}')")
-        assert conn.execute("SELECT to_regproc('pgmq._ops_warm') IS NOT NULL").fetchone()[0]
+def hot_functions(conn: psycopg.Connection) -> list[str]:
+    """The per-queue access functions the hot path wrote (names), whoever owns them."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT proname FROM pg_proc WHERE pronamespace = 'pgmq'::regnamespace"
+            " AND proname LIKE '\\_ops\\_%%' ORDER BY 1"
+        )
+    ]
 
-        done = scratch.manage("migrate")
+
+HEAD_BEFORE = "0019_fast_dedup_sends_topic_delays"
+
+
+def test_an_install_with_hot_queues_upgraded_equals_a_fresh_one(scratch, other_scratch):
+    """0020 drops the functions the hot path wrote; the queues keep their messages."""
+    old, fresh = scratch, other_scratch
+    with old.connect() as conn:
+        done = old.manage("migrate", "django_pgmq", HEAD_BEFORE)
         assert done.returncode == 0, done.stderr
+        populate(conn)
+        conn.execute("SELECT pgmq.create('dedup')")
+        conn.execute("SELECT pgmq.set_queue_attributes('dedup', '{\"deduplication_window\": 60}')")
+        for d in ("a", "b", "a"):
+            conn.execute(
+                "SELECT pgmq.send('dedup', '{}'::jsonb, %s::jsonb)",
+                [json.dumps({"deduplication_id": d})],
+            )
+        assert {"_ops_plain", "_ops_parted", "_ops_fifo", "_ops_dedup"} <= set(hot_functions(conn))
+        before = contents(conn)
+
+        done = old.manage("migrate")
+        assert done.returncode == 0, done.stderr
+        assert hot_functions(conn) == []
+        upgraded = sqlschema.signature(conn)
+        assert contents(conn) == before
+
+    with fresh.connect() as conn:
+        done = fresh.manage("migrate")
+        assert done.returncode == 0, done.stderr
+        populate(conn)
+        conn.execute("SELECT pgmq.create('dedup')")
+        conn.execute("SELECT pgmq.set_queue_attributes('dedup', '{\"deduplication_window\": 60}')")
+        installed = sqlschema.signature(conn)
+    assert sqlschema.differences(installed, upgraded) == []
+
+    with old.connect() as conn:  # every queue works, and no use writes a function
+        for queue in [*QUEUES, "plain_dlq", "dedup"]:
+            for _ in range(4):
+                msg_id = conn.execute(
+                    "SELECT * FROM pgmq.send(queue_name => %s, msg => '{\"after\": 1}')", [queue]
+                ).fetchone()[0]
+                got = conn.execute(
+                    "SELECT msg_id FROM pgmq.read(queue_name => %s, vt => 30, qty => 100)", [queue]
+                ).fetchall()
+                assert (msg_id,) in got, queue
+        assert hot_functions(conn) == []
+
+
+def test_the_upgrade_leaves_a_function_another_role_planted_and_never_calls_it(scratch):
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq", HEAD_BEFORE)
+        assert done.returncode == 0, done.stderr
+        conn.execute("SELECT pgmq.create('payroll')")
+        conn.execute("CREATE ROLE pgmq_planter NOLOGIN")
+        try:
+            conn.execute("GRANT USAGE, CREATE ON SCHEMA pgmq TO pgmq_planter")
+            conn.execute("SET ROLE pgmq_planter")
+            conn.execute(
+                'CREATE FUNCTION pgmq._ops_payroll(p_op "char", p_qty integer, p_secs integer,'
+                " p_vt timestamptz, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[],"
+                " p_cond jsonb) RETURNS SETOF pgmq.message_record LANGUAGE plpgsql AS"
+                " $$ BEGIN RAISE EXCEPTION 'planted function ran'; END $$"
+            )
+            conn.execute("RESET ROLE")
+            done = scratch.manage("migrate")
+            assert done.returncode == 0, done.stderr
+            assert hot_functions(conn) == ["_ops_payroll"]
+            for _ in range(5):
+                conn.execute("SELECT * FROM pgmq.send('payroll', '{}')")
+                assert conn.execute("SELECT count(*) FROM pgmq.pop('payroll')").fetchone() == (1,)
+        finally:
+            conn.execute("RESET ROLE")
+            conn.execute("DROP FUNCTION IF EXISTS pgmq._ops_payroll")
+            conn.execute("REVOKE ALL ON SCHEMA pgmq FROM pgmq_planter")
+            conn.execute("DROP ROLE pgmq_planter")
+
+
+def test_going_back_to_0019_leaves_every_queue_cold_and_working(scratch):
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq")
+        assert done.returncode == 0, done.stderr
+        populate(conn)
+        before = contents(conn)
+        done = scratch.manage("migrate", "django_pgmq", HEAD_BEFORE)
+        assert done.returncode == 0, done.stderr
+        assert contents(conn) == before
+        assert hot_functions(conn) == []
         route = conn.execute(
             "SELECT prosrc FROM pg_proc WHERE oid = 'pgmq._queue_ops_route'::regproc"
         ).fetchone()[0]
-        assert "{warm}" in route  # the router was written for this database's hot set
-    with scratch.connect() as conn:  # a new session warms up to it and takes the hot path
+        assert "the hot set is {}" in route
+    with scratch.connect() as conn:  # the old hot path works again from a cold start
         for _ in range(4):
-            conn.execute("SELECT * FROM pgmq.send('warm', '{}')")
-        got = conn.execute("SELECT count(*) FROM pgmq.read('warm', 30, 100)").fetchone()[0]
-        assert got == 7
-
-
-def test_a_hot_deduplicating_queue_gets_the_fast_send_and_loses_it_going_back(scratch):
-    """0019 writes again the access function of a hot queue with a deduplication window."""
-
-    def send_branch(conn: psycopg.Connection) -> str:
-        return conn.execute(
-            "SELECT prosrc FROM pg_proc WHERE oid = 'pgmq._ops_dedup'::regproc"
-        ).fetchone()[0]
-
-    with scratch.connect() as conn:
-        done = scratch.manage(
-            "migrate", "django_pgmq", "0018_metrics_answers_idle_queues_from_the_catalogue"
-        )
+            conn.execute("SELECT * FROM pgmq.send('plain', '{}')")
+        assert hot_functions(conn) == ["_ops_plain"]
+        got = conn.execute("SELECT count(*) FROM pgmq.read('plain', 30, 100)").fetchone()[0]
+        assert got == len(before["q_plain"]) + 4
+        done = scratch.manage("migrate", "django_pgmq")
         assert done.returncode == 0, done.stderr
-        conn.execute("SELECT pgmq.create('dedup')")
-        conn.execute("SELECT pgmq.set_queue_attributes('dedup', '{\"deduplication_window\": 60}')")
-        first = [
-            conn.execute(
-                "SELECT * FROM pgmq.send('dedup', '{}'::jsonb, %s::jsonb)",
-                [json.dumps({"deduplication_id": "a"})],
-            ).fetchone()[0]
-            for _ in range(3)  # the third call promotes it
-        ]
-        assert "pgmq.dedup_tries" not in send_branch(conn)
-
-        done = scratch.manage("migrate")
-        assert done.returncode == 0, done.stderr
-        assert "pgmq.dedup_tries" in send_branch(conn)
-    with scratch.connect() as conn:  # a new session warms up and sends on the hot path
-        got = [
-            conn.execute(
-                "SELECT * FROM pgmq.send('dedup', '{}'::jsonb, %s::jsonb)",
-                [json.dumps({"deduplication_id": d})],
-            ).fetchone()[0]
-            for d in ("a", "b", "c", "d", "b")
-        ]
-        assert got[0] == first[0] and got[4] == got[1] and len(set(got)) == 4
-        done = scratch.manage(
-            "migrate", "django_pgmq", "0018_metrics_answers_idle_queues_from_the_catalogue"
-        )
-        assert done.returncode == 0, done.stderr
-        assert "pgmq.dedup_tries" not in send_branch(conn)
-        assert conn.execute("SELECT count(*) FROM pgmq.q_dedup").fetchone()[0] == 4
+        assert hot_functions(conn) == []

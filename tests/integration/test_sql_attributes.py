@@ -1,4 +1,4 @@
-"""Queue attributes through the SQL API (psycopg, named arguments), on the cold and hot paths."""
+"""Queue attributes through the SQL API (psycopg, named arguments)."""
 
 from __future__ import annotations
 
@@ -20,21 +20,13 @@ def db(pg_connect) -> psycopg.Connection:
     return conn
 
 
-@pytest.fixture(params=["cold", "hot"])
-def q(request, db, queue_name) -> Iterator[str]:
-    """A queue on the cold path, or made hot in this session (three uses)."""
+@pytest.fixture
+def q(db, queue_name) -> Iterator[str]:
+    """A new queue, dropped afterwards with its dead-letter queue."""
     db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
-    if request.param == "hot":
-        for _ in range(3):
-            db.execute("SELECT * FROM pgmq.read(queue_name => %s, vt => 0, qty => 0)", [queue_name])
-        assert ops_function(db, queue_name) is not None
     yield queue_name
     for name in (queue_name, queue_name + "_dlq"):
         db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [name])
-
-
-def ops_function(db: psycopg.Connection, queue: str) -> str | None:
-    return db.execute("SELECT to_regproc(%s)::text", [f"pgmq._ops_{queue}"]).fetchone()[0]
 
 
 def set_attrs(db: psycopg.Connection, queue: str, attrs: dict) -> dict:
@@ -358,21 +350,11 @@ def test_eight_concurrent_senders_of_one_id_enqueue_exactly_one_row(pg_connect, 
     assert live_ids(db, q) == [got[0]]
 
 
-def warm_up(conn: psycopg.Connection, queue: str) -> None:
-    """Make this session take the queue's hot path (three uses), as the q fixture does."""
-    for _ in range(3):
-        conn.execute("SELECT * FROM pgmq.read(queue_name => %s, vt => 0, qty => 0)", [queue])
-    assert ops_function(conn, queue) is not None
-
-
-def test_concurrent_batches_on_the_hot_path_claim_a_shared_id_once(pg_connect, db, queue_name):
-    """The hot path's fast send (plain inserts, ON CONFLICT after a conflict) under races."""
+def test_concurrent_batches_claim_a_shared_id_once(pg_connect, db, queue_name):
+    """The fast send (plain inserts, ON CONFLICT after a conflict) under races."""
     db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
     set_attrs(db, queue_name, {"deduplication_window": 300})
     conns = [pg_connect(autocommit=False) for _ in range(8)]
-    for conn in conns:
-        warm_up(conn, queue_name)
-        conn.commit()
     got: dict[int, list[int]] = {}
 
     def sender(n: int, conn: psycopg.Connection) -> None:
@@ -409,9 +391,6 @@ def test_batches_claiming_the_same_ids_in_opposite_orders_do_not_deadlock(
     db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
     set_attrs(db, queue_name, {"deduplication_window": 300})
     conns = [pg_connect(autocommit=False) for _ in range(2)]
-    for conn in conns:
-        warm_up(conn, queue_name)
-        conn.commit()
     ids = [f"id-{n:04}" for n in range(1000)]
     orders = [ids, ids[::-1]]
     got: dict[int, dict[str, int]] = {}
@@ -439,7 +418,6 @@ def test_a_long_transaction_takes_at_most_16_subtransactions_for_its_sends(
     conn = pg_connect(autocommit=False)
     conn.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
     set_attrs(conn, queue_name, {"deduplication_window": 300})
-    warm_up(conn, queue_name)
     conn.commit()
 
     def xids() -> int:
@@ -579,11 +557,15 @@ def test_enforce_retention_of_an_unknown_queue_raises(db):
 def test_a_plain_queue_runs_the_plain_statements(db, queue_name):
     db.execute("SELECT pgmq.create(%s)", [queue_name])
     try:
-        plain = db.execute("SELECT pgmq._queue_ops_sql(%s, 'r', 'low')", [queue_name]).fetchone()
-        chosen = db.execute("SELECT pgmq._queue_ops_text(%s, 'r', 'low')", [queue_name]).fetchone()
+        plain = db.execute("SELECT pgmq._queue_ops_sql(%s, 'r', '$9')", [queue_name]).fetchone()
+        chosen = db.execute(
+            "SELECT pgmq._queue_ops_attr_sql(%s, 'r', '$9', '{\"paused\": false}')", [queue_name]
+        ).fetchone()
         assert chosen == plain
-        set_attrs(db, queue_name, {"priorities": True})
-        chosen = db.execute("SELECT pgmq._queue_ops_text(%s, 'r', 'low')", [queue_name]).fetchone()
+        chosen = db.execute(
+            "SELECT pgmq._queue_ops_attr_sql(%s, 'r', '$9', '{\"priorities\": true}')",
+            [queue_name],
+        ).fetchone()
         assert chosen != plain and "_task_priority" in chosen[0]
     finally:
         db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])

@@ -1,4 +1,4 @@
-"""How calls reach a queue (sql/15_queue_ops.sql): the cold path, the hot set, plans, the mark."""
+"""How calls reach a queue (sql/15_queue_ops.sql): static statements, plans, the low-water mark."""
 
 from __future__ import annotations
 
@@ -15,8 +15,12 @@ def db(pg_connect) -> psycopg.Connection:
     return pg_connect()
 
 
-def ops_function(db: psycopg.Connection, queue: str) -> str | None:
-    return db.execute("SELECT to_regproc(%s)::text", [f"pgmq._ops_{queue.lower()}"]).fetchone()[0]
+def functions(db: psycopg.Connection) -> list[tuple]:
+    """Every function of schema pgmq: name, arguments, body."""
+    return db.execute(
+        "SELECT p.proname, pg_get_function_identity_arguments(p.oid), p.prosrc, p.xmin::text"
+        " FROM pg_proc p WHERE p.pronamespace = 'pgmq'::regnamespace ORDER BY 1, 2"
+    ).fetchall()
 
 
 def scans(db: psycopg.Connection, queue: str) -> tuple[int, int]:
@@ -31,12 +35,8 @@ def scans(db: psycopg.Connection, queue: str) -> tuple[int, int]:
     ).fetchone()
 
 
-def hot_set(db: psycopg.Connection) -> list[str]:
-    return [r[0] for r in db.execute("SELECT pgmq._queue_ops_hot_set()")]
-
-
 def use(db: psycopg.Connection, queue: str, times: int = 3) -> None:
-    """Send and pop ``times`` times (a session's third call to a queue warms it up)."""
+    """Send and pop ``times`` times."""
     for _ in range(times):
         sent = db.execute("SELECT * FROM pgmq.send(%s, '{\"n\": 1}')", [queue]).fetchone()[0]
         assert db.execute("SELECT msg_id FROM pgmq.pop(%s)", [queue]).fetchall() == [(sent,)]
@@ -50,15 +50,10 @@ def use(db: psycopg.Connection, queue: str, times: int = 3) -> None:
         "SELECT pgmq.create_partitioned(%s, '1000', '100000')",
     ],
 )
-def test_a_queue_a_session_keeps_using_becomes_hot_until_it_is_dropped(db, queue_name, create):
+def test_a_queue_used_again_and_again_gets_no_function(db, queue_name, create):
+    before = functions(db)
     db.execute(create, [queue_name])
-    assert ops_function(db, queue_name) is None  # creating a queue writes no function
-    use(db, queue_name, 1)  # a send and a pop: two calls
-    assert ops_function(db, queue_name) is None
-    db.execute("SELECT * FROM pgmq.send(%s, '{}')", [queue_name])  # the third call promotes it
-    db.execute("SELECT * FROM pgmq.pop(%s)", [queue_name])
-    assert ops_function(db, queue_name) == f"pgmq._ops_{queue_name}"
-    assert queue_name in hot_set(db)
+    use(db, queue_name, 5)  # the hot path promoted a queue at its third call
     ids = [
         r[0]
         for r in db.execute(
@@ -67,12 +62,12 @@ def test_a_queue_a_session_keeps_using_becomes_hot_until_it_is_dropped(db, queue
     ]
     got = db.execute("SELECT msg_id, message FROM pgmq.read(%s, 30, 5)", [queue_name]).fetchall()
     assert got == [(ids[0], {"a": 1}), (ids[1], {"a": 2})]
+    assert functions(db) == before
     db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
-    assert ops_function(db, queue_name) is None
-    assert queue_name not in hot_set(db)
+    assert functions(db) == before
 
 
-def test_creating_and_dropping_cold_queues_rewrites_no_function(db, queue_name):
+def test_creating_and_dropping_queues_rewrites_no_function(db, queue_name):
     def functions() -> list[tuple]:
         return db.execute(
             "SELECT p.oid, p.xmin::text FROM pg_proc p "
@@ -88,94 +83,6 @@ def test_creating_and_dropping_cold_queues_rewrites_no_function(db, queue_name):
     assert functions() == before
 
 
-def test_a_session_that_touches_many_queues_once_promotes_none(pg_connect, queue_name):
-    admin, session = pg_connect(), pg_connect()
-    names = [f"{queue_name}_{n}" for n in range(30)]
-    for name in names:
-        admin.execute("SELECT pgmq.create(%s)", [name])
-    for name in names:
-        session.execute("SELECT * FROM pgmq.send(%s, '{}')", [name])
-        assert len(session.execute("SELECT * FROM pgmq.read(%s, 30, 1)", [name]).fetchall()) == 1
-    assert not set(names) & set(hot_set(admin))
-    for name in names:
-        admin.execute("SELECT pgmq.drop_queue(%s)", [name])
-
-
-def test_the_hot_set_is_bounded_by_the_setting(db, queue_name):
-    names = [f"{queue_name}_{n}" for n in range(4)]
-    db.execute("SELECT set_config('pgmq.hot_queues', %s, false)", [str(len(hot_set(db)) + 2)])
-    for name in names:
-        db.execute("SELECT pgmq.create(%s)", [name])
-        use(db, name)  # each works, hot or not
-    assert len(set(names) & set(hot_set(db))) == 2
-    db.execute("SET pgmq.hot_queues = '0'")  # 0: never promote
-    db.execute("SELECT pgmq.create(%s)", [f"{queue_name}_off"])
-    use(db, f"{queue_name}_off", 5)
-    assert ops_function(db, f"{queue_name}_off") is None
-    for name in [*names, f"{queue_name}_off"]:
-        db.execute("SELECT pgmq.drop_queue(%s)", [name])
-
-
-def test_hot_and_cold_paths_give_the_same_answers(pg_connect, queue_name):
-    hot, cold = pg_connect(), pg_connect()
-    cold.execute("SET pgmq.hot_queues = '0'")
-    hot.execute("SELECT pgmq.create(%s)", [queue_name])
-    use(hot, queue_name)
-    assert ops_function(hot, queue_name) is not None
-    for session in (hot, cold):
-        ids = [
-            r[0]
-            for r in session.execute(
-                "SELECT * FROM pgmq.send_batch(%s, %s::jsonb[], %s::jsonb[])",
-                [queue_name, ['{"k": 1}', '{"k": 2}', '{"k": 3}'], ['{"h": 1}', None, None]],
-            )
-        ]
-        read = session.execute(
-            "SELECT msg_id, read_ct, message, headers FROM pgmq.read(%s, 30, 2, %s)",
-            [queue_name, '{"k": 2}'],
-        ).fetchall()
-        assert read == [(ids[1], 1, {"k": 2}, None)]
-        moved = session.execute(
-            "SELECT msg_id FROM pgmq.set_vt(%s, %s::bigint[], 0)", [queue_name, ids[1:2]]
-        ).fetchall()
-        assert moved == [(ids[1],)]
-        assert session.execute(
-            "SELECT * FROM pgmq.archive(%s, %s::bigint[])", [queue_name, ids[:1]]
-        ).fetchall() == [(ids[0],)]
-        assert session.execute(
-            "SELECT * FROM pgmq.delete(%s, %s::bigint[])", [queue_name, ids[2:]]
-        ).fetchall() == [(ids[2],)]
-        popped = session.execute("SELECT msg_id, message FROM pgmq.pop(%s, 5)", [queue_name])
-        assert popped.fetchall() == [(ids[1], {"k": 2})]
-    hot.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
-
-
-def test_a_hot_queue_whose_function_was_dropped_by_hand_is_cold_after_the_route_is_written(
-    db, queue_name
-):
-    db.execute("SELECT pgmq.create(%s)", [queue_name])
-    use(db, queue_name)
-    db.execute(f'DROP FUNCTION pgmq."_ops_{queue_name}"')
-    db.execute("SELECT pgmq._install_queue_route()")
-    assert queue_name not in hot_set(db)
-    msg_id = db.execute("SELECT * FROM pgmq.send(%s, '{}')", [queue_name]).fetchone()[0]
-    assert db.execute("SELECT pgmq.archive(%s, %s::bigint)", [queue_name, msg_id]).fetchone()[0]
-    db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
-
-
-def test_a_queue_made_in_one_session_is_usable_at_once_in_a_hot_session(pg_connect, queue_name):
-    first, other = pg_connect(), pg_connect()
-    first.execute("SELECT pgmq.create(%s)", [f"{queue_name}_a"])
-    use(first, f"{queue_name}_a")  # first compiled the router and the hot path
-    other.execute("SELECT pgmq.create(%s)", [f"{queue_name}_b"])
-    use(first, f"{queue_name}_b", 1)
-    other.execute("SELECT pgmq.drop_queue(%s)", [f"{queue_name}_a"])
-    other.execute("SELECT pgmq.create(%s)", [f"{queue_name}_a"])
-    use(first, f"{queue_name}_a", 2)  # the namesake, through the rewritten router
-    for suffix in ("a", "b"):
-        first.execute("SELECT pgmq.drop_queue(%s)", [f"{queue_name}_{suffix}"])
-
-
 @pytest.mark.parametrize(
     "call",
     [
@@ -188,19 +95,18 @@ def test_a_queue_made_in_one_session_is_usable_at_once_in_a_hot_session(pg_conne
 def test_a_queue_that_does_not_exist_is_reported_by_its_table(db, call):
     with pytest.raises(psycopg.errors.UndefinedTable, match=r'relation "pgmq.q_nope_x" does not'):
         db.execute(call, ["nope_X"])
-    assert ops_function(db, "nope_x") is None
 
 
 @pytest.mark.parametrize("op", ["read", "pop"])
-def test_a_plan_made_on_an_empty_queue_still_walks_the_key_when_it_is_full(db, queue_name, op):
-    """The session's plans are made while the table is empty; later reads stay index walks."""
+def test_reads_on_a_queue_that_was_empty_when_analyzed_walk_the_key(db, queue_name, op):
+    """The statistics say the table is empty; reads of the full table stay index walks."""
     call = {
         "read": "SELECT msg_id FROM pgmq.read(%s, 30, 10)",
         "pop": "SELECT msg_id FROM pgmq.pop(%s, 10)",
     }[op]
     db.execute("SELECT pgmq.create(%s)", [queue_name])
     db.execute(f"VACUUM ANALYZE pgmq.q_{queue_name}")  # statistics say: no pages, no rows
-    for _ in range(8):  # past any number of custom plans before a generic one
+    for _ in range(8):
         assert db.execute(call, [queue_name]).fetchall() == []
     db.execute("SELECT pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[20000]))", [queue_name])
     seq_before, read_before = scans(db, queue_name)
@@ -274,32 +180,3 @@ def test_a_queue_named_like_a_helper_works_and_drops(db, name):
     msg_id = db.execute("SELECT * FROM pgmq.send(%s, '{}')", [name]).fetchone()[0]
     assert db.execute("SELECT msg_id FROM pgmq.read(%s, 30, 1)", [name]).fetchall() == [(msg_id,)]
     assert db.execute("SELECT pgmq.drop_queue(%s)", [name]).fetchone() == (True,)
-    assert ops_function(db, name) is None
-
-
-def hot_source(db: psycopg.Connection) -> str:
-    return db.execute(
-        "SELECT prosrc FROM pg_proc WHERE oid = 'pgmq._queue_ops_hot'::regproc"
-    ).fetchone()[0]
-
-
-def test_the_hot_path_calls_every_hot_queue_by_name_and_forgets_dropped_ones(db, queue_name):
-    names = [f"{queue_name}_{suffix}" for suffix in ("a", "B", "c-1", "d_2", "Z", "0", "x")]
-    db.execute("SET pgmq.hot_queues = '1000'")
-    for name in names:
-        db.execute("SELECT pgmq.create(%s)", [name])
-        use(db, name)
-    source = hot_source(db)
-    for name in names:
-        assert f"lname = '{name.lower()}'" in source
-    # every queue reached through the tree of comparisons, in any case of its name
-    for name in names:
-        for spelling in (name, name.upper(), name.lower()):
-            sent = db.execute(
-                "SELECT * FROM pgmq.send(%s, %s)", [spelling, f'"{spelling}"']
-            ).fetchone()[0]
-            got = db.execute("SELECT msg_id, message FROM pgmq.pop(%s)", [name]).fetchall()
-            assert got == [(sent, spelling)]
-    for name in names:
-        db.execute("SELECT pgmq.drop_queue(%s)", [name])
-    assert queue_name not in hot_source(db)
