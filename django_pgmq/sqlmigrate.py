@@ -44,12 +44,15 @@ SELECT format('function pgmq.%s(%s)', p.proname, pg_get_function_identity_argume
        pg_get_functiondef(p.oid) || E';\\n'
        || coalesce(format(E'COMMENT ON FUNCTION %s IS %L;\\n', p.oid::regprocedure,
                           obj_description(p.oid, 'pg_proc')), ''),
-       pg_get_function_result(p.oid) || ' ' || pg_get_function_arguments(p.oid)
+       pg_get_function_result(p.oid) || ' ' || pg_get_function_arguments(p.oid),
+       format(CASE WHEN has_function_privilege('public', p.oid, 'EXECUTE')
+                   THEN E'GRANT EXECUTE ON FUNCTION %s TO PUBLIC;\\n'
+                   ELSE E'REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC;\\n' END, p.oid::regprocedure)
 FROM pg_proc p
 WHERE p.pronamespace = 'pgmq'::regnamespace AND p.prokind IN ('f', 'p')
 UNION ALL
 SELECT format('index pgmq.%s', c.relname), format('DROP INDEX IF EXISTS pgmq.%I;', c.relname),
-       pg_get_indexdef(c.oid) || E';\\n', ''
+       pg_get_indexdef(c.oid) || E';\\n', '', ''
 FROM pg_class c
 WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('i', 'I')
   AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = c.oid)
@@ -57,13 +60,13 @@ UNION ALL
 SELECT format('constraint %s on pgmq.%s', con.conname, c.relname),
        format('ALTER TABLE pgmq.%I DROP CONSTRAINT IF EXISTS %I;', c.relname, con.conname),
        format(E'ALTER TABLE pgmq.%I ADD CONSTRAINT %I %s;\\n', c.relname, con.conname,
-              pg_get_constraintdef(con.oid)), ''
+              pg_get_constraintdef(con.oid)), '', ''
 FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
 WHERE c.relnamespace = 'pgmq'::regnamespace
 UNION ALL
 SELECT format('trigger %s on pgmq.%s', t.tgname, c.relname),
        format('DROP TRIGGER IF EXISTS %I ON pgmq.%I;', t.tgname, c.relname),
-       pg_get_triggerdef(t.oid) || E';\\n', ''
+       pg_get_triggerdef(t.oid) || E';\\n', '', ''
 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 WHERE c.relnamespace = 'pgmq'::regnamespace AND NOT t.tgisinternal
 """
@@ -142,8 +145,19 @@ def compare(conninfo: str) -> list[str]:
         return sqlschema.differences(sqlschema.signature(live), sqlschema.signature(migrated))
 
 
-def _definitions(conn: psycopg.Connection) -> dict[str, tuple[str, str, str]]:
-    return {key: (drop, create, header) for key, drop, create, header in conn.execute(_DEFINITIONS)}
+def _definitions(conn: psycopg.Connection) -> dict[str, tuple[str, str, str, str]]:
+    """(drop, create, header, grant) per object; grant: who may run a function, else ''."""
+    return {
+        key: (drop, create, header, grant)
+        for key, drop, create, header, grant in conn.execute(_DEFINITIONS)
+    }
+
+
+def _without_grant(definition: str | None) -> str | None:
+    """A signature entry without its last line when that says who may run the function."""
+    if definition is None or sqlschema.PUBLIC_EXECUTE not in definition:
+        return definition
+    return definition.rsplit(sqlschema.PUBLIC_EXECUTE, 1)[0]
 
 
 def step(old: psycopg.Connection, new: psycopg.Connection) -> Step:
@@ -158,10 +172,13 @@ def step(old: psycopg.Connection, new: psycopg.Connection) -> Step:
             by_hand.append(key)
             continue
         before, after = old_defs.get(key), new_defs.get(key)
+        if before and after and _without_grant(old_sig.get(key)) == _without_grant(new_sig[key]):
+            creates.append(after[3])  # only who may run it changed
+            continue
         if before and (after is None or after[2] != before[2] or not after[2]):
             drops.append(before[0])
         if after:
-            creates.append(after[1])
+            creates.append(after[1] + after[3])
     lines = ["SET LOCAL check_function_bodies = off;", *drops, *creates]
     lines += [f"-- BY HAND: {key}" for key in by_hand]
     return Step(sql="\n".join(lines) + "\n", by_hand=by_hand)

@@ -16,6 +16,7 @@ from .message_ops import MessageOps
 from .notify_ops import NotifyOps
 from .partition_ops import PartitionOps
 from .queue_ops import QueueOps
+from .role_ops import RoleOps
 from .routing_ops import RoutingOps
 
 
@@ -26,6 +27,7 @@ class QueueManager(
     NotifyOps,
     RoutingOps,
     PartitionOps,
+    RoleOps,
     AsyncOps,
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).

@@ -359,3 +359,10 @@ SELECT source_queue, moved FROM pgmq.redrive(
 SELECT a.queue_name::text FROM pgmq.queue_attributes a
 WHERE lower(a.attributes ->> 'dead_letter_queue') = lower(%(queue)s)
 ORDER BY a.queue_name;
+
+-- name: grant_app_role
+SELECT pgmq.grant_app_role(role => %(role)s, create_queues => %(create_queues)s,
+                           tables => %(tables)s::regclass[]);
+
+-- name: revoke_app_role
+SELECT pgmq.revoke_app_role(role => %(role)s, tables => %(tables)s::regclass[]);
