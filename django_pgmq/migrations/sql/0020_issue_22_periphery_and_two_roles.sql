@@ -257,3 +257,20 @@ BEGIN
     END LOOP;
 END
 $by_hand$;
+-- BY HAND: an unlogged queue's id sequence is logged (its ids go on into the logged
+-- archive; a crash must not restart them). Existing unlogged queues follow.
+DO $by_hand_sequences$
+DECLARE
+    seq text;
+BEGIN
+    FOR seq IN
+        SELECT pg_get_serial_sequence(format('pgmq.%I', pgmq.format_table_name(m.queue_name, 'q')),
+                                      'msg_id')
+        FROM pgmq.meta m
+        WHERE m.is_unlogged
+          AND to_regclass(format('pgmq.%I', pgmq.format_table_name(m.queue_name, 'q'))) IS NOT NULL
+    LOOP
+        EXECUTE format('ALTER SEQUENCE %s SET LOGGED', seq);
+    END LOOP;
+END
+$by_hand_sequences$;
