@@ -175,6 +175,42 @@ COMMENT ON FUNCTION pgmq._share_queue_with_owner(text) IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._spark_stage_table(stage text, missing_ok boolean DEFAULT false)
+ RETURNS regclass
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    rel regclass;
+BEGIN
+    IF stage IS NULL OR stage !~ '^spark_stage_[0-9a-f]{32}$' THEN
+        RAISE EXCEPTION 'pgmq.% is not a Spark staging table: their names are spark_stage_ '
+            'and 32 hexadecimal digits', coalesce(stage, 'NULL') USING ERRCODE = 'PQ004';
+    END IF;
+    rel := to_regclass(format('pgmq.%I', stage));
+    IF rel IS NULL THEN
+        IF missing_ok THEN
+            RETURN NULL;
+        END IF;
+        RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = rel) <> 'r'
+       OR (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
+                             ORDER BY a.attnum)
+           FROM pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
+          IS DISTINCT FROM 'part integer, attempt bigint, seq bigint, '
+                           'vt timestamp with time zone, message jsonb, headers jsonb' THEN
+        RAISE EXCEPTION 'pgmq.% is not a Spark staging table: not the table '
+            'pgmq.spark_stage_create makes', stage USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN rel;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_stage_table(text,boolean) IS NULL;
+
 
 
 
@@ -242,6 +278,154 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.revoke_app_role(name,regclass[]) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.revoke_app_role(name,regclass[]) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_abort(stage text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    entry pgmq.spark_stage;
+BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF pgmq._spark_stage_table(stage, true) IS NULL THEN
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;  -- its table is gone
+        RETURN true;
+    END IF;
+    IF entry.writer_id IS NULL THEN
+        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+    END IF;
+    RETURN true;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_abort(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_abort(text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_commit(stage text, attempts bigint[], batch_id bigint DEFAULT NULL::bigint)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    entry pgmq.spark_stage;
+    moved bigint;
+BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
+            USING ERRCODE = 'PQ004';
+    END IF;
+    PERFORM pgmq._spark_stage_table(stage);
+    IF entry.writer_id IS NOT NULL AND batch_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM pgmq.spark_sink_batch k
+        WHERE k.queue_name = entry.queue_name AND k.writer_id = entry.writer_id
+          AND k.batch_id >= $3
+    ) THEN
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+        RETURN -1;
+    END IF;
+    IF pgmq._spark_checked_send(entry.queue_name) THEN
+        moved := pgmq._spark_send_staged(entry.queue_name, format('pgmq.%I', stage)::regclass,
+                                         coalesce(attempts, '{}'));
+    ELSE
+        EXECUTE format(
+            'INSERT INTO pgmq.%I (vt, message, headers) '
+            'SELECT coalesce(vt, clock_timestamp()), message, headers FROM pgmq.%I '
+            'WHERE attempt = ANY ($1) ORDER BY part, seq',
+            pgmq.format_table_name(entry.queue_name, 'q'), stage
+        ) USING attempts;
+        GET DIAGNOSTICS moved = ROW_COUNT;
+    END IF;
+    IF entry.writer_id IS NULL THEN
+        EXECUTE format('DROP TABLE pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+        IF batch_id IS NOT NULL THEN
+            INSERT INTO pgmq.spark_sink_batch AS k (queue_name, writer_id, batch_id)
+            VALUES (entry.queue_name, entry.writer_id, batch_id)
+            ON CONFLICT (queue_name, writer_id)
+            DO UPDATE SET batch_id = excluded.batch_id, committed_at = now();
+        END IF;
+    END IF;
+    RETURN moved;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_commit(text,bigint[],bigint) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_commit(text,bigint[],bigint) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL::text)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    stage text;
+BEGIN
+    IF writer_id IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtext('pgmq.spark.stage.' || lower(stored) || '.' || writer_id));
+        SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
+        WHERE s.queue_name = stored AND s.writer_id = $2;
+        IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
+            RETURN stage;
+        END IF;
+        DELETE FROM pgmq.spark_stage s WHERE s.queue_name = stored AND s.writer_id = $2;
+    END IF;
+    stage := 'spark_stage_' || replace(gen_random_uuid()::text, '-', '');
+    EXECUTE format(
+        'CREATE UNLOGGED TABLE pgmq.%I (part integer NOT NULL, attempt bigint NOT NULL, '
+        'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz, message jsonb, headers jsonb)',
+        stage
+    );
+    INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id) VALUES (stage, stored, $2);
+    RETURN stage;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_create(text,text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_create(text,text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_drop_stale(older_than interval)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    stale text;
+    dropped integer := 0;
+BEGIN
+    FOR stale IN
+        SELECT s.stage_table FROM pgmq.spark_stage s
+        WHERE s.writer_id IS NULL AND s.created_at < now() - older_than
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        BEGIN
+            IF pgmq._spark_stage_table(stale, true) IS NOT NULL THEN
+                EXECUTE format('DROP TABLE pgmq.%I', stale);
+                dropped := dropped + 1;
+            END IF;
+        EXCEPTION WHEN SQLSTATE 'PQ004' THEN
+            -- Not a staging table: only the catalogue row goes, the table stays.
+            RAISE WARNING 'pgmq.spark_stage_drop_stale: %; its row of pgmq.spark_stage is removed, '
+                'the table is left alone', SQLERRM;
+        END;
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stale;
+    END LOOP;
+    RETURN dropped;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_drop_stale(interval) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_drop_stale(interval) TO PUBLIC;
 -- BY HAND: the `_`-prefixed helpers are not executable by PUBLIC, by rule (whatever
 -- helpers exist when this runs; a list of names would break when another migration of
 -- the same release adds or removes one).

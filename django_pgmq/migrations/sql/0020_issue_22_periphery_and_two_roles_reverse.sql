@@ -2,6 +2,7 @@
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._share_queue_with_owner(text);
+DROP FUNCTION IF EXISTS pgmq._spark_stage_table(text,boolean);
 DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[]);
 DROP FUNCTION IF EXISTS pgmq.revoke_app_role(name,regclass[]);
 
@@ -73,6 +74,218 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._create_queue_tables(text,boolean,text,text) IS NULL;
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_abort(stage text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    entry pgmq.spark_stage;
+BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF entry.writer_id IS NULL THEN
+        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+    END IF;
+    RETURN true;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_abort(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_abort(text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_commit(stage text, attempts bigint[], batch_id bigint DEFAULT NULL::bigint)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    entry pgmq.spark_stage;
+    moved bigint;
+BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF entry.writer_id IS NOT NULL AND batch_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM pgmq.spark_sink_batch k
+        WHERE k.queue_name = entry.queue_name AND k.writer_id = entry.writer_id
+          AND k.batch_id >= $3
+    ) THEN
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+        RETURN -1;
+    END IF;
+    IF pgmq._spark_checked_send(entry.queue_name) THEN
+        moved := pgmq._spark_send_staged(entry.queue_name, format('pgmq.%I', stage)::regclass,
+                                         coalesce(attempts, '{}'));
+    ELSE
+        EXECUTE format(
+            'INSERT INTO pgmq.%I (vt, message, headers) '
+            'SELECT coalesce(vt, clock_timestamp()), message, headers FROM pgmq.%I '
+            'WHERE attempt = ANY ($1) ORDER BY part, seq',
+            pgmq.format_table_name(entry.queue_name, 'q'), stage
+        ) USING attempts;
+        GET DIAGNOSTICS moved = ROW_COUNT;
+    END IF;
+    IF entry.writer_id IS NULL THEN
+        EXECUTE format('DROP TABLE pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE format('TRUNCATE pgmq.%I', stage);
+        IF batch_id IS NOT NULL THEN
+            INSERT INTO pgmq.spark_sink_batch AS k (queue_name, writer_id, batch_id)
+            VALUES (entry.queue_name, entry.writer_id, batch_id)
+            ON CONFLICT (queue_name, writer_id)
+            DO UPDATE SET batch_id = excluded.batch_id, committed_at = now();
+        END IF;
+    END IF;
+    RETURN moved;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_commit(text,bigint[],bigint) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_commit(text,bigint[],bigint) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL::text)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    stage text;
+BEGIN
+    IF writer_id IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtext('pgmq.spark.stage.' || lower(stored) || '.' || writer_id));
+        SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
+        WHERE s.queue_name = stored AND s.writer_id = $2;
+        IF stage IS NOT NULL AND to_regclass(format('pgmq.%I', stage)) IS NOT NULL THEN
+            RETURN stage;
+        END IF;
+        DELETE FROM pgmq.spark_stage s WHERE s.queue_name = stored AND s.writer_id = $2;
+    END IF;
+    stage := 'spark_stage_' || replace(gen_random_uuid()::text, '-', '');
+    EXECUTE format(
+        'CREATE UNLOGGED TABLE pgmq.%I (part integer NOT NULL, attempt bigint NOT NULL, '
+        'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz, message jsonb, headers jsonb)',
+        stage
+    );
+    INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id) VALUES (stage, stored, $2);
+    RETURN stage;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_create(text,text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_create(text,text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.spark_stage_drop_stale(older_than interval)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stale text;
+    dropped integer := 0;
+BEGIN
+    FOR stale IN
+        SELECT s.stage_table FROM pgmq.spark_stage s
+        WHERE s.writer_id IS NULL AND s.created_at < now() - older_than
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stale);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stale;
+        dropped := dropped + 1;
+    END LOOP;
+    RETURN dropped;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.spark_stage_drop_stale(interval) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_stage_drop_stale(interval) TO PUBLIC;
 -- BY HAND: the `_`-prefixed helpers are executable by PUBLIC again, as before, by rule.
 DO $by_hand$
 DECLARE
