@@ -63,7 +63,7 @@ def test_a_table_with_a_stage_name_but_another_shape_is_refused(pg_connect, app_
     owner.execute(f"CREATE TABLE pgmq.{fake} (keep int)")
     try:
         plant(app_role[1], fake, victim)
-        with pytest.raises(psycopg.Error, match="not the table pgmq.spark_stage_create makes"):
+        with pytest.raises(psycopg.Error, match=r"not the table pgmq\.spark_stage_create makes"):
             owner.execute("SELECT pgmq.spark_stage_abort(%s)", [fake])
         assert owner.execute("SELECT to_regclass(%s) IS NOT NULL", [f"pgmq.{fake}"]).fetchone()[0]
     finally:
