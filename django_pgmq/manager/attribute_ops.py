@@ -7,11 +7,14 @@ a queue, run retention, and redrive a dead-letter queue.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from ..names import validate_queue_name
 from .plumbing import Base, _dump, _json
+
+logger = logging.getLogger(__name__)
 
 # The keys the SQL API knows (it checks their values; kept here for help texts).
 ATTRIBUTE_KEYS = (
@@ -77,7 +80,9 @@ class AttributeOps(Base):
         self, dead_letter_queue: str, *, conditional: dict | None = None, limit: int | None = None
     ) -> dict[str, int]:
         """Move dead letters back to the queues they came from (those whose message
-        contains ``conditional``, at most ``limit``); returns how many went to each queue."""
+        contains ``conditional``, at most ``limit``); returns how many went to each queue.
+
+        Messages naming an invalid or missing queue stay, logged as a warning."""
         validate_queue_name(dead_letter_queue)
         params = {
             "queue": dead_letter_queue,
@@ -85,4 +90,13 @@ class AttributeOps(Base):
             "limit": limit,
         }
         rows = self._fetch("redrive", params, dead_letter_queue)
-        return {name: int(moved) for name, moved in rows}
+        for name, _moved, skipped in rows:
+            if skipped:  # the SQL left them in the dead-letter queue (and sent a NOTICE)
+                logger.warning(
+                    'redrive of "%s": %d message(s) name queue %s in their dead_letter header, '
+                    "not a valid or existing queue; they stay",
+                    dead_letter_queue,
+                    skipped,
+                    "(none)" if name is None else f'"{name}"',
+                )
+        return {name: int(moved) for name, moved, skipped in rows if not skipped}

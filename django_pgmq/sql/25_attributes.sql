@@ -711,33 +711,55 @@ $fn$;
 -- Move dead letters back to the queues they came from (headers "dead_letter" -> "queue"),
 -- like SQS's redrive: those whose message contains conditional, at most max_messages
 -- (NULL: all), oldest first. Each goes back as a new message, visible at once, without
--- its "dead_letter" header. Messages whose source queue no longer exists stay. Rows
--- another transaction holds are skipped, so concurrent redrives never move one twice.
+-- its "dead_letter" header. Rows another transaction holds are skipped, so concurrent
+-- redrives never move one twice. Messages whose header names no queue, an invalid name
+-- or a queue that does not exist stay where they are and are reported, never an error
+-- for the whole dead-letter queue: one row per such name (source_queue as written, NULL
+-- when none) with moved 0 and skipped = how many, and a NOTICE.
 CREATE FUNCTION pgmq.redrive(
     dead_letter_queue text, conditional jsonb DEFAULT '{}', max_messages integer DEFAULT NULL
 )
-RETURNS TABLE(source_queue text, moved bigint)
+RETURNS TABLE(source_queue text, moved bigint, skipped bigint)
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
     dlq_table text := pgmq.format_table_name(pgmq._require_queue(dead_letter_queue), 'q');
     source text;
+    waiting bigint;
+    target text;
     budget integer := max_messages;
 BEGIN
     IF max_messages IS NOT NULL AND max_messages < 0 THEN
         RAISE EXCEPTION 'max_messages must be zero or more, got: %', max_messages
             USING ERRCODE = 'PQ004';
     END IF;
-    FOR source IN EXECUTE format(
+    FOR source, waiting IN EXECUTE format(
         $q$
-        SELECT DISTINCT m.headers -> 'dead_letter' ->> 'queue' FROM pgmq.%I m
+        SELECT m.headers -> 'dead_letter' ->> 'queue', count(*) FROM pgmq.%I m
         WHERE jsonb_typeof(m.headers -> 'dead_letter') = 'object'
           AND m.message @> coalesce($1, '{}'::jsonb)
+        GROUP BY 1 ORDER BY 1
         $q$, dlq_table) USING conditional
     LOOP
-        CONTINUE WHEN source IS NULL OR pgmq._stored_queue_name(source) IS NULL;
-        EXIT WHEN budget IS NOT NULL AND budget <= 0;
-        source_queue := pgmq._stored_queue_name(source);
+        target := NULL;
+        BEGIN
+            target := pgmq._stored_queue_name(source);
+        EXCEPTION WHEN SQLSTATE 'PQ001' THEN
+            target := NULL;  -- not a valid queue name: reported below
+        END;
+        IF target IS NULL THEN
+            RAISE NOTICE 'pgmq.redrive: % message(s) in "%" name queue % in their dead_letter '
+                'header, which is not a valid queue name or does not exist; they stay',
+                waiting, dead_letter_queue, coalesce(format('"%s"', source), 'NULL');
+            source_queue := source;
+            moved := 0;
+            skipped := waiting;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        CONTINUE WHEN budget IS NOT NULL AND budget <= 0;
+        skipped := 0;
+        source_queue := target;
         EXECUTE format(
             $q$
             WITH picked AS (

@@ -351,7 +351,7 @@ SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => %(attrib
 SELECT queue_name, expired, archive_deleted FROM pgmq.enforce_retention(queue_name => %(queue)s);
 
 -- name: redrive
-SELECT source_queue, moved FROM pgmq.redrive(
+SELECT source_queue, moved, skipped FROM pgmq.redrive(
     dead_letter_queue => %(queue)s, conditional => %(conditional)s::jsonb,
     max_messages => %(limit)s::integer);
 

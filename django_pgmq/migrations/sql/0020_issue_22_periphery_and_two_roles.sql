@@ -1,6 +1,7 @@
 -- 0020_issue_22_periphery_and_two_roles: issue 22 periphery and two roles
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+DROP FUNCTION IF EXISTS pgmq.redrive(text,jsonb,integer);
 
 
 
@@ -253,6 +254,79 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[]) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[]) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.redrive(dead_letter_queue text, conditional jsonb DEFAULT '{}'::jsonb, max_messages integer DEFAULT NULL::integer)
+ RETURNS TABLE(source_queue text, moved bigint, skipped bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    dlq_table text := pgmq.format_table_name(pgmq._require_queue(dead_letter_queue), 'q');
+    source text;
+    waiting bigint;
+    target text;
+    budget integer := max_messages;
+BEGIN
+    IF max_messages IS NOT NULL AND max_messages < 0 THEN
+        RAISE EXCEPTION 'max_messages must be zero or more, got: %', max_messages
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR source, waiting IN EXECUTE format(
+        $q$
+        SELECT m.headers -> 'dead_letter' ->> 'queue', count(*) FROM pgmq.%I m
+        WHERE jsonb_typeof(m.headers -> 'dead_letter') = 'object'
+          AND m.message @> coalesce($1, '{}'::jsonb)
+        GROUP BY 1 ORDER BY 1
+        $q$, dlq_table) USING conditional
+    LOOP
+        target := NULL;
+        BEGIN
+            target := pgmq._stored_queue_name(source);
+        EXCEPTION WHEN SQLSTATE 'PQ001' THEN
+            target := NULL;  -- not a valid queue name: reported below
+        END;
+        IF target IS NULL THEN
+            RAISE NOTICE 'pgmq.redrive: % message(s) in "%" name queue % in their dead_letter '
+                'header, which is not a valid queue name or does not exist; they stay',
+                waiting, dead_letter_queue, coalesce(format('"%s"', source), 'NULL');
+            source_queue := source;
+            moved := 0;
+            skipped := waiting;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        CONTINUE WHEN budget IS NOT NULL AND budget <= 0;
+        skipped := 0;
+        source_queue := target;
+        EXECUTE format(
+            $q$
+            WITH picked AS (
+                SELECT m.msg_id FROM pgmq.%1$I m
+                WHERE m.headers -> 'dead_letter' ->> 'queue' = $1
+                  AND m.message @> coalesce($2, '{}'::jsonb)
+                ORDER BY m.msg_id
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED
+            ), gone AS (
+                DELETE FROM pgmq.%1$I m WHERE m.msg_id IN (SELECT p.msg_id FROM picked p)
+                RETURNING m.msg_id, m.message, m.headers
+            ), back AS (
+                INSERT INTO pgmq.%2$I (vt, message, headers)
+                SELECT clock_timestamp(), g.message, g.headers - 'dead_letter'
+                FROM gone g ORDER BY g.msg_id
+                RETURNING 1
+            )
+            SELECT count(*) FROM back
+            $q$,
+            dlq_table, pgmq.format_table_name(source_queue, 'q'))
+        INTO moved USING source, conditional, budget;
+        budget := budget - moved;
+        RETURN NEXT;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.redrive(text,jsonb,integer) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.redrive(text,jsonb,integer) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.revoke_app_role(role name, tables regclass[] DEFAULT '{}'::regclass[])
  RETURNS void

@@ -4,6 +4,7 @@ SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._share_queue_with_owner(text);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_table(text,boolean);
 DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[]);
+DROP FUNCTION IF EXISTS pgmq.redrive(text,jsonb,integer);
 DROP FUNCTION IF EXISTS pgmq.revoke_app_role(name,regclass[]);
 
 
@@ -155,6 +156,60 @@ COMMENT ON FUNCTION pgmq._create_queue_tables(text,boolean,text,text) IS NULL;
 
 
 
+
+CREATE OR REPLACE FUNCTION pgmq.redrive(dead_letter_queue text, conditional jsonb DEFAULT '{}'::jsonb, max_messages integer DEFAULT NULL::integer)
+ RETURNS TABLE(source_queue text, moved bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    dlq_table text := pgmq.format_table_name(pgmq._require_queue(dead_letter_queue), 'q');
+    source text;
+    budget integer := max_messages;
+BEGIN
+    IF max_messages IS NOT NULL AND max_messages < 0 THEN
+        RAISE EXCEPTION 'max_messages must be zero or more, got: %', max_messages
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR source IN EXECUTE format(
+        $q$
+        SELECT DISTINCT m.headers -> 'dead_letter' ->> 'queue' FROM pgmq.%I m
+        WHERE jsonb_typeof(m.headers -> 'dead_letter') = 'object'
+          AND m.message @> coalesce($1, '{}'::jsonb)
+        $q$, dlq_table) USING conditional
+    LOOP
+        CONTINUE WHEN source IS NULL OR pgmq._stored_queue_name(source) IS NULL;
+        EXIT WHEN budget IS NOT NULL AND budget <= 0;
+        source_queue := pgmq._stored_queue_name(source);
+        EXECUTE format(
+            $q$
+            WITH picked AS (
+                SELECT m.msg_id FROM pgmq.%1$I m
+                WHERE m.headers -> 'dead_letter' ->> 'queue' = $1
+                  AND m.message @> coalesce($2, '{}'::jsonb)
+                ORDER BY m.msg_id
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED
+            ), gone AS (
+                DELETE FROM pgmq.%1$I m WHERE m.msg_id IN (SELECT p.msg_id FROM picked p)
+                RETURNING m.msg_id, m.message, m.headers
+            ), back AS (
+                INSERT INTO pgmq.%2$I (vt, message, headers)
+                SELECT clock_timestamp(), g.message, g.headers - 'dead_letter'
+                FROM gone g ORDER BY g.msg_id
+                RETURNING 1
+            )
+            SELECT count(*) FROM back
+            $q$,
+            dlq_table, pgmq.format_table_name(source_queue, 'q'))
+        INTO moved USING source, conditional, budget;
+        budget := budget - moved;
+        RETURN NEXT;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.redrive(text,jsonb,integer) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.redrive(text,jsonb,integer) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.spark_stage_abort(stage text)
  RETURNS boolean
