@@ -178,7 +178,7 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE sql
 AS $fn$
     SELECT * FROM pgmq._poll(
-        'SELECT * FROM pgmq._read_grouped($1, $2, $3, $4)',
+        'read_grouped',
         queue_name, vt, qty, mode, max_poll_seconds, poll_interval_ms);
 $fn$;
 

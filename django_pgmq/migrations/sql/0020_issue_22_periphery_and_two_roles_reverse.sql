@@ -1,6 +1,9 @@
 -- 0020_issue_22_periphery_and_two_roles: issue 22 periphery and two roles
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+DROP FUNCTION IF EXISTS pgmq._dashboard_count(text,"char",bigint,timestamp with time zone);
+DROP FUNCTION IF EXISTS pgmq._dashboard_estimate(text,"char",timestamp with time zone);
+DROP FUNCTION IF EXISTS pgmq._dashboard_table(text,"char");
 DROP FUNCTION IF EXISTS pgmq._share_queue_with_owner(text);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_table(text,boolean);
 DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[]);
@@ -77,9 +80,164 @@ $function$
 COMMENT ON FUNCTION pgmq._create_queue_tables(text,boolean,text,text) IS NULL;
 
 
+CREATE OR REPLACE FUNCTION pgmq._dashboard_count(tbl regclass, exact_limit bigint, since timestamp with time zone DEFAULT NULL::timestamp with time zone, OUT n bigint, OUT estimated boolean)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF since IS NULL THEN
+        EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s LIMIT $1) s', tbl)
+            INTO n USING exact_limit + 1;
+    ELSE
+        EXECUTE format(
+            'SELECT count(*) FROM (SELECT 1 FROM %s WHERE archived_at > $2 LIMIT $1) s', tbl
+        ) INTO n USING exact_limit + 1, since;
+    END IF;
+    estimated := n > exact_limit;
+    IF estimated THEN
+        n := greatest(n, pgmq._dashboard_estimate(tbl, since));
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dashboard_count(regclass,bigint,timestamp with time zone) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._dashboard_estimate(tbl regclass, since timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    plan json;
+BEGIN
+    IF since IS NULL THEN
+        EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s', tbl) INTO plan;
+    ELSE
+        EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s WHERE archived_at > %L', tbl, since)
+            INTO plan;
+    END IF;
+    RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric::bigint;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dashboard_estimate(regclass,timestamp with time zone) IS NULL;
+
+
+
+
+
+CREATE OR REPLACE FUNCTION pgmq._dashboard_queue_stats(queue_name text, exact_limit bigint DEFAULT 50000, max_reads integer DEFAULT NULL::integer)
+ RETURNS pgmq._dashboard_stats
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    r pgmq._dashboard_stats;
+    qtable regclass;
+    atable regclass;
+    est boolean;
+    est_names text[] := '{}';
+    future bigint;
+    future_read bigint;
+    sampled bigint;
+    s_in_flight bigint;
+    s_delayed bigint;
+    s_poison bigint;
+    oldest timestamptz;
+    newest timestamptz;
+    oldest_vt timestamptz;
+    -- The real time, not the transaction's start: a dashboard request may sit in a
+    -- transaction, and the message functions compare vt with clock_timestamp() too.
+    at timestamptz := clock_timestamp();
+BEGIN
+    IF exact_limit IS NULL OR exact_limit < 1 THEN
+        RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
+            USING ERRCODE = 'PQ004';
+    END IF;
+    r.queue_name := pgmq._require_queue(queue_name);
+    qtable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))::regclass;
+    atable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))::regclass;
+
+    SELECT c.n, c.estimated INTO r.depth, est FROM pgmq._dashboard_count(qtable, exact_limit) c;
+    IF NOT est THEN
+        -- Small table: every figure exact, in one pass.
+        EXECUTE format(
+            $q$SELECT count(*) FILTER (WHERE vt <= $2),
+                      count(*) FILTER (WHERE vt > $2 AND read_ct > 0),
+                      count(*) FILTER (WHERE vt > $2 AND read_ct = 0),
+                      count(*) FILTER (WHERE read_ct >= $1)
+               FROM %s$q$, qtable
+        ) INTO r.visible, r.in_flight, r.delayed, r.poison USING max_reads, at;
+    ELSE
+        est_names := est_names || ARRAY['depth', 'visible'];
+        -- Messages not yet visible, counted up to a limit (one pass; live tables have no
+        -- vt index, see 10_queues.sql: about 0.15 s for a million rows here).
+        EXECUTE format(
+            $q$SELECT count(*), count(*) FILTER (WHERE read_ct > 0)
+               FROM (SELECT read_ct FROM %s WHERE vt > $2 LIMIT $1) s$q$, qtable
+        ) INTO future, future_read USING exact_limit + 1, at;
+        -- One block sample of about 10,000 rows for what an index cannot answer.
+        EXECUTE format(
+            $q$SELECT count(*),
+                      count(*) FILTER (WHERE vt > $3 AND read_ct > 0),
+                      count(*) FILTER (WHERE vt > $3 AND read_ct = 0),
+                      count(*) FILTER (WHERE read_ct >= $2)
+               FROM %s TABLESAMPLE SYSTEM ($1)$q$, qtable
+        ) INTO sampled, s_in_flight, s_delayed, s_poison
+          USING least(100.0, 1000000.0 / r.depth), max_reads, at;
+        sampled := greatest(sampled, 1);
+        IF future <= exact_limit THEN
+            r.in_flight := future_read;
+            r.delayed := future - future_read;
+        ELSE
+            r.in_flight := round(r.depth::numeric * s_in_flight / sampled);
+            r.delayed := round(r.depth::numeric * s_delayed / sampled);
+            est_names := est_names || ARRAY['in_flight', 'delayed'];
+        END IF;
+        r.visible := greatest(r.depth - r.in_flight - r.delayed, 0);
+        IF max_reads IS NOT NULL THEN
+            r.poison := round(r.depth::numeric * s_poison / sampled);
+            est_names := est_names || 'poison'::text;
+        END IF;
+    END IF;
+    IF max_reads IS NULL THEN
+        r.poison := NULL;
+    END IF;
 
+    -- Ages: oldest and newest through the primary key; the oldest visible vt takes one pass.
+    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
+    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
+    EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
+    r.oldest_age_sec := extract(epoch FROM at - oldest)::integer;
+    r.newest_age_sec := extract(epoch FROM at - newest)::integer;
+    r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
 
+    SELECT c.n, c.estimated INTO r.archive_size, est FROM pgmq._dashboard_count(atable, exact_limit) c;
+    IF est THEN
+        est_names := est_names || 'archive_size'::text;
+    END IF;
+    SELECT c.n, c.estimated INTO r.archived_hour, est
+    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 hour') c;
+    IF est THEN
+        est_names := est_names || 'archived_hour'::text;
+    END IF;
+    SELECT c.n, c.estimated INTO r.archived_day, est
+    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 day') c;
+    IF est THEN
+        est_names := est_names || 'archived_day'::text;
+    END IF;
 
+    -- A plain SELECT of the sequence: its lock belongs to the caller's (sub)transaction,
+    -- where pg_sequence_last_value's is held to the end of the whole transaction.
+    EXECUTE format(
+        'SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s',
+        pg_get_serial_sequence(qtable::text, 'msg_id')
+    ) INTO r.total_messages;
+    r.total_messages := coalesce(r.total_messages, 0);
+    r.estimated := est_names;
+    RETURN r;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dashboard_queue_stats(text,bigint,integer) IS NULL;
 
 
 
@@ -120,6 +278,33 @@ COMMENT ON FUNCTION pgmq._create_queue_tables(text,boolean,text,text) IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._poll(reader text, queue_name text, vt integer, qty integer, extra text, max_poll_seconds integer, poll_interval_ms integer)
+ RETURNS SETOF pgmq.message_record
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    deadline timestamptz := clock_timestamp() + make_interval(secs => coalesce(max_poll_seconds, 0));
+    rec pgmq.message_record;
+    got boolean;
+BEGIN
+    IF poll_interval_ms IS NULL OR poll_interval_ms <= 0 THEN
+        RAISE EXCEPTION 'poll_interval_ms must be positive, got: %', coalesce(poll_interval_ms::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    LOOP
+        got := false;
+        FOR rec IN EXECUTE reader USING queue_name, vt, qty, extra LOOP
+            got := true;
+            RETURN NEXT rec;
+        END LOOP;
+        EXIT WHEN got OR clock_timestamp() >= deadline;
+        PERFORM pg_sleep(least(poll_interval_ms / 1000.0,
+                               extract(epoch FROM deadline - clock_timestamp())));
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._poll(text,text,integer,integer,text,integer,integer) IS NULL;
 
 
 
@@ -137,6 +322,16 @@ COMMENT ON FUNCTION pgmq._create_queue_tables(text,boolean,text,text) IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._read_grouped_poll(queue_name text, vt integer, qty integer, max_poll_seconds integer, poll_interval_ms integer, mode text)
+ RETURNS SETOF pgmq.message_record
+ LANGUAGE sql
+AS $function$
+    SELECT * FROM pgmq._poll(
+        'SELECT * FROM pgmq._read_grouped($1, $2, $3, $4)',
+        queue_name, vt, qty, mode, max_poll_seconds, poll_interval_ms);
+$function$
+;
+COMMENT ON FUNCTION pgmq._read_grouped_poll(text,integer,integer,integer,integer,text) IS NULL;
 
 
 
@@ -154,8 +349,17 @@ COMMENT ON FUNCTION pgmq._create_queue_tables(text,boolean,text,text) IS NULL;
 
 
 
-
-
+CREATE OR REPLACE FUNCTION pgmq.read_with_poll(queue_name text, vt integer, qty integer, max_poll_seconds integer DEFAULT 5, poll_interval_ms integer DEFAULT 100, conditional jsonb DEFAULT '{}'::jsonb)
+ RETURNS SETOF pgmq.message_record
+ LANGUAGE sql
+AS $function$
+    SELECT * FROM pgmq._poll(
+        'SELECT * FROM pgmq.read($1, $2, $3, $4::jsonb)',
+        queue_name, vt, qty, conditional::text, max_poll_seconds, poll_interval_ms);
+$function$
+;
+COMMENT ON FUNCTION pgmq.read_with_poll(text,integer,integer,integer,integer,jsonb) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.read_with_poll(text,integer,integer,integer,integer,jsonb) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.redrive(dead_letter_queue text, conditional jsonb DEFAULT '{}'::jsonb, max_messages integer DEFAULT NULL::integer)
  RETURNS TABLE(source_queue text, moved bigint)
