@@ -11,10 +11,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connections
+
 from ..names import validate_queue_name
-from .plumbing import Base, _dump, _json
+from .plumbing import Base, _check_int, _dump, _json
 
 logger = logging.getLogger(__name__)
+
+RETENTION_BATCH = 5000  # rows per statement and commit (pgmq.enforce_retention's too)
 
 # The keys the SQL API knows (it checks their values; kept here for help texts).
 ATTRIBUTE_KEYS = (
@@ -69,12 +73,34 @@ class AttributeOps(Base):
         validate_queue_name(queue)
         return [row[0] for row in self._fetch("dead_letter_sources", {"queue": queue}, queue)]
 
-    def enforce_retention(self, queue: str | None = None) -> list[RetentionResult]:
-        """Delete messages and archived rows past the queues' retention attributes."""
+    def enforce_retention(
+        self, queue: str | None = None, *, batch_size: int = RETENTION_BATCH
+    ) -> list[RetentionResult]:
+        """Delete messages and archived rows past the queues' retention attributes.
+
+        Outside a transaction each batch of ``batch_size`` rows of each queue commits on
+        its own, so deleted rows are never held locked across batches or queues (and
+        vacuum is not held back). Inside ``transaction.atomic()`` it all joins the
+        caller's transaction, as ``pgmq.enforce_retention()`` does.
+        """
         if queue is not None:
             validate_queue_name(queue)
-        rows = self._fetch("enforce_retention", {"queue": queue}, queue)
-        return [RetentionResult(*row) for row in rows]
+        if connections[self.using].in_atomic_block:
+            rows = self._fetch("enforce_retention", {"queue": queue}, queue)
+            return [RetentionResult(*row) for row in rows]
+        size = _check_int("batch_size", batch_size, 1)
+        done = []
+        for name, reported in self._fetch("retention_queues", {"queue": queue}, queue):
+            expired = archive_deleted = 0
+            while True:
+                params = {"queue": name, "batch_size": size}
+                ((gone, archived),) = self._fetch("retention_batch", params, name)
+                expired, archive_deleted = expired + gone, archive_deleted + archived
+                if gone < size and archived < size:
+                    break
+            if reported:
+                done.append(RetentionResult(name, expired, archive_deleted))
+        return done
 
     def redrive(
         self, dead_letter_queue: str, *, conditional: dict | None = None, limit: int | None = None

@@ -629,11 +629,75 @@ $fn$;
 
 -- Retention ---------------------------------------------------------------------------
 
--- Delete, in batches of batch_size rows (each batch one statement, rows locked only
--- while deleted, no table lock), a queue's live messages enqueued longer ago than its
--- message_retention, its archived rows older than its archive_retention, and its
--- deduplication ids past their window; for one queue, or every queue with attributes.
--- On a partitioned archive, pgmq.maintain_partitions keeps dropping whole partitions.
+-- One batch of a queue's retention: delete at most batch_size of its live messages
+-- enqueued longer ago than its message_retention and at most batch_size of its archived
+-- rows older than its archive_retention (rows locked only while deleted, no table lock,
+-- rows other sessions hold skipped), and its deduplication ids past their window.
+-- Returns how many of each went; fewer than batch_size of both: the queue is done.
+-- Clients that want each batch committed (manage.py pgmq_maintain, the workers'
+-- sampler) call it per queue and per batch in autocommit; pgmq.enforce_retention runs
+-- the whole loop in the caller's transaction.
+CREATE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
+RETURNS TABLE(expired bigint, archive_deleted bigint)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    attrs jsonb := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1, got %', batch_size USING ERRCODE = 'PQ004';
+    END IF;
+    expired := 0;
+    archive_deleted := 0;
+    IF attrs ? 'message_retention' THEN
+        EXECUTE format(
+            $d$
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
+                SELECT x.msg_id FROM pgmq.%1$I x
+                WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
+                ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
+            $d$, pgmq.format_table_name(stored, 'q'))
+        USING (attrs ->> 'message_retention')::integer, batch_size;
+        GET DIAGNOSTICS expired = ROW_COUNT;
+    END IF;
+    IF attrs ? 'archive_retention' THEN
+        EXECUTE format(
+            $d$
+            DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
+                SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
+                WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
+                ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+            $d$, pgmq.format_table_name(stored, 'a'))
+        USING (attrs ->> 'archive_retention')::integer, batch_size;
+        GET DIAGNOSTICS archive_deleted = ROW_COUNT;
+    END IF;
+    IF coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+        DELETE FROM pgmq.queue_deduplication d
+        WHERE d.queue_name = lower(stored)
+          AND d.sent_at < clock_timestamp()
+                          - make_interval(secs => (attrs ->> 'deduplication_window')::integer);
+    END IF;
+    RETURN NEXT;
+END
+$fn$;
+
+-- The queues retention applies to (they have a retention or deduplication attribute),
+-- and whether a run reports them (message_retention or archive_retention).
+CREATE FUNCTION pgmq._retention_queues(only_queue text DEFAULT NULL)
+RETURNS TABLE(queue_name text, reported boolean)
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT a.queue_name::text, a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
+    FROM pgmq.queue_attributes a
+    WHERE (only_queue IS NULL OR lower(a.queue_name) = lower(only_queue))
+      AND (a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
+           OR coalesce((a.attributes ->> 'deduplication_window')::integer, 0) > 0)
+    ORDER BY a.queue_name;
+$fn$;
+
+-- Every batch of retention for one queue, or every queue with attributes, in the
+-- caller's transaction (see pgmq._retention_batch for the committed way).
 CREATE FUNCTION pgmq._enforce_retention(only_queue text)
 RETURNS TABLE(queue text, expired bigint, archive_deleted bigint)
 LANGUAGE plpgsql
@@ -641,57 +705,22 @@ AS $fn$
 DECLARE
     batch_size constant integer := 5000;
     q record;
-    n bigint;
+    b record;
 BEGIN
     IF only_queue IS NOT NULL THEN
         PERFORM pgmq._require_queue(only_queue);
     END IF;
-    FOR q IN
-        SELECT a.queue_name::text AS name, a.attributes AS attrs
-        FROM pgmq.queue_attributes a
-        WHERE only_queue IS NULL OR lower(a.queue_name) = lower(only_queue)
-        ORDER BY a.queue_name
-    LOOP
-        queue := q.name;
+    FOR q IN SELECT * FROM pgmq._retention_queues(only_queue) LOOP
+        queue := q.queue_name;
         expired := 0;
         archive_deleted := 0;
-        IF q.attrs ? 'message_retention' THEN
-            LOOP
-                EXECUTE format(
-                    $d$
-                    DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
-                        SELECT x.msg_id FROM pgmq.%1$I x
-                        WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
-                        ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
-                    $d$, pgmq.format_table_name(q.name, 'q'))
-                USING (q.attrs ->> 'message_retention')::integer, batch_size;
-                GET DIAGNOSTICS n = ROW_COUNT;
-                expired := expired + n;
-                EXIT WHEN n < batch_size;
-            END LOOP;
-        END IF;
-        IF q.attrs ? 'archive_retention' THEN
-            LOOP
-                EXECUTE format(
-                    $d$
-                    DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
-                        SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
-                        WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
-                        ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-                    $d$, pgmq.format_table_name(q.name, 'a'))
-                USING (q.attrs ->> 'archive_retention')::integer, batch_size;
-                GET DIAGNOSTICS n = ROW_COUNT;
-                archive_deleted := archive_deleted + n;
-                EXIT WHEN n < batch_size;
-            END LOOP;
-        END IF;
-        IF coalesce((q.attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
-            DELETE FROM pgmq.queue_deduplication d
-            WHERE d.queue_name = lower(q.name)
-              AND d.sent_at < clock_timestamp()
-                              - make_interval(secs => (q.attrs ->> 'deduplication_window')::integer);
-        END IF;
-        IF q.attrs ? 'message_retention' OR q.attrs ? 'archive_retention' THEN
+        LOOP
+            SELECT * INTO b FROM pgmq._retention_batch(q.queue_name, batch_size);
+            expired := expired + b.expired;
+            archive_deleted := archive_deleted + b.archive_deleted;
+            EXIT WHEN b.expired < batch_size AND b.archive_deleted < batch_size;
+        END LOOP;
+        IF q.reported THEN
             RETURN NEXT;
         END IF;
     END LOOP;

@@ -366,3 +366,10 @@ SELECT pgmq.grant_app_role(role => %(role)s, create_queues => %(create_queues)s,
 
 -- name: revoke_app_role
 SELECT pgmq.revoke_app_role(role => %(role)s, tables => %(tables)s::regclass[]);
+
+-- name: retention_queues
+SELECT queue_name, reported FROM pgmq._retention_queues(only_queue => %(queue)s);
+
+-- name: retention_batch
+SELECT expired, archive_deleted FROM pgmq._retention_batch(
+    queue_name => %(queue)s, batch_size => %(batch_size)s);

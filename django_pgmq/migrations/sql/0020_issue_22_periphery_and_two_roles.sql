@@ -272,6 +272,36 @@ COMMENT ON FUNCTION pgmq._dashboard_table(text,"char") IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._enforce_retention(only_queue text)
+ RETURNS TABLE(queue text, expired bigint, archive_deleted bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    batch_size constant integer := 5000;
+    q record;
+    b record;
+BEGIN
+    IF only_queue IS NOT NULL THEN
+        PERFORM pgmq._require_queue(only_queue);
+    END IF;
+    FOR q IN SELECT * FROM pgmq._retention_queues(only_queue) LOOP
+        queue := q.queue_name;
+        expired := 0;
+        archive_deleted := 0;
+        LOOP
+            SELECT * INTO b FROM pgmq._retention_batch(q.queue_name, batch_size);
+            expired := expired + b.expired;
+            archive_deleted := archive_deleted + b.archive_deleted;
+            EXIT WHEN b.expired < batch_size AND b.archive_deleted < batch_size;
+        END LOOP;
+        IF q.reported THEN
+            RETURN NEXT;
+        END IF;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._enforce_retention(text) IS NULL;
 
 
 
@@ -366,6 +396,68 @@ $function$
 COMMENT ON FUNCTION pgmq._read_grouped_poll(text,integer,integer,integer,integer,text) IS NULL;
 
 
+
+CREATE OR REPLACE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
+ RETURNS TABLE(expired bigint, archive_deleted bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    attrs jsonb := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1, got %', batch_size USING ERRCODE = 'PQ004';
+    END IF;
+    expired := 0;
+    archive_deleted := 0;
+    IF attrs ? 'message_retention' THEN
+        EXECUTE format(
+            $d$
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
+                SELECT x.msg_id FROM pgmq.%1$I x
+                WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
+                ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
+            $d$, pgmq.format_table_name(stored, 'q'))
+        USING (attrs ->> 'message_retention')::integer, batch_size;
+        GET DIAGNOSTICS expired = ROW_COUNT;
+    END IF;
+    IF attrs ? 'archive_retention' THEN
+        EXECUTE format(
+            $d$
+            DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
+                SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
+                WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
+                ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+            $d$, pgmq.format_table_name(stored, 'a'))
+        USING (attrs ->> 'archive_retention')::integer, batch_size;
+        GET DIAGNOSTICS archive_deleted = ROW_COUNT;
+    END IF;
+    IF coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+        DELETE FROM pgmq.queue_deduplication d
+        WHERE d.queue_name = lower(stored)
+          AND d.sent_at < clock_timestamp()
+                          - make_interval(secs => (attrs ->> 'deduplication_window')::integer);
+    END IF;
+    RETURN NEXT;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._retention_batch(text,integer) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._retention_queues(only_queue text DEFAULT NULL::text)
+ RETURNS TABLE(queue_name text, reported boolean)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT a.queue_name::text, a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
+    FROM pgmq.queue_attributes a
+    WHERE (only_queue IS NULL OR lower(a.queue_name) = lower(only_queue))
+      AND (a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
+           OR coalesce((a.attributes ->> 'deduplication_window')::integer, 0) > 0)
+    ORDER BY a.queue_name;
+$function$
+;
+COMMENT ON FUNCTION pgmq._retention_queues(text) IS NULL;
 
 
 

@@ -4,6 +4,8 @@ SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._dashboard_count(text,"char",bigint,timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._dashboard_estimate(text,"char",timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._dashboard_table(text,"char");
+DROP FUNCTION IF EXISTS pgmq._retention_batch(text,integer);
+DROP FUNCTION IF EXISTS pgmq._retention_queues(text);
 DROP FUNCTION IF EXISTS pgmq._share_queue_with_owner(text);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_table(text,boolean);
 DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[]);
@@ -251,6 +253,71 @@ COMMENT ON FUNCTION pgmq._dashboard_queue_stats(text,bigint,integer) IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._enforce_retention(only_queue text)
+ RETURNS TABLE(queue text, expired bigint, archive_deleted bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    batch_size constant integer := 5000;
+    q record;
+    n bigint;
+BEGIN
+    IF only_queue IS NOT NULL THEN
+        PERFORM pgmq._require_queue(only_queue);
+    END IF;
+    FOR q IN
+        SELECT a.queue_name::text AS name, a.attributes AS attrs
+        FROM pgmq.queue_attributes a
+        WHERE only_queue IS NULL OR lower(a.queue_name) = lower(only_queue)
+        ORDER BY a.queue_name
+    LOOP
+        queue := q.name;
+        expired := 0;
+        archive_deleted := 0;
+        IF q.attrs ? 'message_retention' THEN
+            LOOP
+                EXECUTE format(
+                    $d$
+                    DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
+                        SELECT x.msg_id FROM pgmq.%1$I x
+                        WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
+                        ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
+                    $d$, pgmq.format_table_name(q.name, 'q'))
+                USING (q.attrs ->> 'message_retention')::integer, batch_size;
+                GET DIAGNOSTICS n = ROW_COUNT;
+                expired := expired + n;
+                EXIT WHEN n < batch_size;
+            END LOOP;
+        END IF;
+        IF q.attrs ? 'archive_retention' THEN
+            LOOP
+                EXECUTE format(
+                    $d$
+                    DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
+                        SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
+                        WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
+                        ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                    $d$, pgmq.format_table_name(q.name, 'a'))
+                USING (q.attrs ->> 'archive_retention')::integer, batch_size;
+                GET DIAGNOSTICS n = ROW_COUNT;
+                archive_deleted := archive_deleted + n;
+                EXIT WHEN n < batch_size;
+            END LOOP;
+        END IF;
+        IF coalesce((q.attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+            DELETE FROM pgmq.queue_deduplication d
+            WHERE d.queue_name = lower(q.name)
+              AND d.sent_at < clock_timestamp()
+                              - make_interval(secs => (q.attrs ->> 'deduplication_window')::integer);
+        END IF;
+        IF q.attrs ? 'message_retention' OR q.attrs ? 'archive_retention' THEN
+            RETURN NEXT;
+        END IF;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._enforce_retention(text) IS NULL;
 
 
 
