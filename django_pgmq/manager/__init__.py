@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .async_ops import AsyncOps
 from .attribute_ops import AttributeOps
+from .index_ops import IndexOps
 from .message_ops import MessageOps
 from .notify_ops import NotifyOps
 from .partition_ops import PartitionOps
@@ -28,6 +29,7 @@ class QueueManager(
     RoutingOps,
     PartitionOps,
     RoleOps,
+    IndexOps,
     AsyncOps,
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).

@@ -55,10 +55,15 @@ class AttributeOps(Base):
         """Merge attributes into the queue's (``None`` removes one); returns the whole set.
 
         A bad key or value raises `InvalidArgument` naming it, and changes nothing.
+        Turning ``priorities`` on wants the priority index: it is built concurrently
+        once this commits (sends never wait for it; reads work meanwhile).
         """
         validate_queue_name(queue)
         params = {"queue": queue, "attributes": _dump(attributes, "attributes", queue)}
-        return _json(self._fetch("set_queue_attributes", params, queue)[0][0])
+        merged = _json(self._fetch("set_queue_attributes", params, queue)[0][0])
+        if attributes.get("priorities") is True:
+            self.build_indexes_after_commit()  # type: ignore[attr-defined]
+        return merged
 
     def pause_queue(self, queue: str) -> dict[str, Any]:
         """Stop reads (read, pop, the FIFO readers) from returning messages; sends go on."""

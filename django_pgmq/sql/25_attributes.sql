@@ -202,11 +202,10 @@ BEGIN
         PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
     END IF;
     qtable := pgmq.format_table_name(stored, 'q');
-    IF (merged -> 'priorities') = 'true'::jsonb
-       AND to_regclass(format('pgmq.%I', qtable || '_priority')) IS NULL THEN
-        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id.
-        EXECUTE format('CREATE INDEX %I ON pgmq.%I (pgmq._task_priority(headers) DESC, msg_id)',
-                       qtable || '_priority', qtable);
+    IF (merged -> 'priorities') = 'true'::jsonb THEN
+        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id,
+        -- built CONCURRENTLY after the commit (sql/22_index_builds.sql).
+        PERFORM pgmq._want_queue_index(stored, 'priority');
     END IF;
     IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
         DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);

@@ -373,3 +373,6 @@ SELECT queue_name, reported FROM pgmq._retention_queues(only_queue => %(queue)s)
 -- name: retention_batch
 SELECT expired, archive_deleted FROM pgmq._retention_batch(
     queue_name => %(queue)s, batch_size => %(batch_size)s);
+
+-- name: create_fifo_index
+SELECT pgmq.create_fifo_index(queue_name => %(queue)s);

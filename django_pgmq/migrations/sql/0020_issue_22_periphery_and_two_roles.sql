@@ -1,9 +1,27 @@
 -- 0020_issue_22_periphery_and_two_roles: issue 22 periphery and two roles
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+-- BY HAND: the indexes queues want, built CONCURRENTLY outside transactions
+-- (sql/22_index_builds.sql); its constraints are added below.
+CREATE TABLE pgmq.queue_index_wanted (
+    index_name text NOT NULL,
+    queue_name text NOT NULL,
+    kind text NOT NULL,
+    wanted_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE pgmq.queue_index_wanted IS
+    'Per-queue indexes wanted and not yet built CONCURRENTLY (see pgmq.pending_indexes())';
 DROP FUNCTION IF EXISTS pgmq._dashboard_count(regclass,bigint,timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._dashboard_estimate(regclass,timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq.redrive(text,jsonb,integer);
+
+ALTER TABLE pgmq.queue_index_wanted ADD CONSTRAINT queue_index_wanted_kind_check CHECK ((kind = ANY (ARRAY['priority'::text, 'fifo'::text])));
+
+
+ALTER TABLE pgmq.queue_index_wanted ADD CONSTRAINT queue_index_wanted_pkey PRIMARY KEY (index_name);
+
+
+
 
 
 
@@ -271,6 +289,25 @@ COMMENT ON FUNCTION pgmq._dashboard_table(text,"char") IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._enable_task_queue(queue_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    built boolean;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
+        PERFORM pgmq."create"(queue_name);
+    END IF;
+    built := pgmq._want_queue_index(queue_name, 'priority');
+    -- age(xmin) is 0 for a row this transaction wrote.
+    RETURN (SELECT age(m.xmin) > 0 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1))
+       AND (built OR (SELECT age(w.xmin) > 0 FROM pgmq.queue_index_wanted w
+                      WHERE w.index_name = pgmq._queue_index_name($1, 'priority')));
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._enable_task_queue(text) IS NULL;
 
 CREATE OR REPLACE FUNCTION pgmq._enforce_retention(only_queue text)
  RETURNS TABLE(queue text, expired bigint, archive_deleted bigint)
@@ -369,6 +406,17 @@ $function$
 COMMENT ON FUNCTION pgmq._poll(text,text,integer,integer,text,integer,integer) IS NULL;
 
 
+
+CREATE OR REPLACE FUNCTION pgmq._queue_index_name(queue_name text, kind text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    SELECT pgmq.format_table_name(queue_name, 'q')
+           || CASE kind WHEN 'priority' THEN '_priority' WHEN 'fifo' THEN '_fifo_idx' END;
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_index_name(text,text) IS NULL;
 
 
 
@@ -532,6 +580,43 @@ COMMENT ON FUNCTION pgmq._spark_stage_table(text,boolean) IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._want_queue_index(queue_name text, kind text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    wanted text := pgmq._queue_index_name(stored, kind);
+BEGIN
+    IF kind IS NULL OR kind NOT IN ('priority', 'fifo') THEN
+        RAISE EXCEPTION 'index kind must be priority or fifo, got %', coalesce(kind, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_index i WHERE i.indexrelid = to_regclass(format('pgmq.%I', wanted))
+               AND i.indisvalid) THEN
+        RETURN true;
+    END IF;
+    INSERT INTO pgmq.queue_index_wanted (index_name, queue_name, kind)
+    VALUES (wanted, stored, kind)
+    ON CONFLICT (index_name) DO NOTHING;
+    RETURN false;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._want_queue_index(text,text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.create_fifo_index(queue_name text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    PERFORM pgmq._want_queue_index(queue_name, 'fifo');
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.create_fifo_index(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.create_fifo_index(text) TO PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq.grant_app_role(role name, create_queues boolean DEFAULT false, tables regclass[] DEFAULT '{}'::regclass[])
  RETURNS void
  LANGUAGE plpgsql
@@ -567,6 +652,32 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[]) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[]) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.pending_indexes()
+ RETURNS TABLE(queue_name text, index_name text, kind text, invalid boolean, drop_statement text, statement text)
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM pgmq.queue_index_wanted w
+    WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = w.queue_name)
+       OR EXISTS (SELECT 1 FROM pg_index i
+                  WHERE i.indexrelid = to_regclass(format('pgmq.%I', w.index_name))
+                    AND i.indisvalid);
+    RETURN QUERY
+    SELECT w.queue_name, w.index_name, w.kind,
+           to_regclass(format('pgmq.%I', w.index_name)) IS NOT NULL,
+           format('DROP INDEX CONCURRENTLY IF EXISTS pgmq.%I', w.index_name),
+           format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON pgmq.%I (%s)',
+                  w.index_name, pgmq.format_table_name(w.queue_name, 'q'),
+                  CASE w.kind WHEN 'priority' THEN 'pgmq._task_priority(headers) DESC, msg_id'
+                              WHEN 'fifo' THEN 'pgmq._fifo_group(headers), msg_id' END)
+    FROM pgmq.queue_index_wanted w
+    ORDER BY w.wanted_at, w.index_name;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.pending_indexes() IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.pending_indexes() TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.read_with_poll(queue_name text, vt integer, qty integer, max_poll_seconds integer DEFAULT 5, poll_interval_ms integer DEFAULT 100, conditional jsonb DEFAULT '{}'::jsonb)
  RETURNS SETOF pgmq.message_record
@@ -677,6 +788,70 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.revoke_app_role(name,regclass[]) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.revoke_app_role(name,regclass[]) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.set_queue_attributes(queue_name text, attributes jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    old jsonb;
+    merged jsonb;
+    k text;
+    qtable text;
+BEGIN
+    IF attributes IS NULL OR jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'queue "%": attributes must be a JSON object, got %', stored,
+            coalesce(attributes::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR k IN SELECT jsonb_object_keys(attributes) LOOP
+        IF NOT EXISTS (SELECT 1 FROM pgmq._queue_attribute_rules() r WHERE r.key = k) THEN
+            PERFORM pgmq._bad_queue_attribute(stored, k, attributes -> k);
+        END IF;
+    END LOOP;
+    PERFORM pgmq.acquire_queue_lock(stored);
+    old := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+    merged := jsonb_strip_nulls(old || attributes);
+    PERFORM pgmq._check_queue_attributes(stored, merged);
+    IF merged = old THEN
+        RETURN merged;
+    END IF;
+
+    IF merged ? 'dead_letter_queue'
+       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m
+                       WHERE lower(m.queue_name) = lower(merged ->> 'dead_letter_queue')) THEN
+        PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
+    END IF;
+    qtable := pgmq.format_table_name(stored, 'q');
+    IF (merged -> 'priorities') = 'true'::jsonb THEN
+        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id,
+        -- built CONCURRENTLY after the commit (sql/22_index_builds.sql).
+        PERFORM pgmq._want_queue_index(stored, 'priority');
+    END IF;
+    IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
+        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);
+    END IF;
+
+    IF merged = '{}'::jsonb THEN
+        DELETE FROM pgmq.queue_attributes a WHERE a.queue_name = stored;
+    ELSE
+        INSERT INTO pgmq.queue_attributes AS a (queue_name, attributes)
+        VALUES (stored, merged)
+        ON CONFLICT ON CONSTRAINT queue_attributes_pkey
+        DO UPDATE SET attributes = excluded.attributes, updated_at = now();
+    END IF;
+    -- A hot queue's access function holds the statements: write it again.
+    IF to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(stored, '_ops'))) IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
+        PERFORM pgmq._install_queue_ops(stored);
+    END IF;
+    RETURN merged;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.set_queue_attributes(text,jsonb) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.set_queue_attributes(text,jsonb) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.spark_stage_abort(stage text)
  RETURNS boolean
@@ -825,6 +1000,7 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.spark_stage_drop_stale(interval) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.spark_stage_drop_stale(interval) TO PUBLIC;
+
 -- BY HAND: the `_`-prefixed helpers are not executable by PUBLIC, by rule (whatever
 -- helpers exist when this runs; a list of names would break when another migration of
 -- the same release adds or removes one).

@@ -4,11 +4,14 @@ SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._dashboard_count(text,"char",bigint,timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._dashboard_estimate(text,"char",timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._dashboard_table(text,"char");
+DROP FUNCTION IF EXISTS pgmq._queue_index_name(text,text);
 DROP FUNCTION IF EXISTS pgmq._retention_batch(text,integer);
 DROP FUNCTION IF EXISTS pgmq._retention_queues(text);
 DROP FUNCTION IF EXISTS pgmq._share_queue_with_owner(text);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_table(text,boolean);
+DROP FUNCTION IF EXISTS pgmq._want_queue_index(text,text);
 DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[]);
+DROP FUNCTION IF EXISTS pgmq.pending_indexes();
 DROP FUNCTION IF EXISTS pgmq.redrive(text,jsonb,integer);
 DROP FUNCTION IF EXISTS pgmq.revoke_app_role(name,regclass[]);
 
@@ -252,6 +255,36 @@ COMMENT ON FUNCTION pgmq._dashboard_queue_stats(text,bigint,integer) IS NULL;
 
 
 
+CREATE OR REPLACE FUNCTION pgmq._enable_task_queue(queue_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text;
+    qtable text;
+    made_by_xid xid;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
+        PERFORM pgmq."create"(queue_name);
+    END IF;
+    stored := pgmq._require_queue(queue_name);
+    qtable := pgmq.format_table_name(stored, 'q');
+    SELECT c.xmin INTO made_by_xid
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'pgmq' AND c.relname = qtable || '_priority';
+    IF made_by_xid IS NOT NULL THEN
+        RETURN age(made_by_xid) > 0;  -- 0: made by this transaction
+    END IF;
+    EXECUTE format(
+        'CREATE INDEX %I ON pgmq.%I (pgmq._task_priority(headers) DESC, msg_id)',
+        qtable || '_priority',
+        qtable
+    );
+    RETURN false;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._enable_task_queue(text) IS NULL;
 
 CREATE OR REPLACE FUNCTION pgmq._enforce_retention(only_queue text)
  RETURNS TABLE(queue text, expired bigint, archive_deleted bigint)
@@ -416,6 +449,24 @@ COMMENT ON FUNCTION pgmq._read_grouped_poll(text,integer,integer,integer,integer
 
 
 
+CREATE OR REPLACE FUNCTION pgmq.create_fifo_index(queue_name text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+BEGIN
+    PERFORM pgmq._require_queue(queue_name);
+    EXECUTE format(
+        'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (pgmq._fifo_group(headers), msg_id)',
+        qtable || '_fifo_idx', qtable
+    );
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.create_fifo_index(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.create_fifo_index(text) TO PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq.read_with_poll(queue_name text, vt integer, qty integer, max_poll_seconds integer DEFAULT 5, poll_interval_ms integer DEFAULT 100, conditional jsonb DEFAULT '{}'::jsonb)
  RETURNS SETOF pgmq.message_record
  LANGUAGE sql
@@ -481,6 +532,71 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.redrive(text,jsonb,integer) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.redrive(text,jsonb,integer) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.set_queue_attributes(queue_name text, attributes jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    old jsonb;
+    merged jsonb;
+    k text;
+    qtable text;
+BEGIN
+    IF attributes IS NULL OR jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'queue "%": attributes must be a JSON object, got %', stored,
+            coalesce(attributes::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR k IN SELECT jsonb_object_keys(attributes) LOOP
+        IF NOT EXISTS (SELECT 1 FROM pgmq._queue_attribute_rules() r WHERE r.key = k) THEN
+            PERFORM pgmq._bad_queue_attribute(stored, k, attributes -> k);
+        END IF;
+    END LOOP;
+    PERFORM pgmq.acquire_queue_lock(stored);
+    old := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+    merged := jsonb_strip_nulls(old || attributes);
+    PERFORM pgmq._check_queue_attributes(stored, merged);
+    IF merged = old THEN
+        RETURN merged;
+    END IF;
+
+    IF merged ? 'dead_letter_queue'
+       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m
+                       WHERE lower(m.queue_name) = lower(merged ->> 'dead_letter_queue')) THEN
+        PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
+    END IF;
+    qtable := pgmq.format_table_name(stored, 'q');
+    IF (merged -> 'priorities') = 'true'::jsonb
+       AND to_regclass(format('pgmq.%I', qtable || '_priority')) IS NULL THEN
+        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id.
+        EXECUTE format('CREATE INDEX %I ON pgmq.%I (pgmq._task_priority(headers) DESC, msg_id)',
+                       qtable || '_priority', qtable);
+    END IF;
+    IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
+        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);
+    END IF;
+
+    IF merged = '{}'::jsonb THEN
+        DELETE FROM pgmq.queue_attributes a WHERE a.queue_name = stored;
+    ELSE
+        INSERT INTO pgmq.queue_attributes AS a (queue_name, attributes)
+        VALUES (stored, merged)
+        ON CONFLICT ON CONSTRAINT queue_attributes_pkey
+        DO UPDATE SET attributes = excluded.attributes, updated_at = now();
+    END IF;
+    -- A hot queue's access function holds the statements: write it again.
+    IF to_regproc('pgmq.' || quote_ident(pgmq.format_table_name(stored, '_ops'))) IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
+        PERFORM pgmq._install_queue_ops(stored);
+    END IF;
+    RETURN merged;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.set_queue_attributes(text,jsonb) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.set_queue_attributes(text,jsonb) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.spark_stage_abort(stage text)
  RETURNS boolean
@@ -612,6 +728,7 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.spark_stage_drop_stale(interval) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.spark_stage_drop_stale(interval) TO PUBLIC;
+
 -- BY HAND: the `_`-prefixed helpers are executable by PUBLIC again, as before, by rule.
 DO $by_hand$
 DECLARE
@@ -641,3 +758,5 @@ BEGIN
     END LOOP;
 END
 $by_hand_sequences$;
+-- BY HAND: the table of wanted indexes goes.
+DROP TABLE pgmq.queue_index_wanted;
