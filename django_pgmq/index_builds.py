@@ -45,30 +45,41 @@ def build_pending(using: str) -> list[str]:
 
     params: dict[str, Any] = connection_params(using)
     params["application_name"] = "django-pgmq index build"
-    built: list[str] = []
     with psycopg.connect(**params) as conn:
-        for queue, index, kind, invalid in conn.execute(_PENDING).fetchall():
-            locked = conn.execute(_LOCK, [index]).fetchone()
-            if not (locked and locked[0]):
-                continue  # another session is building it
-            try:
-                if invalid:  # left by a failed build: drop it, then build again
-                    conn.execute(
-                        sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(
-                            sql.Identifier("pgmq", index)
-                        )
-                    )
+        return _build_on(conn)
+
+
+def build_pending_dsn(dsn: str) -> list[str]:
+    """`build_pending` on the database a libpq connection string names (no Django alias)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return _build_on(conn)
+
+
+def _build_on(conn: psycopg.Connection) -> list[str]:
+    """Build the wanted indexes on ``conn`` (autocommit); the names of those built."""
+    built: list[str] = []
+    for queue, index, kind, invalid in conn.execute(_PENDING).fetchall():
+        locked = conn.execute(_LOCK, [index]).fetchone()
+        if not (locked and locked[0]):
+            continue  # another session is building it
+        try:
+            if invalid:  # left by a failed build: drop it, then build again
                 conn.execute(
-                    sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON {} ({})").format(
-                        sql.Identifier(index),
-                        sql.Identifier("pgmq", table_name(queue)),
-                        EXPRESSIONS[kind],
+                    sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(
+                        sql.Identifier("pgmq", index)
                     )
                 )
-                built.append(index)
-            finally:
-                conn.execute(_UNLOCK, [index])
-        conn.execute(_PENDING).fetchall()  # clears the rows of the indexes just built
+            conn.execute(
+                sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON {} ({})").format(
+                    sql.Identifier(index),
+                    sql.Identifier("pgmq", table_name(queue)),
+                    EXPRESSIONS[kind],
+                )
+            )
+            built.append(index)
+        finally:
+            conn.execute(_UNLOCK, [index])
+    conn.execute(_PENDING).fetchall()  # clears the rows of the indexes just built
     return built
 
 
