@@ -46,17 +46,17 @@ def build_pending(using: str) -> list[str]:
     params: dict[str, Any] = connection_params(using)
     params["application_name"] = "django-pgmq index build"
     with psycopg.connect(**params) as conn:
-        return _build_on(conn)
+        return build_on(conn)
 
 
 def build_pending_dsn(dsn: str) -> list[str]:
     """`build_pending` on the database a libpq connection string names (no Django alias)."""
     with psycopg.connect(dsn, autocommit=True) as conn:
-        return _build_on(conn)
+        return build_on(conn)
 
 
-def _build_on(conn: psycopg.Connection) -> list[str]:
-    """Build the wanted indexes on ``conn`` (autocommit); the names of those built."""
+def build_on(conn: psycopg.Connection) -> list[str]:
+    """Build the wanted indexes on ``conn`` (in autocommit); the names of those built."""
     built: list[str] = []
     for queue, index, kind, invalid in conn.execute(_PENDING).fetchall():
         locked = conn.execute(_LOCK, [index]).fetchone()
