@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import (
     FeatureNotAvailable,
+    InsufficientPrivilege,
     InvalidArgument,
     InvalidPayload,
     InvalidQueueName,
@@ -85,6 +86,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "FeatureNotAvailable",
+    "InsufficientPrivilege",
     "InvalidArgument",
     "InvalidPayload",
     "InvalidQueueName",
