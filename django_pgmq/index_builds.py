@@ -7,7 +7,9 @@ runs ``CREATE INDEX CONCURRENTLY IF NOT EXISTS`` on a connection of its own, in
 autocommit: right after the commit that wanted one (in a background thread), from
 every worker now and then, and from ``manage.py pgmq_maintain``. An index left invalid
 by a failed build is dropped (concurrently) and built again. One session builds a
-given index at a time (an advisory lock); the others skip it.
+given index at a time (an advisory lock); the others skip it. A role builds only the
+indexes of tables it owns: an application role's wishes on the owner's queues wait for
+the owner's ``pgmq_maintain`` (or a worker running as the owner).
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ EXPRESSIONS = {
     "priority": sql.SQL("pgmq._task_priority(headers) DESC, msg_id"),
     "fifo": sql.SQL("pgmq._fifo_group(headers), msg_id"),
 }
-_PENDING = "SELECT queue_name, index_name, kind, invalid FROM pgmq.pending_indexes()"
+# Only indexes this role may build: on tables it owns (or whose owner it is a member of).
+_PENDING = """
+SELECT p.queue_name, p.index_name, p.kind, p.invalid FROM pgmq.pending_indexes() p
+WHERE pg_has_role((SELECT c.relowner FROM pg_class c
+                   WHERE c.oid = format('pgmq.%I', pgmq.format_table_name(p.queue_name, 'q'))
+                                 ::regclass), 'USAGE')
+"""
 _LOCK = "SELECT pg_try_advisory_lock(hashtext('pgmq.index_build.' || %s))"
 _UNLOCK = "SELECT pg_advisory_unlock(hashtext('pgmq.index_build.' || %s))"
 
