@@ -373,3 +373,24 @@ def test_a_changed_function_a_queue_index_uses_comes_with_a_reindex(pg_dsn):
         ).fetchone()
         assert before != after  # rebuilt
         assert sqlschema.differences(sqlschema.signature(target), sqlschema.signature(live)) == []
+
+
+def test_who_may_run_a_helper_is_compared_and_written_without_its_body(pg_dsn):
+    """A helper left executable by PUBLIC is a difference; make writes the REVOKE alone."""
+    opened = [
+        *sqlmigrate.live_sql(),
+        "GRANT EXECUTE ON FUNCTION pgmq._require_queue(text) TO PUBLIC;",
+    ]
+    with (
+        sqlmigrate.scratch_database(pg_dsn, opened) as migrated,
+        sqlmigrate.scratch_database(pg_dsn, sqlmigrate.live_sql()) as live,
+    ):
+        found = sqlschema.differences(sqlschema.signature(live), sqlschema.signature(migrated))
+        forward = sqlmigrate.step(migrated, live)
+    assert [line.split("\n")[0] for line in found] == [
+        "differs: function pgmq._require_queue(queue_name text)"
+    ]
+    assert forward.sql.splitlines()[1:] == [
+        "REVOKE EXECUTE ON FUNCTION pgmq._require_queue(text) FROM PUBLIC;",
+        "",
+    ]
