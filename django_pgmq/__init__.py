@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import (
     FeatureNotAvailable,
+    InsufficientPrivilege,
     InvalidArgument,
     InvalidPayload,
     InvalidQueueName,
@@ -93,6 +94,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "FeatureNotAvailable",
+    "InsufficientPrivilege",
     "InvalidArgument",
     "InvalidPayload",
     "InvalidQueueName",

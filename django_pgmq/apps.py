@@ -14,11 +14,15 @@ class DjangoPgmqConfig(AppConfig):
     def ready(self) -> None:
         from . import conf  # noqa: F401  (registers the settings checks)
         from .notify import hook_pgtrigger_command
-        from .schema_guard import refuse_foreign_schema
+        from .schema_guard import refuse_dropping_attributes, refuse_foreign_schema
 
         # Before any migration runs: never install over, upgrade or drop a pgmq schema
         # this app did not make (the pgmq extension's, or a SQL-only install's).
         pre_migrate.connect(refuse_foreign_schema, sender=self, dispatch_uid="django_pgmq_guard")
+        # Nor go back past 0013 while queues have attributes (its reverse would drop them).
+        pre_migrate.connect(
+            refuse_dropping_attributes, sender=self, dispatch_uid="django_pgmq_attributes_guard"
+        )
 
         # Queue triggers reach pgtrigger's registry when its command runs, not here:
         # ready() must not query a database that may be unreachable or not migrated.

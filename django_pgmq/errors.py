@@ -36,6 +36,33 @@ class FeatureNotAvailable(PgmqError):
     """The operation needs something this installation does not have."""
 
 
+class InsufficientPrivilege(PgmqError, PermissionError):
+    """The database role lacks a privilege on a pgmq object (PostgreSQL's 42501).
+
+    The message keeps PostgreSQL's text, which names the object ("permission denied for
+    table q_orders", "must be owner of table q_orders"), and says which privilege that is.
+    """
+
+
+def privilege_named(text: str) -> str:
+    """PostgreSQL's permission error text with the privilege it stands for and the remedy."""
+    if "must be owner of" in text:
+        needed = "ownership (only the role that created the queue, or the owner, may do this)"
+    elif "for schema" in text:
+        needed = "USAGE on schema pgmq (CREATE too, to create queues)"
+    elif "for function" in text or "for procedure" in text:
+        needed = "EXECUTE"
+    elif "for sequence" in text:
+        needed = "USAGE or SELECT"
+    else:
+        needed = "SELECT, INSERT, UPDATE or DELETE"
+    return (
+        f"{text}; the role needs {needed}: an owner grants what an application role needs "
+        "with manage.py pgmq_grant ROLE (--create-queues to create and drop queues) "
+        "or SELECT pgmq.grant_app_role('ROLE')"
+    )
+
+
 # The one map from SQLSTATE to exception, in the manner of psycopg.errors.lookup. Our SQL
 # raises class PQ (sql/00_schema.sql); the others are PostgreSQL's own.
 _BY_SQLSTATE: dict[str, type[PgmqError]] = {
@@ -44,6 +71,7 @@ _BY_SQLSTATE: dict[str, type[PgmqError]] = {
     "PQ002": QueueNotFound,
     "PQ003": QueueNameConflict,
     "PQ004": InvalidArgument,
+    "42501": InsufficientPrivilege,  # insufficient_privilege: psycopg.errors.InsufficientPrivilege
     "42P01": QueueNotFound,  # pgmq's own: relation "pgmq.q_<name>" does not exist
     "0A000": FeatureNotAvailable,
     "22P02": InvalidPayload,  # not valid JSON (e.g. a lone surrogate)
@@ -66,6 +94,8 @@ def from_sqlstate(sqlstate: str | None, text: str, queue: str | None) -> PgmqErr
         return QueueNotFound(queue) if queue is not None else None
     if kind is None:
         return None
+    if kind is InsufficientPrivilege:
+        text = privilege_named(text)
     prefix = f'queue "{queue}": '
     if not queue or kind is QueueNameConflict or text.startswith(prefix):
         prefix = ""  # the database's own text names the queue already (PQ004 does)

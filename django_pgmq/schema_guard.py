@@ -1,9 +1,12 @@
-"""Refuse to migrate a database whose ``pgmq`` schema this app did not make.
+"""Refuse to migrate a database whose ``pgmq`` schema this app did not make, or to go
+back past the migration that brought queue attributes while a queue has some.
 
 Runs on Django's ``pre_migrate`` signal, before any migration of the plan, so a
 database with the pgmq extension, or with a ``pgmq`` schema of someone else's, is
 left exactly as it was: on a first install, on an upgrade and on ``migrate zero``
-(whose last step would otherwise drop that schema).
+(whose last step would otherwise drop that schema). Likewise a downgrade that would
+unapply 0013 (queue attributes) is refused, changing nothing, while any queue has
+attributes: its reverse drops them, so a paused queue would come back unpaused.
 """
 
 from __future__ import annotations
@@ -41,4 +44,42 @@ def refuse_foreign_schema(plan: Any = None, using: str = "default", **kwargs: An
             'django-pgmq: schema "pgmq" already exists in this database and was not made '
             "by django-pgmq's migrations (a SQL-only pgmq install?). Move or drop it before "
             "running migrate. Nothing was migrated."
+        )
+
+
+# The migration that brought queue attributes: unapplying it drops pgmq.queue_attributes.
+ATTRIBUTES_MIGRATION = "0013_queue_attributes"
+
+_WITH_ATTRIBUTES = """
+SELECT coalesce(array_agg(a.queue_name::text ORDER BY a.queue_name), '{}')
+FROM pgmq.queue_attributes a
+WHERE to_regclass('pgmq.queue_attributes') IS NOT NULL
+"""
+
+
+def refuse_dropping_attributes(plan: Any = None, using: str = "default", **kwargs: Any) -> None:
+    """Raise CommandError, changing nothing, when the plan unapplies 0013 while queues
+    have attributes (the reverse would drop them silently)."""
+    unapplies = any(
+        backwards
+        and migration.app_label == "django_pgmq"
+        and migration.name == ATTRIBUTES_MIGRATION
+        for migration, backwards in plan or ()
+    )
+    if not unapplies:
+        return
+    with connections[using].cursor() as cursor:
+        cursor.execute("SELECT to_regclass('pgmq.queue_attributes') IS NOT NULL")
+        if not cursor.fetchone()[0]:
+            return
+        cursor.execute(_WITH_ATTRIBUTES)
+        names = cursor.fetchone()[0]
+    if names:
+        shown = ", ".join(f'"{name}"' for name in names[:10]) + (" ..." if len(names) > 10 else "")
+        raise CommandError(
+            f"django-pgmq: going back past {ATTRIBUTES_MIGRATION} would drop the attributes of "
+            f"{len(names)} queue(s) ({shown}): paused queues would come back unpaused, limits "
+            "and redrive would be lost. Remove them first (manage.py pgmq_attributes QUEUE "
+            "--set KEY= for each key, or SELECT pgmq.set_queue_attributes(queue, "
+            "'{\"KEY\": null}')). Nothing was migrated."
         )

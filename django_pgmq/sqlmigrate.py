@@ -2,11 +2,13 @@
 
 ``python -m django_pgmq.sqlmigrate check`` builds two scratch databases on the
 configured server, one from every migration's frozen SQL and one from the live files,
-and lists the objects of schema ``pgmq`` that differ (exit 1 when any does).
+each with a queue of every kind (`EVERY_KIND`), and lists the objects of schema ``pgmq``
+that differ (exit 1 when any does): per-queue objects are compared too.
 
 ``python -m django_pgmq.sqlmigrate make "why"`` writes the next migration, carrying
 the SQL that takes the migrated schema to the live one: functions, indexes,
-constraints and triggers are written for you (with the reverse); a changed table,
+constraints and triggers are written for you (with the reverse; a changed function that
+a queue's index uses comes with a REINDEX of every such index); a changed table,
 column, type or sequence is listed as ``-- BY HAND`` for you to write, and ``check``
 (and the test suite) fails until you have.
 
@@ -44,12 +46,15 @@ SELECT format('function pgmq.%s(%s)', p.proname, pg_get_function_identity_argume
        pg_get_functiondef(p.oid) || E';\\n'
        || coalesce(format(E'COMMENT ON FUNCTION %s IS %L;\\n', p.oid::regprocedure,
                           obj_description(p.oid, 'pg_proc')), ''),
-       pg_get_function_result(p.oid) || ' ' || pg_get_function_arguments(p.oid)
+       pg_get_function_result(p.oid) || ' ' || pg_get_function_arguments(p.oid),
+       format(CASE WHEN has_function_privilege('public', p.oid, 'EXECUTE')
+                   THEN E'GRANT EXECUTE ON FUNCTION %s TO PUBLIC;\\n'
+                   ELSE E'REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC;\\n' END, p.oid::regprocedure)
 FROM pg_proc p
 WHERE p.pronamespace = 'pgmq'::regnamespace AND p.prokind IN ('f', 'p')
 UNION ALL
 SELECT format('index pgmq.%s', c.relname), format('DROP INDEX IF EXISTS pgmq.%I;', c.relname),
-       pg_get_indexdef(c.oid) || E';\\n', ''
+       pg_get_indexdef(c.oid) || E';\\n', '', ''
 FROM pg_class c
 WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('i', 'I')
   AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = c.oid)
@@ -57,16 +62,77 @@ UNION ALL
 SELECT format('constraint %s on pgmq.%s', con.conname, c.relname),
        format('ALTER TABLE pgmq.%I DROP CONSTRAINT IF EXISTS %I;', c.relname, con.conname),
        format(E'ALTER TABLE pgmq.%I ADD CONSTRAINT %I %s;\\n', c.relname, con.conname,
-              pg_get_constraintdef(con.oid)), ''
+              pg_get_constraintdef(con.oid)), '', ''
 FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
 WHERE c.relnamespace = 'pgmq'::regnamespace
 UNION ALL
 SELECT format('trigger %s on pgmq.%s', t.tgname, c.relname),
        format('DROP TRIGGER IF EXISTS %I ON pgmq.%I;', t.tgname, c.relname),
-       pg_get_triggerdef(t.oid) || E';\\n', ''
+       pg_get_triggerdef(t.oid) || E';\\n', '', ''
 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 WHERE c.relnamespace = 'pgmq'::regnamespace AND NOT t.tgisinternal
 """
+
+
+# Queues of every kind, made in both scratch databases before they are compared, so that
+# per-queue objects (tables, partitions, indexes on functions, triggers) are compared
+# too, and a changed function that a queue's index uses is seen (see `step`).
+EVERY_KIND = (
+    "SELECT pgmq.create('k_plain')",
+    "SELECT pgmq.create_unlogged('k_unlogged')",
+    "SELECT pgmq.create_partitioned('k_parted', '10', '100')",
+    "SELECT pgmq.create('k_fifo')",
+    "SELECT pgmq.create_fifo_index('k_fifo')",
+    "SELECT pgmq.create('k_prio')",
+    "SELECT pgmq.set_queue_attributes('k_prio', '{\"priorities\": true}')",
+    "SELECT pgmq._enable_task_queue('k_tasks')",
+    "SELECT pgmq.create('k_notify')",
+    "SELECT pgmq.enable_notify_insert('k_notify', 250)",
+)
+
+# Functions of pgmq that an index uses, keyed as sqlschema keys them: their regprocedure.
+_INDEXED_FUNCTIONS = """
+SELECT DISTINCT
+       format('function pgmq.%s(%s)', p.proname, pg_get_function_identity_arguments(p.oid)),
+       p.oid::regprocedure::text
+FROM pg_depend d
+JOIN pg_proc p ON p.oid = d.refobjid
+JOIN pg_class c ON c.oid = d.objid
+WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_proc'::regclass
+  AND c.relkind IN ('i', 'I') AND p.pronamespace = 'pgmq'::regnamespace
+"""
+
+# Every index of an installed database that uses a function whose body changed is rebuilt.
+_REINDEX = """-- Indexes that use {fn} (every queue's that has one) are rebuilt for its new body.
+DO $reindex$
+DECLARE
+    ix regclass;
+BEGIN
+    FOR ix IN
+        SELECT d.objid::regclass FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
+        WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_proc'::regclass
+          AND d.refobjid = '{fn}'::regprocedure AND c.relkind IN ('i', 'I')
+    LOOP
+        EXECUTE format('REINDEX INDEX %s', ix);
+    END LOOP;
+END
+$reindex$;
+"""
+
+
+def make_every_kind(conn: psycopg.Connection) -> None:
+    """Make `EVERY_KIND`'s queues in ``conn``'s database, their wanted indexes built."""
+    from django_pgmq import index_builds
+
+    conn.execute("SET pgmq.hot_queues = '0'")  # promotions are run-time state, not schema
+    for statement in EVERY_KIND:
+        conn.execute(statement)
+    conn.commit()
+    if conn.execute("SELECT to_regproc('pgmq.pending_indexes') IS NOT NULL").fetchone() == (True,):
+        conn.commit()
+        conn.autocommit = True
+        index_builds.build_on(conn)
+        conn.autocommit = False
 
 
 @dataclass(frozen=True)
@@ -115,8 +181,11 @@ def server_conninfo(alias: str | None = None) -> str:
 
 
 @contextmanager
-def scratch_database(conninfo: str, statements: list[str]) -> Iterator[psycopg.Connection]:
-    """A new database on conninfo's server with ``statements`` run in it; dropped after."""
+def scratch_database(
+    conninfo: str, statements: list[str], *, queues: bool = False
+) -> Iterator[psycopg.Connection]:
+    """A new database on conninfo's server with ``statements`` run in it (and, with
+    ``queues``, a queue of every kind made); dropped after."""
     name = f"pgmq_sqlmigrate_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(conninfo, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
@@ -128,6 +197,8 @@ def scratch_database(conninfo: str, statements: list[str]) -> Iterator[psycopg.C
                 for text in statements:
                     conn.execute(text.encode())
                 conn.commit()
+                if queues:
+                    make_every_kind(conn)
                 yield conn
         finally:
             admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -136,21 +207,33 @@ def scratch_database(conninfo: str, statements: list[str]) -> Iterator[psycopg.C
 def compare(conninfo: str) -> list[str]:
     """Objects whose definition after all migrations differs from the live SQL's."""
     with (
-        scratch_database(conninfo, frozen_sql()) as migrated,
-        scratch_database(conninfo, live_sql()) as live,
+        scratch_database(conninfo, frozen_sql(), queues=True) as migrated,
+        scratch_database(conninfo, live_sql(), queues=True) as live,
     ):
         return sqlschema.differences(sqlschema.signature(live), sqlschema.signature(migrated))
 
 
-def _definitions(conn: psycopg.Connection) -> dict[str, tuple[str, str, str]]:
-    return {key: (drop, create, header) for key, drop, create, header in conn.execute(_DEFINITIONS)}
+def _definitions(conn: psycopg.Connection) -> dict[str, tuple[str, str, str, str]]:
+    """(drop, create, header, grant) per object; grant: who may run a function, else ''."""
+    return {
+        key: (drop, create, header, grant)
+        for key, drop, create, header, grant in conn.execute(_DEFINITIONS)
+    }
+
+
+def _without_grant(definition: str | None) -> str | None:
+    """A signature entry without its last line when that says who may run the function."""
+    if definition is None or sqlschema.PUBLIC_EXECUTE not in definition:
+        return definition
+    return definition.rsplit(sqlschema.PUBLIC_EXECUTE, 1)[0]
 
 
 def step(old: psycopg.Connection, new: psycopg.Connection) -> Step:
     """The SQL that takes ``old``'s pgmq schema to ``new``'s."""
     old_sig, new_sig = sqlschema.signature(old), sqlschema.signature(new)
     old_defs, new_defs = _definitions(old), _definitions(new)
-    drops, creates, by_hand = [], [], []
+    indexed: dict[str, str] = dict(old.execute(_INDEXED_FUNCTIONS).fetchall())
+    drops, creates, reindexes, by_hand = [], [], [], []
     for key in sorted(old_sig.keys() | new_sig.keys()):
         if old_sig.get(key) == new_sig.get(key):
             continue
@@ -158,11 +241,16 @@ def step(old: psycopg.Connection, new: psycopg.Connection) -> Step:
             by_hand.append(key)
             continue
         before, after = old_defs.get(key), new_defs.get(key)
+        if before and after and _without_grant(old_sig.get(key)) == _without_grant(new_sig[key]):
+            creates.append(after[3])  # only who may run it changed
+            continue
         if before and (after is None or after[2] != before[2] or not after[2]):
             drops.append(before[0])
         if after:
-            creates.append(after[1])
-    lines = ["SET LOCAL check_function_bodies = off;", *drops, *creates]
+            creates.append(after[1] + after[3])
+            if key in indexed:  # its body changed: the indexes built with the old one go stale
+                reindexes.append(_REINDEX.format(fn=indexed[key]))
+    lines = ["SET LOCAL check_function_bodies = off;", *drops, *creates, *reindexes]
     lines += [f"-- BY HAND: {key}" for key in by_hand]
     return Step(sql="\n".join(lines) + "\n", by_hand=by_hand)
 
@@ -207,8 +295,8 @@ def make(why: str, conninfo: str) -> Path | None:
     """Write the next migration carrying what the live SQL changed; None when nothing did."""
     slug = _slug(why)
     with (
-        scratch_database(conninfo, frozen_sql()) as migrated,
-        scratch_database(conninfo, live_sql()) as live,
+        scratch_database(conninfo, frozen_sql(), queues=True) as migrated,
+        scratch_database(conninfo, live_sql(), queues=True) as live,
     ):
         forward, backward = step(migrated, live), step(live, migrated)
     if forward.sql == backward.sql == "SET LOCAL check_function_bodies = off;\n":

@@ -1,9 +1,10 @@
 """The ``pgmq`` schema's signature, read from pg_catalog, and the differences of two.
 
 Two databases whose signatures are equal have the same functions (signature, result,
-attributes and body), tables (columns, defaults, storage, partitioning), indexes,
-constraints, triggers, sequences, composite types, views and comments in ``pgmq``.
-The upgrade test and ``python -m django_pgmq.sqlmigrate`` compare installs with it.
+attributes, body and whether PUBLIC may run them), tables (columns, defaults, storage,
+partitioning), indexes, constraints, triggers, sequences, composite types, views and
+comments in ``pgmq``. The upgrade test and ``python -m django_pgmq.sqlmigrate`` compare
+installs with it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import psycopg
 
 Signature = dict[str, str]
 
+# The last line of a function's entry: whether PUBLIC may run it (a REVOKE/GRANT apart).
+PUBLIC_EXECUTE = "\n-- executable by PUBLIC: "
+
 # Each query yields (key, definition) rows for the objects of schema pgmq.
 _QUERIES = {
     "schema": """
@@ -25,6 +29,8 @@ _QUERIES = {
         SELECT format('function pgmq.%s(%s)', p.proname, pg_get_function_identity_arguments(p.oid)),
                pg_get_functiondef(p.oid)
                || E'\\n-- comment: ' || coalesce(obj_description(p.oid, 'pg_proc'), '')
+               || E'\\n-- executable by PUBLIC: '
+               || has_function_privilege('public', p.oid, 'EXECUTE')::text
         FROM pg_proc p
         WHERE p.pronamespace = 'pgmq'::regnamespace AND p.prokind IN ('f', 'p')
     """,

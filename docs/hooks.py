@@ -99,6 +99,7 @@ SQL_FILE_TITLES = {
     "10_queues": "Queues",
     "15_queue_ops": "Queue access (internal routing)",
     "20_messages": "Messages",
+    "22_index_builds": "Per-queue indexes, built concurrently",
     "25_attributes": "Queue attributes",
     "30_metrics": "Metrics",
     "40_notify": "Insert notifications",
@@ -113,6 +114,7 @@ SQL_FILE_TITLES = {
     "91_dashboard_stats": "Admin dashboard",
     "92_dashboard_bulk": "Admin dashboard",
     "95_spark": "Spark data source (called by the source, not by you)",
+    "99_roles": "Roles",
 }
 
 _FUNCTION = re.compile(r'CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+pgmq\."?(\w+)"?\s*\(', re.I)

@@ -117,3 +117,24 @@ def other_scratch(pg_dsn, subprocess_env) -> Iterator[Scratch]:
     """A second empty database, for tests that compare two installs."""
     with scratch_database(pg_dsn, subprocess_env) as made:
         yield made
+
+
+@pytest.fixture
+def app_role(pg_connect, pg_dsn, transactional_db) -> Iterator[tuple[str, str]]:
+    """An application role (LOGIN, not superuser) granted by pgmq.grant_app_role in the
+    test database: (its name, a libpq DSN that connects as it). Dropped afterwards."""
+    from psycopg import sql
+
+    name, password = f"pgmq_app_{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    admin = pg_connect()
+    admin.execute(
+        sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER PASSWORD {}").format(
+            sql.Identifier(name), sql.Literal(password)
+        )
+    )
+    admin.execute("SELECT pgmq.grant_app_role(%s)", [name])
+    try:
+        yield name, make_conninfo(pg_dsn, user=name, password=password)
+    finally:
+        admin.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(name)))
+        admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))

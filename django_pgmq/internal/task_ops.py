@@ -34,12 +34,16 @@ class TaskOps(Base):
     """Task queues: made ready for priorities, and read highest priority first."""
 
     def enable_task_queue(self, queue: str) -> bool:
-        """Create ``queue`` if missing and give it the priority index (idempotent).
+        """Create ``queue`` if missing and want its priority index (idempotent).
 
-        True when both were there already and committed: safe to remember.
+        True when both were made by a committed transaction (the index built, or wanted
+        and built concurrently by someone): safe to remember.
         """
         validate_queue_name(queue)
-        return bool(self._fetch_task_query("enable_task_queue", {"queue": queue}, queue)[0][0])
+        ready = bool(self._fetch_task_query("enable_task_queue", {"queue": queue}, queue)[0][0])
+        if not ready:  # the priority index may be wanted: built concurrently after the commit
+            self.build_indexes_after_commit()  # type: ignore[attr-defined]
+        return ready
 
     def read_by_priority(self, queue: str, *, vt: int = 30, qty: int = 1) -> list[Message]:
         """Claim up to ``qty`` visible messages, highest header priority first, then oldest."""

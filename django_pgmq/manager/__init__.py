@@ -17,11 +17,13 @@ from typing import Any
 
 from .async_ops import AsyncOps
 from .attribute_ops import AttributeOps
+from .index_ops import IndexOps
 from .message_ops import MessageOps
 from .notify_ops import NotifyOps
 from .partition_ops import PartitionOps
 from .plumbing import refuse_unfit_arguments
 from .queue_ops import QueueOps
+from .role_ops import RoleOps
 from .routing_ops import RoutingOps
 
 
@@ -32,6 +34,8 @@ class QueueManager(
     NotifyOps,
     RoutingOps,
     PartitionOps,
+    RoleOps,
+    IndexOps,
     AsyncOps,
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).

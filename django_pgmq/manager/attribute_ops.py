@@ -7,11 +7,18 @@ a queue, run retention, and redrive a dead-letter queue.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connections
+
 from ..names import validate_queue_name
-from .plumbing import Base, _dump, _json
+from .plumbing import Base, _check_int, _dump, _json
+
+logger = logging.getLogger(__name__)
+
+RETENTION_BATCH = 5000  # rows per statement and commit (pgmq.enforce_retention's too)
 
 # The keys the SQL API knows (it checks their values; kept here for help texts).
 ATTRIBUTE_KEYS = (
@@ -48,10 +55,15 @@ class AttributeOps(Base):
         """Merge attributes into the queue's (``None`` removes one); returns the whole set.
 
         A bad key or value raises `InvalidArgument` naming it, and changes nothing.
+        Turning ``priorities`` on wants the priority index: it is built concurrently
+        once this commits (sends never wait for it; reads work meanwhile).
         """
         validate_queue_name(queue)
         params = {"queue": queue, "attributes": _dump(attributes, "attributes", queue)}
-        return _json(self._fetch("set_queue_attributes", params, queue)[0][0])
+        merged = _json(self._fetch("set_queue_attributes", params, queue)[0][0])
+        if attributes.get("priorities") is True:
+            self.build_indexes_after_commit()  # type: ignore[attr-defined]
+        return merged
 
     def pause_queue(self, queue: str) -> dict[str, Any]:
         """Stop reads (read, pop, the FIFO readers) from returning messages; sends go on."""
@@ -66,18 +78,42 @@ class AttributeOps(Base):
         validate_queue_name(queue)
         return [row[0] for row in self._fetch("dead_letter_sources", {"queue": queue}, queue)]
 
-    def enforce_retention(self, queue: str | None = None) -> list[RetentionResult]:
-        """Delete messages and archived rows past the queues' retention attributes."""
+    def enforce_retention(
+        self, queue: str | None = None, *, batch_size: int = RETENTION_BATCH
+    ) -> list[RetentionResult]:
+        """Delete messages and archived rows past the queues' retention attributes.
+
+        Outside a transaction each batch of ``batch_size`` rows of each queue commits on
+        its own, so deleted rows are never held locked across batches or queues (and
+        vacuum is not held back). Inside ``transaction.atomic()`` it all joins the
+        caller's transaction, as ``pgmq.enforce_retention()`` does.
+        """
         if queue is not None:
             validate_queue_name(queue)
-        rows = self._fetch("enforce_retention", {"queue": queue}, queue)
-        return [RetentionResult(*row) for row in rows]
+        if connections[self.using].in_atomic_block:
+            rows = self._fetch("enforce_retention", {"queue": queue}, queue)
+            return [RetentionResult(*row) for row in rows]
+        size = _check_int("batch_size", batch_size, 1)
+        done = []
+        for name, reported in self._fetch("retention_queues", {"queue": queue}, queue):
+            expired = archive_deleted = 0
+            while True:
+                params = {"queue": name, "batch_size": size}
+                ((gone, archived),) = self._fetch("retention_batch", params, name)
+                expired, archive_deleted = expired + gone, archive_deleted + archived
+                if gone < size and archived < size:
+                    break
+            if reported:
+                done.append(RetentionResult(name, expired, archive_deleted))
+        return done
 
     def redrive(
         self, dead_letter_queue: str, *, conditional: dict | None = None, limit: int | None = None
     ) -> dict[str, int]:
         """Move dead letters back to the queues they came from (those whose message
-        contains ``conditional``, at most ``limit``); returns how many went to each queue."""
+        contains ``conditional``, at most ``limit``); returns how many went to each queue.
+
+        Messages naming an invalid or missing queue stay, logged as a warning."""
         validate_queue_name(dead_letter_queue)
         params = {
             "queue": dead_letter_queue,
@@ -85,4 +121,13 @@ class AttributeOps(Base):
             "limit": limit,
         }
         rows = self._fetch("redrive", params, dead_letter_queue)
-        return {name: int(moved) for name, moved in rows}
+        for name, _moved, skipped in rows:
+            if skipped:  # the SQL left them in the dead-letter queue (and sent a NOTICE)
+                logger.warning(
+                    'redrive of "%s": %d message(s) name queue %s in their dead_letter header, '
+                    "not a valid or existing queue; they stay",
+                    dead_letter_queue,
+                    skipped,
+                    "(none)" if name is None else f'"{name}"',
+                )
+        return {name: int(moved) for name, moved, skipped in rows if not skipped}

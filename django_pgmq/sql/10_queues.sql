@@ -38,6 +38,30 @@ BEGIN
 END
 $fn$;
 
+-- A queue an application role created (sql/99_roles.sql, create_queues) is its own; the
+-- owner of schema pgmq still serves it (metrics, the admin, maintenance, workers), so
+-- its tables and id sequence are granted to that owner. Nothing when the owner made it.
+CREATE OR REPLACE FUNCTION pgmq._share_queue_with_owner(queue_name text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q');
+    atable text := pgmq.format_table_name(queue_name, 'a');
+    owner oid := (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'pgmq');
+BEGIN
+    IF pg_has_role(owner, 'USAGE') OR NOT pg_has_role(
+        (SELECT c.relowner FROM pg_class c WHERE c.oid = format('pgmq.%I', qtable)::regclass),
+        'USAGE') THEN
+        RETURN;  -- the owner made it, or it is not ours to share
+    END IF;
+    EXECUTE format('GRANT ALL ON pgmq.%I, pgmq.%I TO %s', qtable, atable, owner::regrole);
+    EXECUTE format('GRANT ALL ON SEQUENCE %s TO %s',
+                   pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id'), owner::regrole);
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION pgmq._create_queue_tables(queue_name text, unlogged boolean, q_key text, a_key text)
 RETURNS void
 LANGUAGE plpgsql
@@ -66,6 +90,12 @@ BEGIN
     IF q_key IS NULL THEN
         PERFORM pgmq._tune_live_table(qtable);
     END IF;
+    IF unlogged THEN
+        -- The ids go on into the (logged) archive: an id sequence reset by a crash would
+        -- hand out ids the archive holds already. Only the messages are unlogged.
+        EXECUTE format('ALTER SEQUENCE %s SET LOGGED',
+                       pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id'));
+    END IF;
 
     EXECUTE format(
         $ddl$
@@ -90,6 +120,7 @@ BEGIN
         'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
         'archived_at_idx_' || lower(queue_name), atable
     );
+    PERFORM pgmq._share_queue_with_owner(queue_name);
 END
 $fn$;
 

@@ -140,8 +140,9 @@ BEGIN
 END
 $fn$;
 
--- Run a reader statement ($1 queue_name, $2 vt, $3 qty, $4 extra argument as text)
--- until it returns rows or max_poll_seconds pass; shared by every *_with_poll.
+-- Run a reader until it returns rows or max_poll_seconds pass; shared by every
+-- *_with_poll. The reader is one of a fixed set, never SQL text: 'read' (pgmq.read, extra
+-- is its conditional as JSON text) or 'read_grouped' (extra is its mode).
 CREATE OR REPLACE FUNCTION pgmq._poll(
     reader text, queue_name text, vt integer, qty integer, extra text,
     max_poll_seconds integer, poll_interval_ms integer
@@ -154,16 +155,27 @@ DECLARE
     rec pgmq.message_record;
     got boolean;
 BEGIN
+    IF reader IS NULL OR reader NOT IN ('read', 'read_grouped') THEN
+        RAISE EXCEPTION 'reader must be read or read_grouped, got: %', coalesce(reader, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
     IF poll_interval_ms IS NULL OR poll_interval_ms <= 0 THEN
         RAISE EXCEPTION 'poll_interval_ms must be positive, got: %', coalesce(poll_interval_ms::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
     LOOP
         got := false;
-        FOR rec IN EXECUTE reader USING queue_name, vt, qty, extra LOOP
-            got := true;
-            RETURN NEXT rec;
-        END LOOP;
+        IF reader = 'read' THEN
+            FOR rec IN SELECT * FROM pgmq.read(queue_name, vt, qty, extra::jsonb) LOOP
+                got := true;
+                RETURN NEXT rec;
+            END LOOP;
+        ELSE
+            FOR rec IN SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, extra) LOOP
+                got := true;
+                RETURN NEXT rec;
+            END LOOP;
+        END IF;
         EXIT WHEN got OR clock_timestamp() >= deadline;
         PERFORM pg_sleep(least(poll_interval_ms / 1000.0,
                                extract(epoch FROM deadline - clock_timestamp())));
@@ -184,7 +196,7 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE sql
 AS $fn$
     SELECT * FROM pgmq._poll(
-        'SELECT * FROM pgmq.read($1, $2, $3, $4::jsonb)',
+        'read',
         queue_name, vt, qty, conditional::text, max_poll_seconds, poll_interval_ms);
 $fn$;
 

@@ -202,11 +202,10 @@ BEGIN
         PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
     END IF;
     qtable := pgmq.format_table_name(stored, 'q');
-    IF (merged -> 'priorities') = 'true'::jsonb
-       AND to_regclass(format('pgmq.%I', qtable || '_priority')) IS NULL THEN
-        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id.
-        EXECUTE format('CREATE INDEX %I ON pgmq.%I (pgmq._task_priority(headers) DESC, msg_id)',
-                       qtable || '_priority', qtable);
+    IF (merged -> 'priorities') = 'true'::jsonb THEN
+        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id,
+        -- built CONCURRENTLY after the commit (sql/22_index_builds.sql).
+        PERFORM pgmq._want_queue_index(stored, 'priority');
     END IF;
     IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
         DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);
@@ -690,11 +689,75 @@ $fn$;
 
 -- Retention ---------------------------------------------------------------------------
 
--- Delete, in batches of batch_size rows (each batch one statement, rows locked only
--- while deleted, no table lock), a queue's live messages enqueued longer ago than its
--- message_retention, its archived rows older than its archive_retention, and its
--- deduplication ids past their window; for one queue, or every queue with attributes.
--- On a partitioned archive, pgmq.maintain_partitions keeps dropping whole partitions.
+-- One batch of a queue's retention: delete at most batch_size of its live messages
+-- enqueued longer ago than its message_retention and at most batch_size of its archived
+-- rows older than its archive_retention (rows locked only while deleted, no table lock,
+-- rows other sessions hold skipped), and its deduplication ids past their window.
+-- Returns how many of each went; fewer than batch_size of both: the queue is done.
+-- Clients that want each batch committed (manage.py pgmq_maintain, the workers'
+-- sampler) call it per queue and per batch in autocommit; pgmq.enforce_retention runs
+-- the whole loop in the caller's transaction.
+CREATE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
+RETURNS TABLE(expired bigint, archive_deleted bigint)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    attrs jsonb := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1, got %', batch_size USING ERRCODE = 'PQ004';
+    END IF;
+    expired := 0;
+    archive_deleted := 0;
+    IF attrs ? 'message_retention' THEN
+        EXECUTE format(
+            $d$
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
+                SELECT x.msg_id FROM pgmq.%1$I x
+                WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
+                ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
+            $d$, pgmq.format_table_name(stored, 'q'))
+        USING (attrs ->> 'message_retention')::integer, batch_size;
+        GET DIAGNOSTICS expired = ROW_COUNT;
+    END IF;
+    IF attrs ? 'archive_retention' THEN
+        EXECUTE format(
+            $d$
+            DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
+                SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
+                WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
+                ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+            $d$, pgmq.format_table_name(stored, 'a'))
+        USING (attrs ->> 'archive_retention')::integer, batch_size;
+        GET DIAGNOSTICS archive_deleted = ROW_COUNT;
+    END IF;
+    IF coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+        DELETE FROM pgmq.queue_deduplication d
+        WHERE d.queue_name = lower(stored)
+          AND d.sent_at < clock_timestamp()
+                          - make_interval(secs => (attrs ->> 'deduplication_window')::integer);
+    END IF;
+    RETURN NEXT;
+END
+$fn$;
+
+-- The queues retention applies to (they have a retention or deduplication attribute),
+-- and whether a run reports them (message_retention or archive_retention).
+CREATE FUNCTION pgmq._retention_queues(only_queue text DEFAULT NULL)
+RETURNS TABLE(queue_name text, reported boolean)
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT a.queue_name::text, a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
+    FROM pgmq.queue_attributes a
+    WHERE (only_queue IS NULL OR lower(a.queue_name) = lower(only_queue))
+      AND (a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
+           OR coalesce((a.attributes ->> 'deduplication_window')::integer, 0) > 0)
+    ORDER BY a.queue_name;
+$fn$;
+
+-- Every batch of retention for one queue, or every queue with attributes, in the
+-- caller's transaction (see pgmq._retention_batch for the committed way).
 CREATE FUNCTION pgmq._enforce_retention(only_queue text)
 RETURNS TABLE(queue text, expired bigint, archive_deleted bigint)
 LANGUAGE plpgsql
@@ -702,57 +765,22 @@ AS $fn$
 DECLARE
     batch_size constant integer := 5000;
     q record;
-    n bigint;
+    b record;
 BEGIN
     IF only_queue IS NOT NULL THEN
         PERFORM pgmq._require_queue(only_queue);
     END IF;
-    FOR q IN
-        SELECT a.queue_name::text AS name, a.attributes AS attrs
-        FROM pgmq.queue_attributes a
-        WHERE only_queue IS NULL OR lower(a.queue_name) = lower(only_queue)
-        ORDER BY a.queue_name
-    LOOP
-        queue := q.name;
+    FOR q IN SELECT * FROM pgmq._retention_queues(only_queue) LOOP
+        queue := q.queue_name;
         expired := 0;
         archive_deleted := 0;
-        IF q.attrs ? 'message_retention' THEN
-            LOOP
-                EXECUTE format(
-                    $d$
-                    DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
-                        SELECT x.msg_id FROM pgmq.%1$I x
-                        WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
-                        ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
-                    $d$, pgmq.format_table_name(q.name, 'q'))
-                USING (q.attrs ->> 'message_retention')::integer, batch_size;
-                GET DIAGNOSTICS n = ROW_COUNT;
-                expired := expired + n;
-                EXIT WHEN n < batch_size;
-            END LOOP;
-        END IF;
-        IF q.attrs ? 'archive_retention' THEN
-            LOOP
-                EXECUTE format(
-                    $d$
-                    DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
-                        SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
-                        WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
-                        ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-                    $d$, pgmq.format_table_name(q.name, 'a'))
-                USING (q.attrs ->> 'archive_retention')::integer, batch_size;
-                GET DIAGNOSTICS n = ROW_COUNT;
-                archive_deleted := archive_deleted + n;
-                EXIT WHEN n < batch_size;
-            END LOOP;
-        END IF;
-        IF coalesce((q.attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
-            DELETE FROM pgmq.queue_deduplication d
-            WHERE d.queue_name = lower(q.name)
-              AND d.sent_at < clock_timestamp()
-                              - make_interval(secs => (q.attrs ->> 'deduplication_window')::integer);
-        END IF;
-        IF q.attrs ? 'message_retention' OR q.attrs ? 'archive_retention' THEN
+        LOOP
+            SELECT * INTO b FROM pgmq._retention_batch(q.queue_name, batch_size);
+            expired := expired + b.expired;
+            archive_deleted := archive_deleted + b.archive_deleted;
+            EXIT WHEN b.expired < batch_size AND b.archive_deleted < batch_size;
+        END LOOP;
+        IF q.reported THEN
             RETURN NEXT;
         END IF;
     END LOOP;
@@ -772,33 +800,55 @@ $fn$;
 -- Move dead letters back to the queues they came from (headers "dead_letter" -> "queue"),
 -- like SQS's redrive: those whose message contains conditional, at most max_messages
 -- (NULL: all), oldest first. Each goes back as a new message, visible at once, without
--- its "dead_letter" header. Messages whose source queue no longer exists stay. Rows
--- another transaction holds are skipped, so concurrent redrives never move one twice.
+-- its "dead_letter" header. Rows another transaction holds are skipped, so concurrent
+-- redrives never move one twice. Messages whose header names no queue, an invalid name
+-- or a queue that does not exist stay where they are and are reported, never an error
+-- for the whole dead-letter queue: one row per such name (source_queue as written, NULL
+-- when none) with moved 0 and skipped = how many, and a NOTICE.
 CREATE FUNCTION pgmq.redrive(
     dead_letter_queue text, conditional jsonb DEFAULT '{}', max_messages integer DEFAULT NULL
 )
-RETURNS TABLE(source_queue text, moved bigint)
+RETURNS TABLE(source_queue text, moved bigint, skipped bigint)
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
     dlq_table text := pgmq.format_table_name(pgmq._require_queue(dead_letter_queue), 'q');
     source text;
+    waiting bigint;
+    target text;
     budget integer := max_messages;
 BEGIN
     IF max_messages IS NOT NULL AND max_messages < 0 THEN
         RAISE EXCEPTION 'max_messages must be zero or more, got: %', max_messages
             USING ERRCODE = 'PQ004';
     END IF;
-    FOR source IN EXECUTE format(
+    FOR source, waiting IN EXECUTE format(
         $q$
-        SELECT DISTINCT m.headers -> 'dead_letter' ->> 'queue' FROM pgmq.%I m
+        SELECT m.headers -> 'dead_letter' ->> 'queue', count(*) FROM pgmq.%I m
         WHERE jsonb_typeof(m.headers -> 'dead_letter') = 'object'
           AND m.message @> coalesce($1, '{}'::jsonb)
+        GROUP BY 1 ORDER BY 1
         $q$, dlq_table) USING conditional
     LOOP
-        CONTINUE WHEN source IS NULL OR pgmq._stored_queue_name(source) IS NULL;
-        EXIT WHEN budget IS NOT NULL AND budget <= 0;
-        source_queue := pgmq._stored_queue_name(source);
+        target := NULL;
+        BEGIN
+            target := pgmq._stored_queue_name(source);
+        EXCEPTION WHEN SQLSTATE 'PQ001' THEN
+            target := NULL;  -- not a valid queue name: reported below
+        END;
+        IF target IS NULL THEN
+            RAISE NOTICE 'pgmq.redrive: % message(s) in "%" name queue % in their dead_letter '
+                'header, which is not a valid queue name or does not exist; they stay',
+                waiting, dead_letter_queue, coalesce(format('"%s"', source), 'NULL');
+            source_queue := source;
+            moved := 0;
+            skipped := waiting;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        CONTINUE WHEN budget IS NOT NULL AND budget <= 0;
+        skipped := 0;
+        source_queue := target;
         EXECUTE format(
             $q$
             WITH picked AS (

@@ -194,7 +194,7 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE sql
 AS $fn$
     SELECT * FROM pgmq._poll(
-        'SELECT * FROM pgmq._read_grouped($1, $2, $3, $4)',
+        'read_grouped',
         queue_name, vt, qty, mode, max_poll_seconds, poll_interval_ms);
 $fn$;
 
@@ -238,19 +238,15 @@ AS $fn$
 $fn$;
 
 -- A btree on (group, msg_id): each group's front is an index range, and the
--- group heads come out in index order.
+-- group heads come out in index order. Wanted here, built CONCURRENTLY outside the
+-- caller's transaction (sql/22_index_builds.sql: pgmq.pending_indexes()); the group
+-- readers work without it meanwhile.
 CREATE FUNCTION pgmq.create_fifo_index(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$
-DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
 BEGIN
-    PERFORM pgmq._require_queue(queue_name);
-    EXECUTE format(
-        'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (pgmq._fifo_group(headers), msg_id)',
-        qtable || '_fifo_idx', qtable
-    );
+    PERFORM pgmq._want_queue_index(queue_name, 'fifo');
 END
 $fn$;
 

@@ -21,40 +21,28 @@ AS $fn$
     END
 $fn$;
 
--- Make queue_name a task queue: create it when missing, then give its live table
--- the priority index (priority descending, then msg_id). The index leaves vt,
--- read_ct and last_read_at unindexed, so the updates of a read stay HOT. Returns
--- true when the index was there already, made by a committed transaction (the
--- caller may then remember the queue as ready), false when this transaction made
--- it (a rollback would take it away again). An existing index is never touched:
--- CREATE INDEX, even IF NOT EXISTS, fails on a table with pending trigger events
--- (a send earlier in this transaction fired the deferred notify trigger).
+-- Make queue_name a task queue: create it when missing, and want its priority index
+-- (priority descending, then msg_id), built CONCURRENTLY outside this transaction
+-- (sql/22_index_builds.sql; the priority read works without it, more slowly). The
+-- index leaves vt, read_ct and last_read_at unindexed, so the updates of a read stay
+-- HOT. Returns true when the queue and its index (built, or wanted) were made by a
+-- committed transaction (the caller may then remember the queue as ready), false when
+-- this transaction made either (a rollback would take it away again).
 CREATE OR REPLACE FUNCTION pgmq._enable_task_queue(queue_name text)
 RETURNS boolean
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    stored text;
-    qtable text;
-    made_by_xid xid;
+    built boolean;
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
         PERFORM pgmq."create"(queue_name);
     END IF;
-    stored := pgmq._require_queue(queue_name);
-    qtable := pgmq.format_table_name(stored, 'q');
-    SELECT c.xmin INTO made_by_xid
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = 'pgmq' AND c.relname = qtable || '_priority';
-    IF made_by_xid IS NOT NULL THEN
-        RETURN age(made_by_xid) > 0;  -- 0: made by this transaction
-    END IF;
-    EXECUTE format(
-        'CREATE INDEX %I ON pgmq.%I (pgmq._task_priority(headers) DESC, msg_id)',
-        qtable || '_priority',
-        qtable
-    );
-    RETURN false;
+    built := pgmq._want_queue_index(queue_name, 'priority');
+    -- age(xmin) is 0 for a row this transaction wrote.
+    RETURN (SELECT age(m.xmin) > 0 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1))
+       AND (built OR (SELECT age(w.xmin) > 0 FROM pgmq.queue_index_wanted w
+                      WHERE w.index_name = pgmq._queue_index_name($1, 'priority')));
 END
 $fn$;
 

@@ -23,14 +23,31 @@ CREATE TYPE pgmq._dashboard_stats AS (
     estimated text[]
 );
 
--- The planner's row estimate for a whole table, or for its rows archived after `since`.
--- It scales pg_class.reltuples to the table's current size and reads the archived_at
--- index bounds, so it costs a plan, not a scan.
-CREATE FUNCTION pgmq._dashboard_estimate(tbl regclass, since timestamptz DEFAULT NULL)
+-- The live ('q') or archive ('a') table of a queue in pgmq.meta; PQ001/PQ002/PQ004
+-- otherwise. The dashboard's counters take a queue name, never a table: no caller can
+-- make them read a table that is not a queue's.
+CREATE FUNCTION pgmq._dashboard_table(queue_name text, kind "char")
+RETURNS regclass
+LANGUAGE plpgsql STABLE
+AS $fn$
+BEGIN
+    IF kind IS NULL OR kind NOT IN ('q', 'a') THEN
+        RAISE EXCEPTION 'table kind must be q (live) or a (archive), got %', coalesce(kind::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN format('pgmq.%I', pgmq.format_table_name(pgmq._require_queue(queue_name), kind::text))::regclass;
+END
+$fn$;
+
+-- The planner's row estimate for a queue's live ('q') or archive ('a') table, or for
+-- its rows archived after `since`. It scales pg_class.reltuples to the table's current
+-- size and reads the archived_at index bounds, so it costs a plan, not a scan.
+CREATE FUNCTION pgmq._dashboard_estimate(queue_name text, kind "char", since timestamptz DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
+    tbl regclass := pgmq._dashboard_table(queue_name, kind);
     plan json;
 BEGIN
     IF since IS NULL THEN
@@ -43,14 +60,16 @@ BEGIN
 END
 $fn$;
 
--- Rows of `tbl` (archived after `since` when given), exact up to `exact_limit`, else
--- estimated; `estimated` says which.
+-- Rows of a queue's live ('q') or archive ('a') table (archived after `since` when
+-- given), exact up to `exact_limit`, else estimated; `estimated` says which.
 CREATE FUNCTION pgmq._dashboard_count(
-    tbl regclass, exact_limit bigint, since timestamptz DEFAULT NULL,
+    queue_name text, kind "char", exact_limit bigint, since timestamptz DEFAULT NULL,
     OUT n bigint, OUT estimated boolean
 )
 LANGUAGE plpgsql
 AS $fn$
+DECLARE
+    tbl regclass := pgmq._dashboard_table(queue_name, kind);
 BEGIN
     IF since IS NULL THEN
         EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s LIMIT $1) s', tbl)
@@ -62,7 +81,7 @@ BEGIN
     END IF;
     estimated := n > exact_limit;
     IF estimated THEN
-        n := greatest(n, pgmq._dashboard_estimate(tbl, since));
+        n := greatest(n, pgmq._dashboard_estimate(queue_name, kind, since));
     END IF;
 END
 $fn$;
@@ -102,7 +121,7 @@ BEGIN
     qtable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))::regclass;
     atable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))::regclass;
 
-    SELECT c.n, c.estimated INTO r.depth, est FROM pgmq._dashboard_count(qtable, exact_limit) c;
+    SELECT c.n, c.estimated INTO r.depth, est FROM pgmq._dashboard_count(r.queue_name, 'q', exact_limit) c;
     IF NOT est THEN
         -- Small table: every figure exact, in one pass.
         EXECUTE format(
@@ -156,17 +175,17 @@ BEGIN
     r.newest_age_sec := extract(epoch FROM at - newest)::integer;
     r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
 
-    SELECT c.n, c.estimated INTO r.archive_size, est FROM pgmq._dashboard_count(atable, exact_limit) c;
+    SELECT c.n, c.estimated INTO r.archive_size, est FROM pgmq._dashboard_count(r.queue_name, 'a', exact_limit) c;
     IF est THEN
         est_names := est_names || 'archive_size'::text;
     END IF;
     SELECT c.n, c.estimated INTO r.archived_hour, est
-    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 hour') c;
+    FROM pgmq._dashboard_count(r.queue_name, 'a', exact_limit, at - interval '1 hour') c;
     IF est THEN
         est_names := est_names || 'archived_hour'::text;
     END IF;
     SELECT c.n, c.estimated INTO r.archived_day, est
-    FROM pgmq._dashboard_count(atable, exact_limit, at - interval '1 day') c;
+    FROM pgmq._dashboard_count(r.queue_name, 'a', exact_limit, at - interval '1 day') c;
     IF est THEN
         est_names := est_names || 'archived_day'::text;
     END IF;

@@ -278,11 +278,50 @@ BEGIN
 END
 $fn$;
 
+-- The staging table `stage` names, when it is one: a name pgmq.spark_stage_create makes
+-- ('spark_stage_' and 32 hex digits) of a plain table in pgmq with the staging columns.
+-- PQ004 otherwise: a row of pgmq.spark_stage naming any other table (a queue's, written
+-- there by a role that may write that catalogue) never makes a caller drop, empty or read
+-- it. A missing table is NULL when missing_ok, PQ004 otherwise.
+CREATE FUNCTION pgmq._spark_stage_table(stage text, missing_ok boolean DEFAULT false)
+RETURNS regclass
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    rel regclass;
+BEGIN
+    IF stage IS NULL OR stage !~ '^spark_stage_[0-9a-f]{32}$' THEN
+        RAISE EXCEPTION 'pgmq.% is not a Spark staging table: their names are spark_stage_ '
+            'and 32 hexadecimal digits', coalesce(stage, 'NULL') USING ERRCODE = 'PQ004';
+    END IF;
+    rel := to_regclass(format('pgmq.%I', stage));
+    IF rel IS NULL THEN
+        IF missing_ok THEN
+            RETURN NULL;
+        END IF;
+        RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = rel) <> 'r'
+       OR (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
+                             ORDER BY a.attnum)
+           FROM pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
+          IS DISTINCT FROM 'part integer, attempt bigint, seq bigint, '
+                           'vt timestamp with time zone, message jsonb, headers jsonb' THEN
+        RAISE EXCEPTION 'pgmq.% is not a Spark staging table: not the table '
+            'pgmq.spark_stage_create makes', stage USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN rel;
+END
+$fn$;
+
 -- A staging table for an all-or-nothing write into a queue. A streaming writer passes its
 -- writer_id and gets the same table back after a restart.
 CREATE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     stored text := pgmq._require_queue(queue_name);
@@ -292,7 +331,7 @@ BEGIN
         PERFORM pg_advisory_xact_lock(hashtext('pgmq.spark.stage.' || lower(stored) || '.' || writer_id));
         SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
         WHERE s.queue_name = stored AND s.writer_id = $2;
-        IF stage IS NOT NULL AND to_regclass(format('pgmq.%I', stage)) IS NOT NULL THEN
+        IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
             RETURN stage;
         END IF;
         DELETE FROM pgmq.spark_stage s WHERE s.queue_name = stored AND s.writer_id = $2;
@@ -316,6 +355,7 @@ $fn$;
 CREATE FUNCTION pgmq.spark_stage_commit(stage text, attempts bigint[], batch_id bigint DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     entry pgmq.spark_stage;
@@ -326,6 +366,7 @@ BEGIN
         RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
             USING ERRCODE = 'PQ004';
     END IF;
+    PERFORM pgmq._spark_stage_table(stage);
     IF entry.writer_id IS NOT NULL AND batch_id IS NOT NULL AND EXISTS (
         SELECT 1 FROM pgmq.spark_sink_batch k
         WHERE k.queue_name = entry.queue_name AND k.writer_id = entry.writer_id
@@ -366,6 +407,7 @@ $fn$;
 CREATE FUNCTION pgmq.spark_stage_abort(stage text)
 RETURNS boolean
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     entry pgmq.spark_stage;
@@ -373,6 +415,10 @@ BEGIN
     SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
     IF NOT FOUND THEN
         RETURN false;
+    END IF;
+    IF pgmq._spark_stage_table(stage, true) IS NULL THEN
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;  -- its table is gone
+        RETURN true;
     END IF;
     IF entry.writer_id IS NULL THEN
         EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stage);
@@ -385,10 +431,13 @@ END
 $fn$;
 
 -- Drop the staging tables of batch writes started longer ago than older_than: jobs whose
--- driver died between the tasks and commit/abort. Returns how many were dropped.
+-- driver died between the tasks and commit/abort. Returns how many were dropped. A row
+-- naming a table that is not a staging table (pgmq._spark_stage_table) is removed with a
+-- warning; that table is never touched.
 CREATE FUNCTION pgmq.spark_stage_drop_stale(older_than interval)
 RETURNS integer
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     stale text;
@@ -399,9 +448,17 @@ BEGIN
         WHERE s.writer_id IS NULL AND s.created_at < now() - older_than
         FOR UPDATE SKIP LOCKED
     LOOP
-        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stale);
+        BEGIN
+            IF pgmq._spark_stage_table(stale, true) IS NOT NULL THEN
+                EXECUTE format('DROP TABLE pgmq.%I', stale);
+                dropped := dropped + 1;
+            END IF;
+        EXCEPTION WHEN SQLSTATE 'PQ004' THEN
+            -- Not a staging table: only the catalogue row goes, the table stays.
+            RAISE WARNING 'pgmq.spark_stage_drop_stale: %; its row of pgmq.spark_stage is removed, '
+                'the table is left alone', SQLERRM;
+        END;
         DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stale;
-        dropped := dropped + 1;
     END LOOP;
     RETURN dropped;
 END

@@ -351,7 +351,7 @@ SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => %(attrib
 SELECT queue_name, expired, archive_deleted FROM pgmq.enforce_retention(queue_name => %(queue)s);
 
 -- name: redrive
-SELECT source_queue, moved FROM pgmq.redrive(
+SELECT source_queue, moved, skipped FROM pgmq.redrive(
     dead_letter_queue => %(queue)s, conditional => %(conditional)s::jsonb,
     max_messages => %(limit)s::integer);
 
@@ -359,3 +359,20 @@ SELECT source_queue, moved FROM pgmq.redrive(
 SELECT a.queue_name::text FROM pgmq.queue_attributes a
 WHERE lower(a.attributes ->> 'dead_letter_queue') = lower(%(queue)s)
 ORDER BY a.queue_name;
+
+-- name: grant_app_role
+SELECT pgmq.grant_app_role(role => %(role)s, create_queues => %(create_queues)s,
+                           tables => %(tables)s::regclass[]);
+
+-- name: revoke_app_role
+SELECT pgmq.revoke_app_role(role => %(role)s, tables => %(tables)s::regclass[]);
+
+-- name: retention_queues
+SELECT queue_name, reported FROM pgmq._retention_queues(only_queue => %(queue)s);
+
+-- name: retention_batch
+SELECT expired, archive_deleted FROM pgmq._retention_batch(
+    queue_name => %(queue)s, batch_size => %(batch_size)s);
+
+-- name: create_fifo_index
+SELECT pgmq.create_fifo_index(queue_name => %(queue)s);

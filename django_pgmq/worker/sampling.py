@@ -97,5 +97,6 @@ def sample_all_queues(
         )
         taken = manager.record_samples(stats)
         samples.filter(sampled_at__lt=Now() - retention).delete()
-        manager.enforce_retention()
+    # After the commit, in autocommit: each queue's retention batches commit one by one.
+    manager.enforce_retention()
     return taken

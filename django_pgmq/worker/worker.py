@@ -20,7 +20,7 @@ from time import monotonic
 
 from django.db import DatabaseError, connections
 
-from .. import conf
+from .. import conf, index_builds
 from ..errors import PgmqError
 from ..internal import InternalManager
 from ..names import notify_channel
@@ -251,6 +251,8 @@ class Worker:
             self._next_sample = monotonic() + interval
             retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
             sample_all_queues(self.manager, interval=interval, retention=retention)
+            # Indexes other clients wanted (pgmq.pending_indexes()), built in the background.
+            index_builds.build_in_background(self.manager.using)
             self._record_timings()
             if self.options.maintenance is not None:
                 self.options.maintenance()

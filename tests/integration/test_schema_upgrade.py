@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from django_pgmq import sqlmigrate, sqlschema
+from django_pgmq import index_builds, sqlmigrate, sqlschema
 from tests.integration.test_migrations import applied, has_pgmq_schema
 from tests.scratch import fake_pgmq_extension
 
@@ -131,6 +131,9 @@ def test_an_upgraded_0_1_0_install_equals_a_fresh_one(scratch, other_scratch):
         done = fresh.manage("migrate")
         assert done.returncode == 0, done.stderr
         populate(conn)
+        # The FIFO index is built CONCURRENTLY outside the transaction that wanted it (0.1.0
+        # built it at once): build it as a worker or pgmq_maintain does.
+        assert index_builds.build_pending_dsn(fresh.dsn) == ["q_fifo_fifo_idx"]
         installed = sqlschema.signature(conn)
 
     assert any(key.startswith("trigger") for key in installed)
@@ -373,3 +376,67 @@ def test_going_back_to_0019_leaves_every_queue_cold_and_working(scratch):
         done = scratch.manage("migrate", "django_pgmq")
         assert done.returncode == 0, done.stderr
         assert hot_functions(conn) == []
+
+
+def test_check_compares_queues_of_every_kind(pg_dsn):
+    """A change to how queues are made shows in the per-queue objects it makes."""
+    changed = [
+        *sqlmigrate.live_sql(),
+        "CREATE OR REPLACE FUNCTION pgmq._tune_live_table(tbl text) RETURNS void "
+        "LANGUAGE plpgsql AS $$ BEGIN EXECUTE format("
+        "'ALTER TABLE pgmq.%I SET (fillfactor = 70)', tbl); END $$;",
+    ]
+    with (
+        sqlmigrate.scratch_database(pg_dsn, sqlmigrate.live_sql(), queues=True) as live,
+        sqlmigrate.scratch_database(pg_dsn, changed, queues=True) as target,
+    ):
+        found = sqlschema.differences(sqlschema.signature(live), sqlschema.signature(target))
+    keys = [line.split("\n")[0] for line in found]
+    assert "differs: table pgmq.q_k_plain" in keys
+    assert "differs: function pgmq._tune_live_table(tbl text)" in keys
+
+
+def test_a_changed_function_a_queue_index_uses_comes_with_a_reindex(pg_dsn):
+    changed = [
+        *sqlmigrate.live_sql(),
+        "CREATE OR REPLACE FUNCTION pgmq._fifo_group(headers jsonb) RETURNS text "
+        "LANGUAGE sql IMMUTABLE PARALLEL SAFE "
+        "AS $fn$ SELECT coalesce(headers ->> 'x-pgmq-group', 'default') $fn$;",
+    ]
+    with (
+        sqlmigrate.scratch_database(pg_dsn, sqlmigrate.live_sql(), queues=True) as live,
+        sqlmigrate.scratch_database(pg_dsn, changed, queues=True) as target,
+    ):
+        forward = sqlmigrate.step(live, target)
+        assert "REINDEX INDEX" in forward.sql
+        assert "'pgmq._fifo_group(jsonb)'::regprocedure" in forward.sql
+        before = live.execute(
+            "SELECT relfilenode FROM pg_class WHERE relname = 'q_k_fifo_fifo_idx'"
+        ).fetchone()
+        live.execute(forward.sql.encode())
+        after = live.execute(
+            "SELECT relfilenode FROM pg_class WHERE relname = 'q_k_fifo_fifo_idx'"
+        ).fetchone()
+        assert before != after  # rebuilt
+        assert sqlschema.differences(sqlschema.signature(target), sqlschema.signature(live)) == []
+
+
+def test_who_may_run_a_helper_is_compared_and_written_without_its_body(pg_dsn):
+    """A helper left executable by PUBLIC is a difference; make writes the REVOKE alone."""
+    opened = [
+        *sqlmigrate.live_sql(),
+        "GRANT EXECUTE ON FUNCTION pgmq._require_queue(text) TO PUBLIC;",
+    ]
+    with (
+        sqlmigrate.scratch_database(pg_dsn, opened) as migrated,
+        sqlmigrate.scratch_database(pg_dsn, sqlmigrate.live_sql()) as live,
+    ):
+        found = sqlschema.differences(sqlschema.signature(live), sqlschema.signature(migrated))
+        forward = sqlmigrate.step(migrated, live)
+    assert [line.split("\n")[0] for line in found] == [
+        "differs: function pgmq._require_queue(queue_name text)"
+    ]
+    assert forward.sql.splitlines()[1:] == [
+        "REVOKE EXECUTE ON FUNCTION pgmq._require_queue(text) FROM PUBLIC;",
+        "",
+    ]

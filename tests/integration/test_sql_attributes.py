@@ -503,7 +503,7 @@ def test_redrive_moves_dead_letters_back_to_their_source_once(pg_connect, db, q)
     read(db, q, qty=20)
     assert live_ids(db, q) == []
     moved = db.execute(
-        "SELECT * FROM pgmq.redrive(dead_letter_queue => %s, conditional => %s)",
+        "SELECT source_queue, moved FROM pgmq.redrive(dead_letter_queue => %s, conditional => %s)",
         [dlq, Jsonb({"kind": "a"})],
     ).fetchall()
     assert moved == [(q, 10)]
@@ -512,7 +512,9 @@ def test_redrive_moves_dead_letters_back_to_their_source_once(pg_connect, db, q)
     results: list[list[tuple]] = []
 
     def redrive(_: int, conn: psycopg.Connection) -> None:
-        results.append(conn.execute("SELECT * FROM pgmq.redrive(%s)", [dlq]).fetchall())
+        results.append(
+            conn.execute("SELECT source_queue, moved FROM pgmq.redrive(%s)", [dlq]).fetchall()
+        )
 
     assert not together(conns, redrive)
     assert sum(n for rows in results for _, n in rows) == 10

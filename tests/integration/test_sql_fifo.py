@@ -269,17 +269,34 @@ def _fifo_indexes(conn: psycopg.Connection, *queues: str) -> list[str]:
     return [name for (name,) in rows]
 
 
-def test_create_fifo_index_is_idempotent_and_used(tx_queue, tx):
+def test_create_fifo_index_is_wanted_in_the_transaction(tx_queue, tx):
+    # Built CONCURRENTLY outside the caller's transaction (tests/integration/test_index_builds.py).
     tx.execute("SELECT pgmq.create_fifo_index(queue_name => %s)", [tx_queue])
     tx.execute("SELECT pgmq.create_fifo_index(queue_name => %s)", [tx_queue])
-    assert _fifo_indexes(tx, tx_queue) == [f"q_{tx_queue}_fifo_idx"]
-    tx.execute("SET enable_seqscan = off")
+    assert _fifo_indexes(tx, tx_queue) == []
+    pending = tx.execute("SELECT index_name, statement FROM pgmq.pending_indexes()").fetchall()
+    assert [row for row in pending if tx_queue in row[0]] == [
+        (
+            f"q_{tx_queue}_fifo_idx",
+            f"CREATE INDEX CONCURRENTLY IF NOT EXISTS q_{tx_queue}_fifo_idx "
+            f"ON pgmq.q_{tx_queue} (pgmq._fifo_group(headers), msg_id)",
+        )
+    ]
+
+
+def test_the_fifo_index_once_built_is_used(queue, conn):
+    from django_pgmq import QueueManager
+
+    QueueManager().create_fifo_index(queue)
+    QueueManager().build_pending_indexes()
+    assert _fifo_indexes(conn, queue) == [f"q_{queue}_fifo_idx"]
+    conn.execute("SET enable_seqscan = off")
     query = sql.SQL(
         "EXPLAIN SELECT msg_id FROM {} WHERE pgmq._fifo_group(headers) = 'g'"
         " ORDER BY msg_id LIMIT 5"
     )
-    plan = tx.execute(query.format(sql.Identifier("pgmq", f"q_{tx_queue}"))).fetchall()
-    assert any(f"q_{tx_queue}_fifo_idx" in line for (line,) in plan)
+    plan = conn.execute(query.format(sql.Identifier("pgmq", f"q_{queue}"))).fetchall()
+    assert any(f"q_{queue}_fifo_idx" in line for (line,) in plan)
 
 
 def test_create_fifo_index_needs_the_queue(conn, queue_name):
@@ -292,9 +309,8 @@ def test_create_fifo_indexes_all_covers_every_queue(tx_queue, tx):
     second = f"t_{uuid.uuid4().hex[:16]}"
     tx.execute("SELECT pgmq.create(%s)", [second])
     tx.execute("SELECT pgmq.create_fifo_indexes_all()")
-    assert _fifo_indexes(tx, tx_queue, second) == sorted(
-        [f"q_{tx_queue}_fifo_idx", f"q_{second}_fifo_idx"]
-    )
+    pending = {row[0] for row in tx.execute("SELECT index_name FROM pgmq.pending_indexes()")}
+    assert {f"q_{tx_queue}_fifo_idx", f"q_{second}_fifo_idx"} <= pending
     send_all(tx, tx_queue, "A1 A2 B1")
     assert read(tx, "read_grouped_rr", tx_queue, 5) == ["A1", "B1", "A2"]
 

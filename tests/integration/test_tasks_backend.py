@@ -17,6 +17,7 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
+from django_pgmq import index_builds
 from django_pgmq.internal import InternalManager
 from django_pgmq.models import TaskResultRecord
 from django_pgmq.tasks import PgmqBackend
@@ -237,8 +238,11 @@ def test_a_higher_priority_task_behind_a_thousand_runs_first(m):
     assert ids == [*low, last]  # the rest: oldest first, -100 at the end
 
 
-def test_task_queues_have_the_priority_index_and_a_priority_read_uses_it(m):
+@pytest.mark.django_db(transaction=True)
+def test_task_queues_have_the_priority_index_and_a_priority_read_uses_it():
     task_funcs.echo.enqueue(1)
+    index_builds.wait_for_background(timeout=60)  # built CONCURRENTLY after the commit
+    InternalManager().build_pending_indexes()  # (or by a worker, or pgmq_maintain)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexdef FROM pg_indexes WHERE schemaname = 'pgmq' AND tablename = 'q_default'"
@@ -252,6 +256,7 @@ def test_task_queues_have_the_priority_index_and_a_priority_read_uses_it(m):
         )
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "q_default_priority" in plan and "Sort" not in plan, plan
+    InternalManager().purge_queue("default")
 
 
 def test_priority_of_a_foreign_message_with_any_header_is_0_and_never_breaks_sends(m):

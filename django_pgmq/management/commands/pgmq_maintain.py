@@ -41,8 +41,10 @@ its own transaction; one that fails (e.g. its locks are not granted within
 others go on; the exit status is then 1. Without QUEUE arguments it also purges
 the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention
 and samples every queue's depth for the admin's charts (as the workers do), and
-enforces the queues' retention attributes (message_retention, archive_retention:
-pgmq.enforce_retention).
+enforces the queues' retention attributes (message_retention, archive_retention;
+each batch of each queue commits on its own), and builds the indexes queues want
+(priorities, task queues, FIFO groups: CREATE INDEX CONCURRENTLY, see
+pgmq.pending_indexes()).
 
 examples:
   manage.py pgmq_maintain
@@ -80,6 +82,9 @@ examples:
             self._purge_task_results(options["verbosity"])
             self._sample_queues(manager, options["verbosity"])
             self._enforce_retention(manager, options["verbosity"])
+            for index in manager.build_pending_indexes():
+                if options["verbosity"] > 0:
+                    self.stdout.write(f"built index pgmq.{index}")
         for queue in queues:
             try:
                 changes = manager.maintain_partitions(queue, lock_timeout=options["lock_timeout"])

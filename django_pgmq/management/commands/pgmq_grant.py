@@ -1,0 +1,44 @@
+"""manage.py pgmq_grant: give an application role what message operations need, or revoke it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..command_base import PgmqCommand
+
+
+class Command(PgmqCommand):
+    help = """Grant a database role (an application role: LOGIN, not superuser) every
+message operation on every queue of this database, present and future: send, read,
+archive, delete, set_vt, purge, metrics, the worker, the Tasks backend, the Celery
+transport and the admin's read paths. Run it as the owner (the role that ran
+migrate). --create-queues also lets the role create queues and drop the ones it
+created. --revoke takes everything back. The SQL is pgmq.grant_app_role(role,
+create_queues) and pgmq.revoke_app_role(role), for deployments without Django.
+
+examples:
+  manage.py pgmq_grant app_user
+  manage.py pgmq_grant app_user --create-queues
+  manage.py pgmq_grant app_user --revoke
+"""
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("role", metavar="ROLE", help="The database role to grant.")
+        parser.add_argument(
+            "--create-queues",
+            action="store_true",
+            help="Also let the role create queues and drop the queues it created.",
+        )
+        parser.add_argument(
+            "--revoke", action="store_true", help="Take back what an earlier grant gave."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        manager, role = self.manager(options), options["role"]
+        if options["revoke"]:
+            manager.revoke_app_role(role)
+            self.stdout.write(f'revoked the pgmq privileges of role "{role}"')
+            return
+        manager.grant_app_role(role, create_queues=options["create_queues"])
+        extra = " and may create and drop its own queues" if options["create_queues"] else ""
+        self.stdout.write(f'role "{role}" may run message operations on every queue{extra}')
