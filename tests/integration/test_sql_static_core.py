@@ -161,14 +161,9 @@ def test_4_a_second_role_keeps_administering_its_queue_after_others_used_it(
     role = f"app_{queue_name}"
     ident = sql.Identifier(role)
     owner.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(ident))
-    grants = [
-        "GRANT USAGE, CREATE ON SCHEMA pgmq TO {}",
-        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA pgmq TO {}",
-        "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA pgmq TO {}",
-    ]
     try:
-        for grant in grants:
-            owner.execute(sql.SQL(grant).format(ident))
+        # what `manage.py pgmq_grant ROLE --create-queues` grants
+        owner.execute("SELECT pgmq.grant_app_role(%s, true)", [role])
         app = pg_connect()
         app.execute(sql.SQL("SET ROLE {}").format(ident))
         app.execute("SELECT pgmq.create(%s)", [queue_name])
