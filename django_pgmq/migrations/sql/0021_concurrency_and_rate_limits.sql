@@ -453,8 +453,10 @@ BEGIN
     END IF;
     RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
         USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
-    IF (p_op = 'a' OR p_op = 'd' OR p_op = 'v') AND attrs ? 'max_in_flight' THEN
-        -- A slot may have freed: wake a worker waiting at the limit (at commit).
+    IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= clock_timestamp()))
+       AND attrs ? 'max_in_flight' THEN
+        -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
+        -- worker waiting at the limit (at commit).
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
             PERFORM pg_notify(pgmq._limit_channel(pgmq._stored_queue_name(queue_name)), '');
