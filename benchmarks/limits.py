@@ -11,7 +11,7 @@ reader at the limit wakes when a slot frees.
   the next message (notification received, read returned it). p50 and p95 over
   ``--wakeups`` trials (target: p50 < 10 ms).
 
-Each throughput figure is the median of ``--rounds`` timed runs.
+Each throughput figure is the median of ``--rounds`` timed runs, the figures interleaved.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import uuid
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from .attributes import connect, median, read_archive
+from .attributes import connect, read_archive
 from .server import resolve
 from .stores import Store
 
@@ -82,15 +82,20 @@ def main() -> None:
         for store in (ours, pgmq):
             store.install()
         with connect(ours) as o, connect(pgmq) as p:
-            n, r = args.messages, args.rounds
-            fig = {
-                "read+archive pgmq plain": median(lambda: read_archive(p, None, n), r),
-                "read+archive ours unlimited": median(lambda: read_archive(o, None, n), r),
+            runs: dict[str, tuple] = {
+                "read+archive pgmq plain": (p, None),
+                "read+archive ours unlimited": (o, None),
+                **{f"read+archive ours {label}": (o, a) for label, a in LIMITS.items()},
             }
-            for label, attributes in LIMITS.items():
-                fig[f"read+archive ours {label}"] = median(
-                    lambda a=attributes: read_archive(o, a, n), r
-                )
+            # Interleaved, each round in a rotated order: a shared machine's load drifts,
+            # and back-to-back runs of one figure would each catch a different part of it.
+            got: dict[str, list[float]] = {k: [] for k in runs}
+            for round_ in range(args.rounds):
+                keys = list(runs)
+                for key in keys[round_ % len(keys) :] + keys[: round_ % len(keys)]:
+                    conn, attributes = runs[key]
+                    got[key].append(read_archive(conn, attributes, args.messages))
+            fig = {k: statistics.median(v) for k, v in got.items()}
         wake = wakeups(ours, args.wakeups)
     finally:
         for store in (ours, pgmq):
