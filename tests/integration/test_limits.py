@@ -246,6 +246,10 @@ def test_bad_values_are_refused_naming_the_key(db, q):
         ({"rate_limit": {"count": 5, "seconds": 0}}, "rate_limit"),
         ({"rate_limit": {"count": 5}}, "rate_limit"),
         ({"rate_limit": {"count": 5, "seconds": 1, "burst": 2}}, "rate_limit"),
+        ({"rate_limit": {"count": 5, "seconds": "1"}}, "rate_limit"),
+        ({"rate_limit": {"count": "5", "seconds": 1}}, "rate_limit"),
+        ({"rate_limit": "10/2s"}, "rate_limit"),
+        ({"rate_limit": [10, 2]}, "rate_limit"),
     ]:
         with pytest.raises(psycopg.Error, match=f'"{key}"'):
             set_attributes(db, q, **attributes)

@@ -38,11 +38,15 @@ BEGIN
             WHEN 'paused' THEN jsonb_typeof(v) = 'boolean'
             WHEN 'dead_letter_queue' THEN jsonb_typeof(v) = 'string'
             WHEN 'max_in_flight' THEN pgmq._json_int_at_least(v, 1)
-            WHEN 'rate_limit' THEN jsonb_typeof(v) = 'object'
-                 AND (SELECT array_agg(x ORDER BY x) FROM jsonb_object_keys(v) x) = '{count,seconds}'
-                 AND pgmq._json_int_at_least(v -> 'count', 1)
-                 AND jsonb_typeof(v -> 'seconds') = 'number'
-                 AND (v ->> 'seconds')::numeric > 0 AND (v ->> 'seconds')::numeric <= 31536000
+            -- CASE, not AND: each test may only run once the one before it held.
+            WHEN 'rate_limit' THEN CASE
+                WHEN jsonb_typeof(v) <> 'object' THEN false
+                WHEN (SELECT array_agg(x ORDER BY x) FROM jsonb_object_keys(v) x)
+                     <> '{count,seconds}' THEN false
+                WHEN jsonb_typeof(v -> 'seconds') <> 'number' THEN false
+                ELSE pgmq._json_int_at_least(v -> 'count', 1)
+                     AND (v ->> 'seconds')::numeric > 0 AND (v ->> 'seconds')::numeric <= 31536000
+                END
             ELSE false
         END;
         IF NOT ok THEN
