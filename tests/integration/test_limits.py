@@ -306,3 +306,20 @@ def test_archive_of_a_limited_queue_notifies_that_a_slot_freed(pg_connect, db, q
     db.execute("SELECT pgmq.archive(%s, %s::bigint)", [q, msg_id])
     got = list(listener.notifies(timeout=5, stop_after=1))
     assert [n.channel for n in got] == [f"pgmq.q_{q}.FREE"]
+
+
+def test_a_repeatable_read_claim_with_a_stale_snapshot_is_refused_not_counted_wrong(
+    pg_connect, db, q
+):
+    set_attributes(db, q, max_in_flight=3)
+    fill(db, q, 10)
+    old = pg_connect(autocommit=False)
+    old.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    old.execute("SELECT 1")  # its snapshot: nothing in flight yet
+    assert len(db.execute(READ, [q, 3]).fetchall()) == 3  # another session fills the limit
+    with pytest.raises(errors.SerializationFailure):
+        old.execute(READ, [q, 3])
+    old.rollback()
+    old.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    assert old.execute(READ, [q, 3]).fetchall() == []  # a fresh snapshot sees the limit
+    old.rollback()
