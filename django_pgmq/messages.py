@@ -51,3 +51,21 @@ class NotifyThrottle:
     queue_name: str
     throttle_interval_ms: int
     last_notified_at: datetime
+
+
+@dataclass(frozen=True)
+class QueueLimits:
+    """A row of ``pgmq.queue_limits()``: a limited queue's limits and where it stands.
+
+    ``in_flight`` counts messages read and not yet deleted, archived or visible again;
+    ``handed_out`` those handed out in the current ``rate_seconds`` window;
+    ``next_free_at`` is when a read can get a message again while the queue is at a limit.
+    """
+
+    queue_name: str
+    max_in_flight: int | None
+    in_flight: int
+    rate_count: int | None
+    rate_seconds: float | None
+    handed_out: int
+    next_free_at: datetime | None

@@ -66,3 +66,9 @@ def notify_channel(name: str) -> str:
     may differ in case, ask ``QueueManager.notify_channel(queue)`` instead.
     """
     return f"pgmq.q_{validate_queue_name(name)}.INSERT"
+
+
+def limit_channel(name: str) -> str:
+    """The channel a queue stored as ``name`` notifies when one of its ``max_in_flight``
+    slots may have freed (an archive, delete or set_vt): ``pgmq.q_<name>.FREE``."""
+    return f"pgmq.q_{validate_queue_name(name)}.FREE"

@@ -54,11 +54,39 @@ class AttributesForm(forms.Form):
         help_text=gettext_lazy("bytes"),
     )
     priorities = forms.BooleanField(label=gettext_lazy("Priorities"), required=False)
+    max_in_flight = forms.IntegerField(
+        label=gettext_lazy("Max in flight"),
+        min_value=1,
+        required=False,
+        help_text=gettext_lazy("messages read and not yet deleted, archived or visible again"),
+    )
+    rate_limit = forms.CharField(
+        label=gettext_lazy("Rate limit"),
+        required=False,
+        help_text=gettext_lazy(
+            "COUNT/SECONDS: at most COUNT handed out in any SECONDS, e.g. 100/60"
+        ),
+    )
 
     @classmethod
     def of(cls, attributes: dict[str, Any]) -> AttributesForm:
         """The form showing a queue's current attributes."""
-        return cls(initial={k: v for k, v in attributes.items() if k in cls.base_fields})
+        initial = {k: v for k, v in attributes.items() if k in cls.base_fields}
+        if isinstance(rate := initial.get("rate_limit"), dict):
+            initial["rate_limit"] = f"{rate.get('count')}/{rate.get('seconds')}"
+        return cls(initial=initial)
+
+    def clean_rate_limit(self) -> dict[str, int | float] | None:
+        """``COUNT/SECONDS`` as the attribute's object; the SQL API checks the ranges."""
+        text = (self.cleaned_data["rate_limit"] or "").strip()
+        if not text:
+            return None
+        count, _sep, seconds = text.partition("/")
+        try:
+            per = float(seconds)
+            return {"count": int(count), "seconds": int(per) if per.is_integer() else per}
+        except ValueError:
+            raise forms.ValidationError(_("must be COUNT/SECONDS, such as 100/60")) from None
 
     def attributes(self) -> dict[str, Any]:
         """What to merge into the queue's attributes: empty fields remove theirs."""

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from .. import conf
 from ..internal import InternalManager
 from ..internal.records import QueueStats
+from ..messages import QueueLimits
 from ..models import Queue, QueueConfig, QueueSample, Worker
 from ..pausing import paused_queues
 
@@ -35,6 +36,7 @@ class QueueRow:
     notify_ms: int | None = None
     workers: int = 0
     paused: bool = False
+    limits: QueueLimits | None = None  # max_in_flight / rate_limit and where they stand
     depth_trend: list[float | None] = field(default_factory=list)
     recent_depths: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
@@ -178,6 +180,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
     shown = list(rows)
     notify = manager.notify_throttles()
     paused = paused_queues(using)
+    limits = {row.queue_name: row for row in manager.queue_limits()}
     workers = live_workers_by_queue(using)
     trends = depth_trends(using, shown)
     recent = recent_depths(using, shown)
@@ -185,6 +188,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
         row.notify_ms = notify.get(name)
         row.workers = workers.get(name, 0)
         row.paused = name in paused
+        row.limits = limits.get(name)
         row.depth_trend = trends.get(name, [])
         row.recent_depths = recent.get(name, [])
         row.flags = attention_flags(row)

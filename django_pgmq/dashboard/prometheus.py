@@ -1,7 +1,8 @@
 """The dashboard's figures for Prometheus, exported with prometheus_client.
 
 ``path("pgmq/metrics", metrics)`` serves them. Each scrape runs one bounded SQL
-query (`InternalManager.prometheus_scrape`) through a `PgmqCollector`; the reply is
+query (`InternalManager.prometheus_scrape`), and one for the limited queues
+(`queue_limits`: max_in_flight, rate_limit), through a `PgmqCollector`; the reply is
 OpenMetrics when the scraper asks for it (``Accept``), else Prometheus' text format.
 
 Access: a request bearing ``Authorization: Bearer <PGMQ["METRICS_TOKEN"]>`` (when that
@@ -24,6 +25,7 @@ from prometheus_client.exposition import choose_encoder
 from .. import conf
 from ..internal import InternalManager
 from ..internal.scrape_ops import Scrape, ScrapedQueue
+from ..messages import QueueLimits
 from .access import current_db
 from .overview import default_max_reads
 
@@ -98,6 +100,40 @@ class PgmqCollector:
             default_max_reads=default_max_reads(),
         )
         yield from metric_families(scrape, self.using)
+        yield from limit_families(InternalManager(self.using).queue_limits(), self.using)
+
+
+# Gauges per limited queue: name, help, value (None: leave the sample out).
+LIMIT_GAUGES: list[tuple[str, str, Callable[[QueueLimits], float | None]]] = [
+    ("pgmq_queue_max_in_flight", "The queue's max_in_flight.", lambda q: q.max_in_flight),
+    (
+        "pgmq_queue_limit_in_flight",
+        "Messages counted against max_in_flight now.",
+        lambda q: q.in_flight if q.max_in_flight else None,
+    ),
+    ("pgmq_queue_rate_limit_count", "The queue's rate_limit count.", lambda q: q.rate_count),
+    (
+        "pgmq_queue_rate_limit_seconds",
+        "The queue's rate_limit window.",
+        lambda q: q.rate_seconds,
+    ),
+    (
+        "pgmq_queue_rate_limit_handed_out",
+        "Messages handed out in the current rate_limit window.",
+        lambda q: q.handed_out if q.rate_count else None,
+    ),
+]
+
+
+def limit_families(limits: list[QueueLimits], db: str) -> Iterator[Metric]:
+    """The gauges of the queues with max_in_flight or rate_limit."""
+    for name, text, value in LIMIT_GAUGES:
+        family = GaugeMetricFamily(name, text, labels=["database", "queue"])
+        for row in limits:
+            figure = value(row)
+            if figure is not None:
+                family.add_metric([db, row.queue_name], figure)
+        yield family
 
 
 def metric_families(scrape: Scrape, db: str) -> Iterator[Metric]:

@@ -55,6 +55,26 @@ def switch(text: str) -> bool:
     return value
 
 
+def rate(text: str) -> dict[str, int]:
+    """A ``rate_limit`` from ``COUNT/DURATION``: ``100/1m`` is at most 100 in any minute."""
+    count, sep, per = text.partition("/")
+    if not sep or not count.strip().isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be COUNT/DURATION such as 100/1m or 10/2s, got {text!r}"
+        )
+    seconds = duration(per)
+    if seconds < 1:
+        raise argparse.ArgumentTypeError(f"the duration must be 1 second or more, got {text!r}")
+    return {"count": int(count), "seconds": seconds}
+
+
+def positive(text: str) -> int:
+    """An integer, 1 or more."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer, 1 or more, got {text!r}")
+    return int(text)
+
+
 def key_value(text: str) -> tuple[str, Any]:
     """An argparse type: ``KEY=VALUE`` of ``--set``; an empty VALUE (or ``null``) removes KEY."""
     key, sep, raw = text.partition("=")
@@ -70,6 +90,10 @@ def key_value(text: str) -> tuple[str, Any]:
             return key, size(raw)
         if key in SWITCH_KEYS:
             return key, switch(raw)
+        if key == "max_in_flight":
+            return key, positive(raw)
+        if key == "rate_limit" and not raw.strip().startswith("{"):
+            return key, rate(raw)
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"{key}: {exc}") from None
     if key == "dead_letter_queue":

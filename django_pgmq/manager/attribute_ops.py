@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import connections
 
+from ..messages import QueueLimits
 from ..names import validate_queue_name
 from .plumbing import Base, _check_int, _dump, _json
 
@@ -31,6 +32,8 @@ ATTRIBUTE_KEYS = (
     "max_message_size",
     "priorities",
     "paused",
+    "max_in_flight",
+    "rate_limit",
 )
 
 
@@ -72,6 +75,13 @@ class AttributeOps(Base):
     def resume_queue(self, queue: str) -> dict[str, Any]:
         """Undo `pause_queue`."""
         return self.set_queue_attributes(queue, paused=None)
+
+    def queue_limits(self, queue: str | None = None) -> list[QueueLimits]:
+        """The limits of ``queue`` (or of every queue with ``max_in_flight`` or ``rate_limit``)
+        and where each stands now: in flight, handed out in the current window."""
+        if queue is not None:
+            validate_queue_name(queue)
+        return [QueueLimits(*row) for row in self._fetch("queue_limits", {"queue": queue}, queue)]
 
     def dead_letter_sources(self, queue: str) -> list[str]:
         """The queues whose ``dead_letter_queue`` attribute names ``queue``."""

@@ -12,7 +12,8 @@
 -- Keys: delivery_delay, deduplication_window (header "deduplication_id"),
 -- max_receive_count + dead_letter_queue (redrive at read: header "dead_letter"),
 -- message_retention, archive_retention (pgmq.enforce_retention), max_message_size,
--- priorities (header "priority", -100..100, higher first), paused. Not part of pgmq's
+-- priorities (header "priority", -100..100, higher first), paused, max_in_flight and
+-- rate_limit (sql/26_limits.sql). Not part of pgmq's
 -- API, but callable by any of its clients.
 
 -- One row per queue with attributes; it goes with the queue (ON DELETE CASCADE).
@@ -66,7 +67,9 @@ AS $fn$
         ('archive_retention', 'an integer number of seconds, 1 or more'),
         ('max_message_size', 'an integer number of bytes, 1 or more'),
         ('priorities', 'true or false'),
-        ('paused', 'true or false')
+        ('paused', 'true or false'),
+        ('max_in_flight', 'an integer, 1 or more'),
+        ('rate_limit', 'an object {"count": N, "seconds": S}, N an integer 1 or more, S a number of seconds more than 0')
 $fn$;
 
 CREATE FUNCTION pgmq._bad_queue_attribute(queue_name text, key text, got jsonb)
@@ -119,6 +122,16 @@ BEGIN
             WHEN 'priorities' THEN jsonb_typeof(v) = 'boolean'
             WHEN 'paused' THEN jsonb_typeof(v) = 'boolean'
             WHEN 'dead_letter_queue' THEN jsonb_typeof(v) = 'string'
+            WHEN 'max_in_flight' THEN pgmq._json_int_at_least(v, 1)
+            -- CASE, not AND: each test may only run once the one before it held.
+            WHEN 'rate_limit' THEN CASE
+                WHEN jsonb_typeof(v) <> 'object' THEN false
+                WHEN (SELECT array_agg(x ORDER BY x) FROM jsonb_object_keys(v) x)
+                     <> '{count,seconds}' THEN false
+                WHEN jsonb_typeof(v -> 'seconds') <> 'number' THEN false
+                ELSE pgmq._json_int_at_least(v -> 'count', 1)
+                     AND (v ->> 'seconds')::numeric > 0 AND (v ->> 'seconds')::numeric <= 31536000
+                END
             ELSE false
         END;
         IF NOT ok THEN
@@ -209,6 +222,11 @@ BEGIN
     END IF;
     IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
         DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);
+    END IF;
+
+    IF (old -> 'max_in_flight', old -> 'rate_limit')
+       IS DISTINCT FROM (merged -> 'max_in_flight', merged -> 'rate_limit') THEN
+        PERFORM pgmq._sync_queue_limits(stored, merged);
     END IF;
 
     IF merged = '{}'::jsonb THEN
@@ -319,23 +337,37 @@ $fn$;
 -- backend's priority read; the Celery read and the worker call pgmq.read), so a new
 -- read-side attribute is a change here:
 --   allowed            how many of the qty asked for the reader may claim now (0 when
---                      the queue is paused; NULL qty, "all", stays NULL). max_in_flight
---                      and rate_limit (issue 25) will lower it here.
+--                      the queue is paused; NULL qty, "all", stays NULL unless a limit
+--                      caps it). max_in_flight (not for a pop) and rate_limit lower it
+--                      (sql/26_limits.sql): the claim then holds the queue's limit state
+--                      row until its transaction ends, and records what it claimed with
+--                      pgmq._claim_record(queue_name, held, stamps, counts, claimed ids).
 --   max_receive_count  with dead_letter_queue: a visible message already read this often
 --   dead_letter_queue  is moved there instead of being handed out (NULL: no redrive); the
 --                      move never uses up the reader's qty.
 --   by_priority        claim by header "priority" (highest first), then msg_id.
+--   held, stamps,      the limit state to record the claim against (all NULL for a
+--   counts             queue without limits: nothing to record).
+-- pops: the claim is a pop. peek: only look (no lock; for a caller that does not claim).
 CREATE FUNCTION pgmq._claim_filter(
-    queue_name text, attrs jsonb, qty integer,
+    queue_name text, attrs jsonb, qty integer, pops boolean DEFAULT false,
+    peek boolean DEFAULT false,
     OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text,
-    OUT by_priority boolean
+    OUT by_priority boolean, OUT held bigint[], OUT stamps timestamptz[], OUT counts integer[]
 )
-LANGUAGE sql STABLE
+LANGUAGE plpgsql
 AS $fn$
-    SELECT CASE WHEN (attrs -> 'paused') = 'true'::jsonb THEN 0 ELSE qty END,
-           CASE WHEN attrs ? 'dead_letter_queue' THEN (attrs ->> 'max_receive_count')::integer END,
-           attrs ->> 'dead_letter_queue',
-           coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
+BEGIN
+    allowed := CASE WHEN (attrs -> 'paused') = 'true'::jsonb THEN 0 ELSE qty END;
+    max_receive_count := CASE WHEN attrs ? 'dead_letter_queue'
+                              THEN (attrs ->> 'max_receive_count')::integer END;
+    dead_letter_queue := attrs ->> 'dead_letter_queue';
+    by_priority := coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
+    IF allowed IS DISTINCT FROM 0 AND (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
+        SELECT l.allowed, l.held, l.stamps, l.counts INTO allowed, held, stamps, counts
+        FROM pgmq._claim_limits(queue_name, allowed, pops, NOT peek) l;
+    END IF;
+END
 $fn$;
 
 -- The statement of op on a queue with attributes attrs (sql/15_queue_ops.sql gives the
@@ -358,7 +390,8 @@ DECLARE
     gate text := 'TRUE';
     msg text := 'u.msg';
     vt text := 'coalesce($4, clock_timestamp())';
-    f record := pgmq._claim_filter(queue_name, attrs, NULL);
+    -- Only the ordering and redrive matter here: the limits are the caller's (no lock).
+    f record := pgmq._claim_filter(queue_name, attrs - 'max_in_flight' - 'rate_limit', NULL);
     window_ text := (attrs ->> 'deduplication_window') || ' seconds';
     order_by text;
     pick text;
@@ -561,13 +594,16 @@ AS $fn$
 DECLARE
     f record;
     qty integer := p_qty;
+    rec pgmq.message_record;
+    claimed bigint[] := '{}';
+    n bigint;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
         RETURN QUERY SELECT * FROM pgmq._send_deduplicated(queue_name, attrs, p_vt, p_msgs, p_headers);
         RETURN;
     END IF;
     IF p_op = 'r' OR p_op = 'p' THEN
-        f := pgmq._claim_filter(queue_name, attrs, p_qty);
+        f := pgmq._claim_filter(queue_name, attrs, p_qty, p_op = 'p');
         qty := f.allowed;
         IF qty = 0 THEN
             RETURN;
@@ -575,9 +611,29 @@ BEGIN
         IF f.dead_letter_queue IS NOT NULL THEN
             PERFORM pgmq._ensure_dead_letter_queue(f.dead_letter_queue);
         END IF;
+        IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
+            -- A limited queue: note what was claimed, for pgmq._claim_record.
+            FOR rec IN EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+                USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
+            LOOP
+                claimed := claimed || rec.msg_id;
+                RETURN NEXT rec;
+            END LOOP;
+            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p');
+            RETURN;
+        END IF;
     END IF;
     RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
         USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= clock_timestamp()))
+       AND attrs ? 'max_in_flight' THEN
+        -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
+        -- worker waiting at the limit (at commit).
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 THEN
+            PERFORM pg_notify(pgmq._limit_channel(pgmq._stored_queue_name(queue_name)), '');
+        END IF;
+    END IF;
 END
 $fn$;
 

@@ -11,7 +11,8 @@
 -- Queue attributes apply through the claim filter (pgmq._claim_filter,
 -- sql/25_attributes.sql): a paused queue returns no rows; with max_receive_count, a
 -- claimed message read more often than that goes to the dead-letter queue instead of
--- being returned, and the read goes on for the rest of its qty. Priorities do not
+-- being returned, and the read goes on for the rest of its qty; max_in_flight and
+-- rate_limit cap the qty, and the claim is recorded against them. Priorities do not
 -- reorder a group.
 
 -- The group key; inlined by the planner, so the FIFO index matches it.
@@ -40,6 +41,7 @@ DECLARE
     rec pgmq.message_record;
     dead bigint[];
     given bigint[] := '{}';
+    limited boolean;
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
@@ -50,6 +52,7 @@ BEGIN
     IF wanted = 0 THEN
         RETURN;
     END IF;
+    limited := f.held IS NOT NULL OR f.stamps IS NOT NULL;
     -- Over-read messages moved to the dead-letter queue do not count: read again for
     -- the rest (each round moves at least one, so this ends).
     LOOP
@@ -98,9 +101,7 @@ BEGIN
             EXIT WHEN budget <= 0;
         END LOOP;
 
-        IF cardinality(groups) = 0 THEN
-            RETURN;
-        END IF;
+    EXIT WHEN cardinality(groups) = 0;
 
         claim := format(
             $q$
@@ -151,21 +152,43 @@ BEGIN
                 RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
                           m.headers, u.prio, u.rnk
             )
-            SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-            FROM claimed
-            -- Round-robin keeps its rounds (as pgmq does); the others come in msg_id order.
-            ORDER BY CASE WHEN $4 = 'rr' THEN rnk ELSE 0 END,
-                     CASE WHEN $4 = 'rr' THEN prio ELSE 0 END,
-                     msg_id
-            $q$,
-            qtable
-        );
-        IF f.max_receive_count IS NULL THEN
-            RETURN QUERY EXECUTE claim
-                USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
-                -- The most one group can contribute: every other group gives at least one.
-                CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given;
-            RETURN;
+        ),
+        claimed AS (
+            UPDATE pgmq.%1$I m
+            SET vt = clock_timestamp() + $3,
+                read_ct = m.read_ct + 1,
+                last_read_at = clock_timestamp()
+            FROM usable u
+            WHERE m.msg_id = u.msg_id
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
+                      m.headers, u.prio, u.rnk
+        )
+        SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+        FROM claimed
+        -- Round-robin keeps its rounds (as pgmq does); the others come in msg_id order.
+        ORDER BY CASE WHEN $4 = 'rr' THEN rnk ELSE 0 END,
+                 CASE WHEN $4 = 'rr' THEN prio ELSE 0 END,
+                 msg_id
+        $q$,
+        qtable
+    );
+    IF f.max_receive_count IS NULL AND NOT limited THEN
+        RETURN QUERY EXECUTE claim
+            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+            -- The most one group can contribute: every other group gives at least one.
+            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given;
+        RETURN;
+    END IF;
+    FOR rec IN EXECUTE claim
+        USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+        CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
+    LOOP
+        IF rec.read_ct > f.max_receive_count THEN  -- NULL (no redrive): never
+            dead := dead || rec.msg_id;
+        ELSE
+            RETURN NEXT rec;
+            given := given || rec.msg_id;
+            wanted := wanted - 1;
         END IF;
         FOR rec IN EXECUTE claim
             USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
@@ -182,6 +205,9 @@ BEGIN
         PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
         EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
     END LOOP;
+    IF limited THEN
+        PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, given);
+    END IF;
 END
 $fn$;
 

@@ -293,7 +293,7 @@ END
 $fn$;
 
 -- The earliest time one of these queues holds a visible message (NULL: all empty).
--- A queue the claim filter lets hand out nothing (paused) counts as empty.
+-- A queue the claim filter lets hand out nothing (paused, or at a limit) counts as empty.
 CREATE FUNCTION pgmq.celery_next_visible(queues text[])
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE
@@ -305,7 +305,8 @@ DECLARE
 BEGIN
     FOREACH queue IN ARRAY queues LOOP
         CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue);
-        CONTINUE WHEN (pgmq._claim_filter(queue, coalesce(pgmq._queue_attributes(queue), '{}'::jsonb), 1)).allowed = 0;
+        CONTINUE WHEN (pgmq._claim_filter(queue, coalesce(pgmq._queue_attributes(queue), '{}'::jsonb), 1,
+                                          peek => true)).allowed = 0;
         BEGIN
             EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
                 INTO candidate;

@@ -84,7 +84,8 @@ $fn$;
 -- The queue's attributes hold as for pgmq.read, through the claim filter
 -- (pgmq._claim_filter): a paused queue hands out nothing, a visible message already
 -- delivered max_receive_count times goes to the dead-letter queue without using up qty,
--- and with priorities a batch takes the highest priorities first.
+-- with priorities a batch takes the highest priorities first, and max_in_flight and
+-- rate_limit cap qty (the claim is recorded against them).
 CREATE FUNCTION pgmq.spark_claim(
     queue_name text, consumer text, vt integer, qty integer, max_msg_id bigint, min_batch bigint
 )
@@ -108,6 +109,9 @@ BEGIN
     IF f.allowed = 0 THEN
         RETURN NULL;
     END IF;
+    -- Taken after the filter, which may have waited for a limited queue's state row: the
+    -- claim's last_read_at then follows every earlier claim's (rate_limit's windows).
+    stamp := clock_timestamp();
     PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
     SELECT coalesce(array_agg(id), '{}') INTO held
     FROM pgmq.spark_stream_batch b, unnest(b.msg_ids) AS id
@@ -150,6 +154,7 @@ BEGIN
     IF dead IS NOT NULL THEN
         PERFORM pgmq._dead_letter_ids(queue_name, dead, 0);
     END IF;
+    PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, ids);
 
     IF ids IS NULL THEN
         RETURN NULL;

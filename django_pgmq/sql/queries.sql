@@ -355,6 +355,9 @@ SELECT source_queue, moved, skipped FROM pgmq.redrive(
     dead_letter_queue => %(queue)s, conditional => %(conditional)s::jsonb,
     max_messages => %(limit)s::integer);
 
+-- name: queue_limits
+SELECT * FROM pgmq.queue_limits(queue_name => %(queue)s);
+
 -- name: dead_letter_sources
 SELECT a.queue_name::text FROM pgmq.queue_attributes a
 WHERE lower(a.attributes ->> 'dead_letter_queue') = lower(%(queue)s)

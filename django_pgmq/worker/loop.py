@@ -123,6 +123,16 @@ class ConsumerThread(threading.Thread):
         worker.budget.give_back(outcome.released)
         worker.record(queue, outcome, monotonic() - claimed_at)
 
+    def _wait_for_a_slot(self, queue: str, token: int) -> bool:
+        """After an empty read of a limited queue: when it is at its limit (not empty), read
+        it next when a slot frees (its FREE notification wakes it earlier); True then."""
+        rows = self.worker.manager.queue_limits(queue)
+        free_at = rows[0].next_free_at if rows else None
+        if free_at is None:
+            return False
+        self.worker.schedule.at_limit(queue, token, free_at)
+        return True
+
     def _claim(
         self, queue: str, token: int, reader: Reader | None = None
     ) -> tuple[list[Message], float]:
@@ -151,6 +161,8 @@ class ConsumerThread(threading.Thread):
             worker.budget.give_back(wanted)
             raise
         worker.budget.give_back(wanted - len(messages))
+        if not messages and queue in worker.limited and self._wait_for_a_slot(queue, token):
+            return messages, claimed_at
         worker.schedule.read_done(queue, token, len(messages))
         if not messages and worker.schedule.throttled(queue):
             # Empty: the next insert should wake this worker at once, not after the window.

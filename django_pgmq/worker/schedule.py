@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from time import monotonic
 
 log = logging.getLogger("django_pgmq.worker")
@@ -78,6 +79,19 @@ class Schedule:
             else:
                 self._next[queue] = now + self._poll
                 log.debug("%s: idle; next poll in %gs", queue, self._poll)
+
+    def at_limit(self, queue: str, token: int, free_at: datetime) -> None:
+        """``queue`` is at its max_in_flight or rate_limit: read it when a slot frees
+        (``free_at``, the database's clock), at the latest on the next poll; a wake-up
+        (a slot freed by an archive, delete or set_vt) reads it at once."""
+        with self._cond:
+            if self._wakes[queue] != token:
+                self._next[queue] = monotonic()  # woken while reading: read again now
+                return
+            wait = (free_at - datetime.now(UTC)).total_seconds()
+            self._next[queue] = monotonic() + min(max(wait, 0.0), self._poll)
+            self._hot_until[queue] = 0.0
+            log.debug("%s: at its limit; next read in %.3fs", queue, max(wait, 0.0))
 
     def postpone(self, queue: str, delay: float) -> None:
         """Do not read ``queue`` for ``delay`` seconds (after an error)."""

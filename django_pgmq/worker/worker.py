@@ -23,7 +23,7 @@ from django.db import DatabaseError, connections
 from .. import conf, index_builds
 from ..errors import PgmqError
 from ..internal import InternalManager
-from ..names import notify_channel
+from ..names import limit_channel, notify_channel
 from ..pausing import paused_queues
 from . import signals
 from .budget import Budget
@@ -91,6 +91,7 @@ class Worker:
         self._counts = threading.Lock()
         self._next_sample = 0.0
         self.paused: frozenset[str] = frozenset()  # queues the admin paused (see pausing.py)
+        self.limited: frozenset[str] = frozenset()  # queues with max_in_flight or rate_limit
         self._caught = signals.Caught()  # the signals `run` catches
         self._logged = (0, 0, monotonic())  # processed, failed, when: the last totals' line
 
@@ -190,6 +191,8 @@ class Worker:
         channels = {notify_channel(q): q for q in self.settings if q in throttles}
         if not channels:
             return "poll only (no queue has notifications)"
+        # A limited queue's freed slot wakes its readers too (nothing is sent for others).
+        channels.update({limit_channel(q): q for q in self.settings})
         self.schedule.set_throttles({q: throttles[q] / 1000 for q in channels.values()})
         self.listener = Listener(self.manager.using, channels, self.schedule.wake, self.stopping)
         self.listener.start()
@@ -268,6 +271,9 @@ class Worker:
         if paused != self.paused:
             log.info("paused queues: %s", ", ".join(sorted(paused)) or "none")
         self.paused = paused
+        self.limited = frozenset(
+            row.queue_name for row in self.manager.queue_limits() if row.queue_name in self.settings
+        )
 
     def _drained(self) -> bool:
         """``--until-empty``: nothing visible now, nothing held, none of our retries waiting.

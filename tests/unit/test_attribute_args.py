@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from django_pgmq.management.attribute_args import duration, key_value, size, switch
+from django_pgmq.management.attribute_args import duration, key_value, rate, size, switch
 
 
 @pytest.mark.parametrize(
@@ -79,3 +79,28 @@ def test_key_values(text, pair):
 def test_bad_key_values(text, says):
     with pytest.raises(argparse.ArgumentTypeError, match=says):
         key_value(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("100/1m", {"count": 100, "seconds": 60}), ("10/2s", {"count": 10, "seconds": 2})],
+)
+def test_rates(text, value):
+    assert rate(text) == value
+    assert key_value(f"rate_limit={text}") == ("rate_limit", value)
+
+
+@pytest.mark.parametrize("text", ["10", "0/1m", "x/1m", "10/0", "10/soon"])
+def test_bad_rates(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        rate(text)
+
+
+def test_max_in_flight_and_a_json_rate_limit():
+    assert key_value("max_in_flight=5") == ("max_in_flight", 5)
+    assert key_value('rate_limit={"count": 3, "seconds": 1.5}') == (
+        "rate_limit",
+        {"count": 3, "seconds": 1.5},
+    )
+    with pytest.raises(argparse.ArgumentTypeError, match="max_in_flight"):
+        key_value("max_in_flight=0")

@@ -14,12 +14,13 @@ an empty VALUE removes the key). All changes are one step: a bad key or value
 changes nothing. Keys: delivery_delay, deduplication_window, message_retention,
 archive_retention (durations: 300, 5m, 2h, 14d), max_message_size (sizes: 1000,
 256KiB, 1MiB), max_receive_count and dead_letter_queue (together), priorities and
-paused (true/false).
+paused (true/false), max_in_flight (N) and rate_limit (COUNT/DURATION: 100/1m).
 
 examples:
   manage.py pgmq_attributes orders
   manage.py pgmq_attributes orders --set deduplication_window=5m --set priorities=true
   manage.py pgmq_attributes orders --set max_receive_count=5 --set dead_letter_queue=orders_dlq
+  manage.py pgmq_attributes orders --set max_in_flight=5 --set rate_limit=100/1m
   manage.py pgmq_attributes orders --set delivery_delay=
 """
 

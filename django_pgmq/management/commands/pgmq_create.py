@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from ..attribute_args import duration, size
+from ..attribute_args import duration, rate, size
 from ..command_base import PgmqCommand, positive_int
 from .pgmq_notify import throttle_ms
 
@@ -144,12 +144,27 @@ _ATTRIBUTE_OPTIONS: dict[str, tuple[str, Any, str]] = {
     ),
     "--delay": ("delivery_delay", duration, "Delay every send that gives no delay of its own."),
     "--max-size": ("max_message_size", size, "Refuse messages whose JSON text is larger."),
+    "--max-in-flight": (
+        "max_in_flight",
+        positive_int,
+        "Hand out at most N messages at once (read, not yet deleted, archived or visible again).",
+    ),
+    "--rate-limit": (
+        "rate_limit",
+        rate,
+        "Hand out at most COUNT messages in any DURATION window, e.g. 100/1m.",
+    ),
 }
 
 
 def _add_attribute_options(parser: Any) -> None:
     for flag, (attribute, kind, text) in _ATTRIBUTE_OPTIONS.items():
-        metavar = {duration: "DURATION", size: "SIZE", positive_int: "N"}.get(kind, "QUEUE")
+        metavar = {
+            duration: "DURATION",
+            size: "SIZE",
+            positive_int: "N",
+            rate: "COUNT/DURATION",
+        }.get(kind, "QUEUE")
         parser.add_argument(flag, dest=attribute, type=kind, metavar=metavar, help=text)
     parser.add_argument(
         "--priorities",

@@ -2,16 +2,46 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
 from django.core.management.base import CommandError
 
 from ...manager import QueueManager
-from ...messages import QueueMetrics
-from ..command_base import PgmqCommand, metrics_table, non_negative_int, positive_int, to_json
+from ...messages import QueueLimits, QueueMetrics
+from ..command_base import (
+    PgmqCommand,
+    format_table,
+    metrics_table,
+    non_negative_int,
+    positive_int,
+    to_json,
+)
 
 DEFAULT_LIMIT = 100
+
+
+LIMITS_HEADERS = ("queue", "in flight", "max_in_flight", "handed out", "rate_limit")
+
+
+def limits_table(limits: Iterable[QueueLimits]) -> str:
+    """The limited queues' figures as an aligned table."""
+    rows = [
+        (
+            row.queue_name,
+            row.in_flight if row.max_in_flight else None,
+            row.max_in_flight,
+            row.handed_out if row.rate_count else None,
+            f"{row.rate_count}/{row.rate_seconds:g}s" if row.rate_count else None,
+        )
+        for row in limits
+    ]
+    return format_table(LIMITS_HEADERS, rows, right=range(1, 4))
+
+
+def _limits_json(row: QueueLimits | None) -> dict[str, Any] | None:
+    return None if row is None else {k: v for k, v in asdict(row).items() if k != "queue_name"}
 
 
 class Command(PgmqCommand):
@@ -19,7 +49,9 @@ class Command(PgmqCommand):
 
 length counts the messages in the queue, visible those that can be read now;
 newest/oldest age are the ages of the newest and oldest message; total counts
-every message ever sent to the queue.
+every message ever sent to the queue. A queue with max_in_flight or rate_limit
+also shows, in a second table, its limits, the messages in flight now and those
+handed out in the current window (JSON: a "limits" object, null for the others).
 
 Without QUEUE names it shows the first {DEFAULT_LIMIT} queues by name; --limit and
 --offset choose another page, --all shows every queue. When some queues are left
@@ -68,10 +100,18 @@ examples:
             metrics = [manager.metrics(q) for q in options["queues"]]
         else:
             metrics = self.page(manager, options)
+        shown = {m.queue_name for m in metrics}
+        limits = {row.queue_name: row for row in manager.queue_limits() if row.queue_name in shown}
         if options["json"]:
-            self.stdout.write(to_json([asdict(m) for m in metrics]))
+            rows = [
+                {**asdict(m), "limits": _limits_json(limits.get(m.queue_name))} for m in metrics
+            ]
+            self.stdout.write(to_json(rows))
         elif metrics:
             self.stdout.write(metrics_table(metrics))
+            if limits:
+                self.stdout.write("")
+                self.stdout.write(limits_table(limits.values()))
         else:
             self.stdout.write("no queues")
 
