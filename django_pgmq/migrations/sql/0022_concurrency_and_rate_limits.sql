@@ -1,17 +1,22 @@
--- 0021_concurrency_and_rate_limits: concurrency and rate limits
+-- 0022_concurrency_and_rate_limits: concurrency and rate limits
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
--- BY HAND: the limit state table goes (and the trigger that uses it first).
-DROP TRIGGER IF EXISTS queue_attributes_forget_limits ON pgmq.queue_attributes;
-DROP TABLE IF EXISTS pgmq.queue_limit_state;
-DROP FUNCTION IF EXISTS pgmq._claim_filter(text,jsonb,integer,boolean,boolean);
-DROP FUNCTION IF EXISTS pgmq._claim_limits(text,integer,boolean,boolean);
-DROP FUNCTION IF EXISTS pgmq._claim_record(text,bigint[],timestamp with time zone[],integer[],bigint[],boolean);
-DROP FUNCTION IF EXISTS pgmq._forget_queue_limits();
-DROP FUNCTION IF EXISTS pgmq._limit_channel(text);
-DROP FUNCTION IF EXISTS pgmq._sync_queue_limits(text,jsonb);
-DROP FUNCTION IF EXISTS pgmq.queue_limits(text);
-DROP TRIGGER IF EXISTS queue_attributes_forget_limits ON pgmq.queue_attributes;
+DROP FUNCTION IF EXISTS pgmq._claim_filter(text,jsonb,integer);
+-- BY HAND: the limit state table (new; no existing rows).
+CREATE TABLE pgmq.queue_limit_state (
+    queue_name text PRIMARY KEY,
+    max_in_flight integer,
+    rate_count integer,
+    rate_seconds double precision,
+    in_flight bigint[] NOT NULL DEFAULT '{}',
+    handed_out_at timestamptz[] NOT NULL DEFAULT '{}',
+    handed_out_n integer[] NOT NULL DEFAULT '{}'
+);
+
+
+
+
+
 CREATE OR REPLACE FUNCTION pgmq._check_queue_attributes(queue_name text, attrs jsonb)
  RETURNS void
  LANGUAGE plpgsql
@@ -32,6 +37,16 @@ BEGIN
             WHEN 'priorities' THEN jsonb_typeof(v) = 'boolean'
             WHEN 'paused' THEN jsonb_typeof(v) = 'boolean'
             WHEN 'dead_letter_queue' THEN jsonb_typeof(v) = 'string'
+            WHEN 'max_in_flight' THEN pgmq._json_int_at_least(v, 1)
+            -- CASE, not AND: each test may only run once the one before it held.
+            WHEN 'rate_limit' THEN CASE
+                WHEN jsonb_typeof(v) <> 'object' THEN false
+                WHEN (SELECT array_agg(x ORDER BY x) FROM jsonb_object_keys(v) x)
+                     <> '{count,seconds}' THEN false
+                WHEN jsonb_typeof(v -> 'seconds') <> 'number' THEN false
+                ELSE pgmq._json_int_at_least(v -> 'count', 1)
+                     AND (v ->> 'seconds')::numeric > 0 AND (v ->> 'seconds')::numeric <= 31536000
+                END
             ELSE false
         END;
         IF NOT ok THEN
@@ -59,19 +74,132 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._check_queue_attributes(text,jsonb) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._check_queue_attributes(text,jsonb) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._claim_filter(queue_name text, attrs jsonb, qty integer, OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text, OUT by_priority boolean)
+CREATE OR REPLACE FUNCTION pgmq._claim_filter(queue_name text, attrs jsonb, qty integer, pops boolean DEFAULT false, peek boolean DEFAULT false, OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text, OUT by_priority boolean, OUT held bigint[], OUT stamps timestamp with time zone[], OUT counts integer[])
  RETURNS record
- LANGUAGE sql
- STABLE
+ LANGUAGE plpgsql
 AS $function$
-    SELECT CASE WHEN (attrs -> 'paused') = 'true'::jsonb THEN 0 ELSE qty END,
-           CASE WHEN attrs ? 'dead_letter_queue' THEN (attrs ->> 'max_receive_count')::integer END,
-           attrs ->> 'dead_letter_queue',
-           coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
+BEGIN
+    allowed := CASE WHEN (attrs -> 'paused') = 'true'::jsonb THEN 0 ELSE qty END;
+    max_receive_count := CASE WHEN attrs ? 'dead_letter_queue'
+                              THEN (attrs ->> 'max_receive_count')::integer END;
+    dead_letter_queue := attrs ->> 'dead_letter_queue';
+    by_priority := coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
+    IF allowed IS DISTINCT FROM 0 AND (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
+        SELECT l.allowed, l.held, l.stamps, l.counts INTO allowed, held, stamps, counts
+        FROM pgmq._claim_limits(queue_name, allowed, pops, NOT peek) l;
+    END IF;
+END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._claim_filter(text,jsonb,integer) IS NULL;
+COMMENT ON FUNCTION pgmq._claim_filter(text,jsonb,integer,boolean,boolean) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._claim_filter(text,jsonb,integer,boolean,boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._claim_limits(queue_name text, qty integer, pops boolean, take_lock boolean, OUT allowed integer, OUT held bigint[], OUT stamps timestamp with time zone[], OUT counts integer[], OUT max_in_flight integer, OUT rate_count integer, OUT rate_seconds double precision, OUT next_free_at timestamp with time zone)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    s pgmq.queue_limit_state;
+    oldest_vt timestamptz;
+    now_ timestamptz;
+BEGIN
+    allowed := qty;
+    IF take_lock THEN
+        SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lower($1)
+        FOR NO KEY UPDATE;
+    ELSE
+        SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lower($1);
+    END IF;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    max_in_flight := s.max_in_flight;
+    rate_count := s.rate_count;
+    rate_seconds := s.rate_seconds;
+    IF s.max_in_flight IS NOT NULL THEN
+        IF take_lock AND current_setting('transaction_isolation') <> 'read committed' THEN
+            -- A snapshot older than a change to one of these rows would count it wrong:
+            -- locking it raises a serialization error instead.
+            EXECUTE format(
+                'SELECT coalesce(array_agg(x.msg_id ORDER BY x.msg_id) '
+                '                FILTER (WHERE x.vt > clock_timestamp()), ''{}''), '
+                '       min(x.vt) FILTER (WHERE x.vt > clock_timestamp()) '
+                'FROM (SELECT q.msg_id, q.vt FROM pgmq.%I q WHERE q.msg_id = ANY($1) FOR SHARE) x',
+                pgmq.format_table_name(queue_name, 'q')) INTO held, oldest_vt USING s.in_flight;
+        ELSE
+            EXECUTE format(
+                'SELECT coalesce(array_agg(q.msg_id ORDER BY q.msg_id), ''{}''), min(q.vt) '
+                'FROM pgmq.%I q WHERE q.msg_id = ANY($1) AND q.vt > clock_timestamp()',
+                pgmq.format_table_name(queue_name, 'q')) INTO held, oldest_vt USING s.in_flight;
+        END IF;
+        IF NOT pops THEN
+            -- least() ignores a NULL qty ("all"): the limit caps it.
+            allowed := least(allowed, greatest(s.max_in_flight - cardinality(held), 0));
+            IF allowed = 0 THEN
+                next_free_at := oldest_vt;
+            END IF;
+        END IF;
+    END IF;
+    IF s.rate_count IS NOT NULL THEN
+        now_ := clock_timestamp();
+        SELECT coalesce(array_agg(h.t ORDER BY h.t), '{}'), coalesce(array_agg(h.n ORDER BY h.t), '{}')
+        INTO stamps, counts
+        FROM unnest(s.handed_out_at, s.handed_out_n) AS h(t, n)
+        WHERE h.t > now_ - make_interval(secs => s.rate_seconds);
+        allowed := least(allowed, greatest(s.rate_count - (SELECT coalesce(sum(n), 0) FROM unnest(counts) n)::integer, 0));
+        IF allowed = 0 AND cardinality(stamps) > 0 THEN
+            next_free_at := greatest(next_free_at, stamps[1] + make_interval(secs => s.rate_seconds));
+        END IF;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._claim_record(queue_name text, held bigint[], stamps timestamp with time zone[], counts integer[], claimed bigint[], pops boolean DEFAULT false)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    UPDATE pgmq.queue_limit_state s
+    SET in_flight = CASE WHEN $2 IS NULL THEN s.in_flight
+                         WHEN $6 THEN $2
+                         ELSE $2 || coalesce($5, '{}') END,
+        handed_out_at = CASE WHEN $3 IS NULL THEN s.handed_out_at
+                             WHEN coalesce(cardinality($5), 0) = 0 THEN $3
+                             ELSE $3 || clock_timestamp() END,
+        handed_out_n = CASE WHEN $3 IS NULL THEN s.handed_out_n
+                            WHEN coalesce(cardinality($5), 0) = 0 THEN $4
+                            ELSE $4 || cardinality($5) END
+    WHERE s.queue_name = lower($1) AND ($2 IS NOT NULL OR $3 IS NOT NULL);
+$function$
+;
+COMMENT ON FUNCTION pgmq._claim_record(text,bigint[],timestamp with time zone[],integer[],bigint[],boolean) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._claim_record(text,bigint[],timestamp with time zone[],integer[],bigint[],boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._forget_queue_limits()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM pgmq.queue_limit_state s WHERE s.queue_name = lower(OLD.queue_name);
+    RETURN OLD;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._forget_queue_limits() IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._forget_queue_limits() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._limit_channel(queue_name text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT 'pgmq.q_' || queue_name || '.FREE' $function$
+;
+COMMENT ON FUNCTION pgmq._limit_channel(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._limit_channel(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_attribute_rules()
  RETURNS TABLE(key text, allowed text)
@@ -87,10 +215,13 @@ AS $function$
         ('archive_retention', 'an integer number of seconds, 1 or more'),
         ('max_message_size', 'an integer number of bytes, 1 or more'),
         ('priorities', 'true or false'),
-        ('paused', 'true or false')
+        ('paused', 'true or false'),
+        ('max_in_flight', 'an integer, 1 or more'),
+        ('rate_limit', 'an object {"count": N, "seconds": S}, N an integer 1 or more, S a number of seconds more than 0')
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_attribute_rules() IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_attribute_rules() FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_attr_sql(queue_name text, op "char", low text, attrs jsonb)
  RETURNS text
@@ -103,7 +234,8 @@ DECLARE
     gate text := 'TRUE';
     msg text := 'u.msg';
     vt text := 'coalesce($4, clock_timestamp())';
-    f record := pgmq._claim_filter(queue_name, attrs, NULL);
+    -- Only the ordering and redrive matter here: the limits are the caller's (no lock).
+    f record := pgmq._claim_filter(queue_name, attrs - 'max_in_flight' - 'rate_limit', NULL);
     window_ text := (attrs ->> 'deduplication_window') || ' seconds';
     order_by text;
     pick text;
@@ -293,6 +425,7 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_attr_sql(text,"char",text,jsonb) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_attr_sql(text,"char",text,jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_with_attributes(queue_name text, attrs jsonb, p_op "char", p_qty integer, p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb, low bigint)
  RETURNS SETOF pgmq.message_record
@@ -301,13 +434,16 @@ AS $function$
 DECLARE
     f record;
     qty integer := p_qty;
+    rec pgmq.message_record;
+    claimed bigint[] := '{}';
+    n bigint;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
         RETURN QUERY SELECT * FROM pgmq._send_deduplicated(queue_name, attrs, p_vt, p_msgs, p_headers);
         RETURN;
     END IF;
     IF p_op = 'r' OR p_op = 'p' THEN
-        f := pgmq._claim_filter(queue_name, attrs, p_qty);
+        f := pgmq._claim_filter(queue_name, attrs, p_qty, p_op = 'p');
         qty := f.allowed;
         IF qty = 0 THEN
             RETURN;
@@ -315,13 +451,34 @@ BEGIN
         IF f.dead_letter_queue IS NOT NULL THEN
             PERFORM pgmq._ensure_dead_letter_queue(f.dead_letter_queue);
         END IF;
+        IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
+            -- A limited queue: note what was claimed, for pgmq._claim_record.
+            FOR rec IN EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+                USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
+            LOOP
+                claimed := claimed || rec.msg_id;
+                RETURN NEXT rec;
+            END LOOP;
+            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p');
+            RETURN;
+        END IF;
     END IF;
     RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
         USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= clock_timestamp()))
+       AND attrs ? 'max_in_flight' THEN
+        -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
+        -- worker waiting at the limit (at commit).
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 THEN
+            PERFORM pg_notify(pgmq._limit_channel(pgmq._stored_queue_name(queue_name)), '');
+        END IF;
+    END IF;
 END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_with_attributes(text,jsonb,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb,bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_with_attributes(text,jsonb,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb,bigint) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._read_grouped(queue_name text, vt integer, qty integer, mode text)
  RETURNS SETOF pgmq.message_record
@@ -340,6 +497,7 @@ DECLARE
     rec pgmq.message_record;
     dead bigint[];
     given bigint[] := '{}';
+    limited boolean;
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
@@ -350,95 +508,105 @@ BEGIN
     IF wanted = 0 THEN
         RETURN;
     END IF;
+    limited := f.held IS NOT NULL OR f.stamps IS NOT NULL;
     -- Over-read messages moved to the dead-letter queue do not count: read again for
     -- the rest (each round moves at least one, so this ends).
     LOOP
-    groups := '{}';
-    budget := wanted;
-    dead := '{}';
+        groups := '{}';
+        budget := wanted;
+        dead := '{}';
 
-    -- Groups whose first message looks visible, oldest first. Only a hint: each
-    -- is checked again below, after its lock is held.
-    FOR grp IN EXECUTE format(
-        $q$
-        SELECT h.grp
-        FROM (
-            SELECT DISTINCT ON (pgmq._fifo_group(headers))
-                   pgmq._fifo_group(headers) AS grp, msg_id, vt
-            FROM pgmq.%I
-            ORDER BY pgmq._fifo_group(headers), msg_id
-        ) h
-        WHERE h.vt <= clock_timestamp()
-        ORDER BY h.msg_id
-        $q$,
-        qtable
-    )
-    LOOP
-        -- Another reader holds this group until it commits: leave it alone.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
-        -- A new statement, so a new snapshot: it sees what the last holder committed.
-        EXECUTE format(
+        -- Groups whose first message looks visible, oldest first. Only a hint: each
+        -- is checked again below, after its lock is held.
+        FOR grp IN EXECUTE format(
             $q$
-            SELECT count(*) FILTER (WHERE ok)
+            SELECT h.grp
             FROM (
-                SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
-                FROM (
-                    SELECT msg_id, vt FROM pgmq.%I
-                    WHERE pgmq._fifo_group(headers) = $1
-                    ORDER BY msg_id
-                    LIMIT $2
-                ) front
-            ) run
+                SELECT DISTINCT ON (pgmq._fifo_group(headers))
+                       pgmq._fifo_group(headers) AS grp, msg_id, vt
+                FROM pgmq.%I
+                ORDER BY pgmq._fifo_group(headers), msg_id
+            ) h
+            WHERE h.vt <= clock_timestamp()
+            ORDER BY h.msg_id
             $q$,
             qtable
-        ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
-        CONTINUE WHEN ready = 0;
-        groups := groups || grp;
-        budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
-        EXIT WHEN budget <= 0;
-    END LOOP;
-
-    IF cardinality(groups) = 0 THEN
-        RETURN;
-    END IF;
-
-    claim := format(
-        $q$
-        WITH wanted AS MATERIALIZED (
-            -- The readable front of each locked group, ranked, then chosen by mode.
-            SELECT g.prio, r.msg_id, r.rnk
-            FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
-            CROSS JOIN LATERAL (
-                SELECT f.msg_id,
-                       row_number() OVER w AS rnk,
-                       bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+        )
+        LOOP
+            -- Another reader holds this group until it commits: leave it alone.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
+            -- A new statement, so a new snapshot: it sees what the last holder committed.
+            EXECUTE format(
+                $q$
+                SELECT count(*) FILTER (WHERE ok)
                 FROM (
-                    SELECT msg_id, vt FROM pgmq.%1$I
-                    WHERE pgmq._fifo_group(headers) = g.grp
-                    ORDER BY msg_id
-                    LIMIT $5
-                ) f
-                WINDOW w AS (ORDER BY f.msg_id)
-            ) r
-            WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
-            ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
-                     CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
-            LIMIT $2
-        ),
-        locked AS MATERIALIZED (
-            SELECT m.msg_id FROM pgmq.%1$I m
-            WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
-              AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
-            FOR UPDATE SKIP LOCKED
-        ),
-        usable AS (
-            -- A row someone else holds (a plain read, a delete) ends its group's share.
-            SELECT w.msg_id, w.prio, w.rnk
-            FROM wanted w
-            WHERE NOT EXISTS (
-                SELECT 1 FROM wanted e
-                WHERE e.prio = w.prio AND e.rnk <= w.rnk
-                  AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
+                    SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
+                    FROM (
+                        SELECT msg_id, vt FROM pgmq.%I
+                        WHERE pgmq._fifo_group(headers) = $1
+                        ORDER BY msg_id
+                        LIMIT $2
+                    ) front
+                ) run
+                $q$,
+                qtable
+            ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
+            CONTINUE WHEN ready = 0;
+            groups := groups || grp;
+            budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
+            EXIT WHEN budget <= 0;
+        END LOOP;
+
+    EXIT WHEN cardinality(groups) = 0;
+
+        claim := format(
+            $q$
+            WITH wanted AS MATERIALIZED (
+                -- The readable front of each locked group, ranked, then chosen by mode.
+                SELECT g.prio, r.msg_id, r.rnk
+                FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
+                CROSS JOIN LATERAL (
+                    SELECT f.msg_id,
+                           row_number() OVER w AS rnk,
+                           bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+                    FROM (
+                        SELECT msg_id, vt FROM pgmq.%1$I
+                        WHERE pgmq._fifo_group(headers) = g.grp
+                        ORDER BY msg_id
+                        LIMIT $5
+                    ) f
+                    WINDOW w AS (ORDER BY f.msg_id)
+                ) r
+                WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
+                ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
+                         CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
+                LIMIT $2
+            ),
+            locked AS MATERIALIZED (
+                SELECT m.msg_id FROM pgmq.%1$I m
+                WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
+                  AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
+                FOR UPDATE SKIP LOCKED
+            ),
+            usable AS (
+                -- A row someone else holds (a plain read, a delete) ends its group's share.
+                SELECT w.msg_id, w.prio, w.rnk
+                FROM wanted w
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM wanted e
+                    WHERE e.prio = w.prio AND e.rnk <= w.rnk
+                      AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
+                )
+            ),
+            claimed AS (
+                UPDATE pgmq.%1$I m
+                SET vt = clock_timestamp() + $3,
+                    read_ct = m.read_ct + 1,
+                    last_read_at = clock_timestamp()
+                FROM usable u
+                WHERE m.msg_id = u.msg_id
+                RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
+                          m.headers, u.prio, u.rnk
             )
         ),
         claimed AS (
@@ -460,7 +628,7 @@ BEGIN
         $q$,
         qtable
     );
-    IF f.max_receive_count IS NULL THEN
+    IF f.max_receive_count IS NULL AND NOT limited THEN
         RETURN QUERY EXECUTE claim
             USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
             -- The most one group can contribute: every other group gives at least one.
@@ -471,21 +639,70 @@ BEGIN
         USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
         CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
     LOOP
-        IF rec.read_ct > f.max_receive_count THEN
+        IF rec.read_ct > f.max_receive_count THEN  -- NULL (no redrive): never
             dead := dead || rec.msg_id;
         ELSE
             RETURN NEXT rec;
             given := given || rec.msg_id;
             wanted := wanted - 1;
         END IF;
+        FOR rec IN EXECUTE claim
+            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
+        LOOP
+            IF rec.read_ct > f.max_receive_count THEN
+                dead := dead || rec.msg_id;
+            ELSE
+                RETURN NEXT rec;
+                given := given || rec.msg_id;
+                wanted := wanted - 1;
+            END IF;
+        END LOOP;
+        PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
+        EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
     END LOOP;
-    PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
-    EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
-    END LOOP;
+    IF limited THEN
+        PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, given);
+    END IF;
 END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._read_grouped(text,integer,integer,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._read_grouped(text,integer,integer,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._sync_queue_limits(queue_name text, attrs jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    seeded bigint[];
+BEGIN
+    IF NOT (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
+        DELETE FROM pgmq.queue_limit_state s WHERE s.queue_name = lower($1);
+        RETURN;
+    END IF;
+    IF attrs ? 'max_in_flight' THEN
+        EXECUTE format(
+            'SELECT coalesce(array_agg(q.msg_id ORDER BY q.msg_id), ''{}'') FROM pgmq.%I q '
+            'WHERE q.read_ct > 0 AND q.vt > clock_timestamp()',
+            pgmq.format_table_name(queue_name, 'q')) INTO seeded;
+    END IF;
+    INSERT INTO pgmq.queue_limit_state AS s (queue_name, max_in_flight, rate_count, rate_seconds, in_flight)
+    VALUES (lower($1), (attrs ->> 'max_in_flight')::integer,
+            (attrs -> 'rate_limit' ->> 'count')::integer,
+            (attrs -> 'rate_limit' ->> 'seconds')::double precision, coalesce(seeded, '{}'))
+    ON CONFLICT ON CONSTRAINT queue_limit_state_pkey DO UPDATE
+    SET max_in_flight = excluded.max_in_flight,
+        rate_count = excluded.rate_count,
+        rate_seconds = excluded.rate_seconds,
+        in_flight = CASE WHEN s.max_in_flight IS NULL THEN excluded.in_flight ELSE s.in_flight END,
+        handed_out_at = CASE WHEN excluded.rate_count IS NULL THEN '{}' ELSE s.handed_out_at END,
+        handed_out_n = CASE WHEN excluded.rate_count IS NULL THEN '{}' ELSE s.handed_out_n END;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._sync_queue_limits(text,jsonb) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._sync_queue_limits(text,jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.celery_next_visible(queues text[])
  RETURNS timestamp with time zone
@@ -499,7 +716,8 @@ DECLARE
 BEGIN
     FOREACH queue IN ARRAY queues LOOP
         CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue);
-        CONTINUE WHEN (pgmq._claim_filter(queue, coalesce(pgmq._queue_attributes(queue), '{}'::jsonb), 1)).allowed = 0;
+        CONTINUE WHEN (pgmq._claim_filter(queue, coalesce(pgmq._queue_attributes(queue), '{}'::jsonb), 1,
+                                          peek => true)).allowed = 0;
         BEGIN
             EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
                 INTO candidate;
@@ -513,6 +731,25 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.celery_next_visible(text[]) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_next_visible(text[]) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.queue_limits(queue_name text DEFAULT NULL::text)
+ RETURNS TABLE(queue_name text, max_in_flight integer, in_flight integer, rate_count integer, rate_seconds double precision, handed_out integer, next_free_at timestamp with time zone)
+ LANGUAGE sql
+AS $function$
+    SELECT m.queue_name::text, l.max_in_flight, cardinality(l.held),
+           l.rate_count, l.rate_seconds,
+           (SELECT coalesce(sum(n), 0) FROM unnest(l.counts) n)::integer,
+           l.next_free_at
+    FROM pgmq.meta m
+    JOIN pgmq.queue_limit_state s ON s.queue_name = lower(m.queue_name)
+    CROSS JOIN LATERAL pgmq._claim_limits(m.queue_name, NULL, false, false) l
+    WHERE $1 IS NULL OR lower(m.queue_name) = lower($1)
+    ORDER BY m.queue_name;
+$function$
+;
+COMMENT ON FUNCTION pgmq.queue_limits(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.queue_limits(text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.set_queue_attributes(queue_name text, attributes jsonb)
  RETURNS jsonb
@@ -549,14 +786,18 @@ BEGIN
         PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
     END IF;
     qtable := pgmq.format_table_name(stored, 'q');
-    IF (merged -> 'priorities') = 'true'::jsonb
-       AND to_regclass(format('pgmq.%I', qtable || '_priority')) IS NULL THEN
-        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id.
-        EXECUTE format('CREATE INDEX %I ON pgmq.%I (pgmq._task_priority(headers) DESC, msg_id)',
-                       qtable || '_priority', qtable);
+    IF (merged -> 'priorities') = 'true'::jsonb THEN
+        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id,
+        -- built CONCURRENTLY after the commit (sql/22_index_builds.sql).
+        PERFORM pgmq._want_queue_index(stored, 'priority');
     END IF;
     IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
         DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);
+    END IF;
+
+    IF (old -> 'max_in_flight', old -> 'rate_limit')
+       IS DISTINCT FROM (merged -> 'max_in_flight', merged -> 'rate_limit') THEN
+        PERFORM pgmq._sync_queue_limits(stored, merged);
     END IF;
 
     IF merged = '{}'::jsonb THEN
@@ -572,6 +813,7 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.set_queue_attributes(text,jsonb) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.set_queue_attributes(text,jsonb) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.spark_claim(queue_name text, consumer text, vt integer, qty integer, max_msg_id bigint, min_batch bigint)
  RETURNS bigint
@@ -594,6 +836,9 @@ BEGIN
     IF f.allowed = 0 THEN
         RETURN NULL;
     END IF;
+    -- Taken after the filter, which may have waited for a limited queue's state row: the
+    -- claim's last_read_at then follows every earlier claim's (rate_limit's windows).
+    stamp := clock_timestamp();
     PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
     SELECT coalesce(array_agg(id), '{}') INTO held
     FROM pgmq.spark_stream_batch b, unnest(b.msg_ids) AS id
@@ -608,7 +853,7 @@ BEGIN
             SELECT msg_id FROM pgmq.%1$I
             WHERE vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
               AND NOT coalesce(read_ct >= $6, false)
-            ORDER BY msg_id
+            ORDER BY %2$s
             LIMIT $4
             FOR UPDATE SKIP LOCKED
         ), over_read AS MATERIALIZED (
@@ -629,12 +874,14 @@ BEGIN
         SELECT (SELECT array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
                (SELECT array_agg(o.msg_id ORDER BY o.msg_id) FROM over_read o)
         $q$,
-        qtable
+        qtable,
+        CASE WHEN f.by_priority THEN 'pgmq._task_priority(headers) DESC, msg_id' ELSE 'msg_id' END
     ) INTO ids, dead
     USING stamp, max_msg_id, held, f.allowed, vt, f.max_receive_count;
     IF dead IS NOT NULL THEN
         PERFORM pgmq._dead_letter_ids(queue_name, dead, 0);
     END IF;
+    PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, ids);
 
     IF ids IS NULL THEN
         RETURN NULL;
@@ -648,5 +895,8 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.spark_claim(text,text,integer,integer,bigint,bigint) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.spark_claim(text,text,integer,integer,bigint,bigint) TO PUBLIC;
+
+CREATE TRIGGER queue_attributes_forget_limits AFTER DELETE ON pgmq.queue_attributes FOR EACH ROW EXECUTE FUNCTION pgmq._forget_queue_limits();
 
 -- BY HAND (done above): table pgmq.queue_limit_state and its primary key
