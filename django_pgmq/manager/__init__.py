@@ -17,6 +17,7 @@ from .notify_ops import NotifyOps
 from .partition_ops import PartitionOps
 from .queue_ops import QueueOps
 from .routing_ops import RoutingOps
+from .schedule_ops import ScheduleOps
 
 
 class QueueManager(
@@ -26,6 +27,7 @@ class QueueManager(
     NotifyOps,
     RoutingOps,
     PartitionOps,
+    ScheduleOps,
     AsyncOps,
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).

@@ -17,6 +17,8 @@ CREATE TABLE pgmq.schedules (
     enabled boolean NOT NULL DEFAULT true,
     next_tick timestamptz NOT NULL,
     skipped bigint NOT NULL DEFAULT 0,
+    -- 'settings' for a schedule PGMQ["SCHEDULES"] declares (Django keeps those in step)
+    origin text,
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now()
 );
