@@ -1,7 +1,8 @@
 """The Django admin of django-pgmq: the Queue changelist is the queues dashboard.
 
 Pages live under ``/admin/django_pgmq/queue/``: the overview, ``add/`` (create a
-queue), ``workers/``, and per queue ``<name>/change/`` (its page), ``delete/``
+queue), ``workers/``, ``schedules/`` and ``schedules/<name>/edit/`` (periodic
+schedules), and per queue ``<name>/change/`` (its page), ``delete/``
 (drop), ``purge/``, ``send/``, ``messages/`` (actions on selected messages),
 ``notify/``, ``pause/`` (pause or resume consumption), ``attributes/`` (set the queue's
 attributes), ``redrive/`` (move a dead-letter queue's messages back), ``bulk/`` (act on
@@ -18,7 +19,7 @@ from django.contrib import admin
 from django.http import HttpResponse
 from django.urls import URLPattern, path
 
-from .dashboard import actions, attributes, bulk, views
+from .dashboard import actions, attributes, bulk, schedules, views
 from .models import Queue, TaskResultRecord
 from .tasks.results_admin import TaskResultRecordAdmin
 
@@ -36,6 +37,8 @@ class QueueAdmin(admin.ModelAdmin):
             page(views.overview, "changelist", ""),
             page(actions.create, "add", "add/"),
             page(views.workers, "workers", "workers/"),
+            page(schedules.schedule_list, "schedules", "schedules/"),
+            page(schedules.schedule_page, "schedule", "schedules/<str:name>/edit/"),
             page(views.queue_page, "change", "<str:queue>/change/"),
             page(actions.drop, "delete", "<str:queue>/delete/"),
             page(actions.purge, "purge", "<str:queue>/purge/"),

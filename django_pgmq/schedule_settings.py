@@ -31,6 +31,7 @@ from django.db import transaction
 from . import conf
 from .errors import PgmqError
 from .internal import InternalManager
+from .manager import QueueManager
 from .manager.schedule_ops import DEFAULT_CATCH_UP, as_catch_up, default_time_zone
 from .names import validate_queue_name
 
@@ -84,6 +85,32 @@ def _resolve_all(raw: Mapping[str, Any]) -> tuple[list[Declared], list[str]]:
         except (ValueError, TypeError, ImportError, ImproperlyConfigured, PgmqError) as exc:
             errors.append(f"schedule {name!r}: {exc}")
     return found, errors
+
+
+def resolve(name: Any, entry: Any) -> Declared:
+    """One schedule entry (as in settings, or from the admin's form), resolved and checked.
+
+    ValueError, TypeError, ImportError or ImproperlyConfigured say what is wrong.
+    """
+    return _resolve(name, entry)
+
+
+def apply(manager: QueueManager, item: Declared) -> None:
+    """Create or replace one resolved schedule, making its queue first when missing."""
+    if item.backend is not None:
+        item.backend.prepare_queue(item.queue)
+    else:
+        manager.create_queue(item.queue)
+    manager.create_schedule(
+        item.name,
+        item.cron,
+        item.queue,
+        item.message,
+        headers=item.headers,
+        time_zone=item.time_zone,
+        catch_up=item.catch_up,
+        enabled=item.enabled,
+    )
 
 
 def _resolve(name: Any, entry: Any) -> Declared:
@@ -175,20 +202,7 @@ def sync_schedules(using: str | None = None) -> SyncResult:
     manager = InternalManager(using)
     with transaction.atomic(using=using):
         for item in mine:
-            if item.backend is not None:
-                item.backend.prepare_queue(item.queue)
-            else:
-                manager.create_queue(item.queue)
-            manager.create_schedule(
-                item.name,
-                item.cron,
-                item.queue,
-                item.message,
-                headers=item.headers,
-                time_zone=item.time_zone,
-                catch_up=item.catch_up,
-                enabled=item.enabled,
-            )
+            apply(manager, item)
         names = [d.name for d in mine]
         manager.set_schedule_origin(names, "settings")
         removed = [name for name in manager.settings_schedule_names() if name not in names]
