@@ -242,8 +242,9 @@ def test_a_task_schedule_enqueues_the_task_with_a_result_row_once_per_tick(db):
         "kwargs": {},
     }
     pgmq.purge_queue("emails")
-    start_at("nightly_add", AT)
-    [sent] = pgmq.enqueue_due_schedules(at=AT)
+    tick = AT.replace(hour=3)  # 03:00 in UTC, the project's TIME_ZONE
+    start_at("nightly_add", tick)
+    [sent] = pgmq.enqueue_due_schedules(at=tick)
     manager = InternalManager()
     runner = TaskRunner(task_backends["default"], "emails")
     [message] = manager.read_by_priority("emails", vt=0, qty=10)
@@ -261,7 +262,7 @@ def test_a_task_schedule_enqueues_the_task_with_a_result_row_once_per_tick(db):
     assert result.return_value == 5
     runner.run(message)  # its earlier read comes back: the finished result is not run again
     assert records.count() == 1
-    assert pgmq.enqueue_due_schedules(at=AT) == []
+    assert pgmq.enqueue_due_schedules(at=tick) == []
 
 
 # -- manage.py pgmq_schedule -------------------------------------------------------------------

@@ -459,13 +459,15 @@ CREATE OR REPLACE FUNCTION pgmq._schedule_due_tick(spec pgmq._cron_spec, time_zo
 AS $function$
 DECLARE
     window_start timestamptz := at_instant - catch_up;
+    -- the first tick not handled yet (next_tick is one, unless someone wrote another)
+    first_tick timestamptz := pgmq._cron_next(spec, time_zone, next_tick - interval '1 microsecond');
     t timestamptz;
     later timestamptz;
 BEGIN
     IF spec.every_seconds IS NOT NULL THEN
         t := to_timestamp((floor(extract(epoch FROM at_instant) / spec.every_seconds) * spec.every_seconds)::double precision);
     ELSE
-        t := CASE WHEN next_tick >= window_start THEN next_tick
+        t := CASE WHEN first_tick >= window_start THEN first_tick
                   ELSE pgmq._cron_next(spec, time_zone, window_start - interval '1 microsecond') END;
         LOOP
             later := pgmq._cron_next(spec, time_zone, t);
@@ -473,12 +475,12 @@ BEGIN
             t := later;
         END LOOP;
     END IF;
-    IF t IS NULL OR t > at_instant OR t < window_start OR t < next_tick THEN
+    IF t IS NULL OR t > at_instant OR t < window_start OR t < first_tick THEN
         tick := NULL;
-        skipped := pgmq._cron_count(spec, time_zone, next_tick, at_instant + interval '1 microsecond');
+        skipped := pgmq._cron_count(spec, time_zone, first_tick, at_instant + interval '1 microsecond');
     ELSE
         tick := t;
-        skipped := pgmq._cron_count(spec, time_zone, next_tick, t);
+        skipped := pgmq._cron_count(spec, time_zone, first_tick, t);
     END IF;
 END
 $function$
