@@ -294,3 +294,35 @@ def test_the_command_adds_lists_disables_runs_and_removes(q):
         run("add", "cmd_bad", "0 25 * * *", q)
     with pytest.raises(CommandError, match='schedule "ghost" does not exist'):
         run("enable", "ghost")
+
+
+def test_pgmq_maintain_sends_the_due_ticks(q):
+    from django.db import connection
+
+    pgmq.create_schedule("maint_s", "* * * * *", q, {"m": 1})
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE pgmq.schedules SET next_tick = date_trunc('minute', now())"
+            " WHERE schedule_name = 'maint_s'"
+        )
+    out = io.StringIO()
+    call_command("pgmq_maintain", stdout=out)
+    assert 'schedule "maint_s": tick' in out.getvalue() and f'queue "{q}"' in out.getvalue()
+    assert [m.message for m in pgmq.read(q, vt=30, qty=10)] == [{"m": 1}]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("SCHEDULE_INTERVAL", 0),
+        ("SCHEDULE_INTERVAL", "1"),
+        ("WORKER_SCHEDULES", 1),
+        ("SCHEDULES", []),
+    ],
+)
+def test_bad_schedule_settings_are_reported_by_check(key, value):
+    from django_pgmq.conf import check_settings
+
+    with override_settings(PGMQ={"DATABASE": "default", key: value}):
+        errors = [e.msg for e in check_settings()]
+    assert any(f"PGMQ[{key!r}]" in e for e in errors), errors
