@@ -326,3 +326,21 @@ def test_bad_schedule_settings_are_reported_by_check(key, value):
     with override_settings(PGMQ={"DATABASE": "default", key: value}):
         errors = [e.msg for e in check_settings()]
     assert any(f"PGMQ[{key!r}]" in e for e in errors), errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_async_twins(queue_name):
+    import asyncio
+
+    async def run() -> list:
+        await pgmq.acreate_queue(queue_name)
+        await pgmq.acreate_schedule("async_s", "@daily", queue_name)
+        found = [s.name for s in await pgmq.alist_schedules() if s.name == "async_s"]
+        ticks = await pgmq.QueueManager().anext_ticks("@daily", "UTC", AT, 2)
+        await pgmq.adrop_schedule("async_s")
+        await pgmq.adrop_queue(queue_name)
+        return [found, ticks]
+
+    found, ticks = asyncio.run(run())
+    assert found == ["async_s"]
+    assert ticks == [datetime(2026, 6, 2, tzinfo=UTC), datetime(2026, 6, 3, tzinfo=UTC)]
