@@ -72,3 +72,13 @@ def test_killed_and_restarted_workers_send_each_tick_once(queue, ticks_queue, st
     assert len(ticks) + schedule.skipped == span
     gap = [b - a for a, b in zip(sorted(ticks), sorted(ticks)[1:], strict=False)]
     assert max(gap) >= timedelta(seconds=3)  # the 4-second gap: only the latest missed tick went
+
+
+def test_a_worker_with_no_schedules_sends_none(queue, ticks_queue, start_worker):
+    ticks_queue, _ = ticks_queue
+    worker = start_worker(queue, *HANDLER, "--no-schedules", "-v", "1")
+    worker.wait_for("worker .* started")
+    time.sleep(2.5)
+    assert sent_ticks(ticks_queue) == []
+    worker.signal(signal.SIGTERM)
+    assert worker.wait() == 0

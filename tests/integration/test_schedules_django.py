@@ -344,3 +344,19 @@ def test_the_async_twins(queue_name):
     found, ticks = asyncio.run(run())
     assert found == ["async_s"]
     assert ticks == [datetime(2026, 6, 2, tzinfo=UTC), datetime(2026, 6, 3, tzinfo=UTC)]
+
+
+def test_worker_start_applies_the_settings_and_logs_a_bad_one(db, queue_name, caplog):
+    from django_pgmq.management.commands.pgmq_consume import apply_schedules
+
+    good = {"start_s": {"cron": "@hourly", "queue": queue_name}}
+    with override_settings(PGMQ=pgmq_settings(good)):
+        apply_schedules("default")
+    assert pgmq.QueueManager().get_schedule("start_s").origin == "settings"
+    bad = {"start_s": {"cron": "@fortnightly", "queue": queue_name}}
+    with override_settings(PGMQ=pgmq_settings(bad)), caplog.at_level("ERROR"), transaction.atomic():
+        apply_schedules("default")
+    assert 'schedules from settings not applied: schedule "start_s": cron "@fortnightly"' in (
+        caplog.text
+    )
+    assert pgmq.QueueManager().get_schedule("start_s").cron == "@hourly"
