@@ -21,6 +21,7 @@ from .errors import (
     PgmqError,
     QueueNameConflict,
     QueueNotFound,
+    ScheduleNotFound,
 )
 from .messages import Message, QueueInfo, QueueMetrics
 
@@ -53,6 +54,13 @@ _ON_DEFAULT_DATABASE = (
     "metrics_all",
     "get_queue_attributes",
     "set_queue_attributes",
+    "create_schedule",
+    "drop_schedule",
+    "enable_schedule",
+    "run_schedule_now",
+    "list_schedules",
+    "next_ticks",
+    "enqueue_due_schedules",
 )
 
 
@@ -105,6 +113,7 @@ __all__ = [
     "QueueMetrics",
     "QueueNameConflict",
     "QueueNotFound",
+    "ScheduleNotFound",
     "aarchive",
     "acreate_queue",
     "adelete",
@@ -124,16 +133,23 @@ __all__ = [
     "aset_vt",
     "consumer",
     "create_queue",
+    "create_schedule",
     "delete",
     "drop_queue",
+    "drop_schedule",
+    "enable_schedule",
+    "enqueue_due_schedules",
     "get_queue_attributes",
     "list_queues",
+    "list_schedules",
     "metrics",
     "metrics_all",
+    "next_ticks",
     "pop",
     "purge_queue",
     "read",
     "read_with_poll",
+    "run_schedule_now",
     "send",
     "send_batch",
     "set_queue_attributes",

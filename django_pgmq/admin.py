@@ -1,7 +1,8 @@
 """The Django admin of django-pgmq: the Queue changelist is the queues dashboard.
 
 Pages live under ``/admin/django_pgmq/queue/``: the overview, ``add/`` (create a
-queue), ``workers/``, and per queue ``<name>/change/`` (its page), ``delete/``
+queue), ``workers/``, ``schedules/`` and ``schedules/<name>/edit/`` (periodic
+schedules), and per queue ``<name>/change/`` (its page), ``delete/``
 (drop), ``purge/``, ``send/``, ``messages/`` (actions on selected messages),
 ``notify/``, ``pause/`` (pause or resume consumption), ``attributes/`` (set the queue's
 attributes), ``redrive/`` (move a dead-letter queue's messages back), ``bulk/`` (act on
@@ -19,7 +20,7 @@ from django.contrib import admin
 from django.http import HttpResponse
 from django.urls import URLPattern, path
 
-from .dashboard import actions, attributes, bulk, views
+from .dashboard import actions, attributes, bulk, schedules, views
 from .dashboard.posting import action
 from .models import Queue, TaskResultRecord
 from .tasks.results_admin import TaskResultRecordAdmin
@@ -38,6 +39,8 @@ class QueueAdmin(admin.ModelAdmin):
             page(views.overview, "changelist", ""),
             page(actions.create, "add", "add/"),
             page(views.workers, "workers", "workers/"),
+            page(schedules.schedule_list, "schedules", "schedules/"),
+            page(schedules.schedule_page, "schedule", "schedules/<str:name>/edit/"),
             page(views.queue_page, "change", "<str:queue>/change/"),
             page(action(actions.drop, confirms=True), "delete", "<str:queue>/delete/"),
             page(action(actions.purge, confirms=True), "purge", "<str:queue>/purge/"),

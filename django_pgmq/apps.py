@@ -1,8 +1,17 @@
 """App configuration for django-pgmq."""
 
+from typing import Any
+
 from django.apps import AppConfig
-from django.db.models.signals import pre_migrate
+from django.db.models.signals import post_migrate, pre_migrate
 from django.utils.translation import gettext_lazy as _
+
+
+def apply_schedules(**kwargs: Any) -> None:
+    """``post_migrate``: apply ``PGMQ["SCHEDULES"]`` (imported here, when migrate runs)."""
+    from .schedule_settings import apply_after_migrate
+
+    apply_after_migrate(**kwargs)
 
 
 class DjangoPgmqConfig(AppConfig):
@@ -23,6 +32,9 @@ class DjangoPgmqConfig(AppConfig):
         pre_migrate.connect(
             refuse_dropping_attributes, sender=self, dispatch_uid="django_pgmq_attributes_guard"
         )
+
+        # After migrate: PGMQ["SCHEDULES"] applied to the database just migrated.
+        post_migrate.connect(apply_schedules, sender=self, dispatch_uid="django_pgmq_schedules")
 
         # Queue triggers reach pgtrigger's registry when its command runs, not here:
         # ready() must not query a database that may be unreachable or not migrated.

@@ -26,6 +26,12 @@ DEFAULTS: dict[str, Any] = {
     "DASHBOARD_BACKLOG_AGE": 300,
     # Bearer token that opens the Prometheus endpoint without a staff session (None: staff only).
     "METRICS_TOKEN": None,
+    # Periodic schedules, by name, applied by migrate and at worker start (schedule_settings.py).
+    "SCHEDULES": {},
+    # Whether workers (pgmq_consume) send the due ticks of schedules.
+    "WORKER_SCHEDULES": True,
+    # Seconds between a worker's calls of pgmq.enqueue_due_schedules().
+    "SCHEDULE_INTERVAL": 1.0,
 }
 
 # key -> (test, what a valid value is)
@@ -40,6 +46,9 @@ _VALID: dict[str, tuple[Any, str]] = {
         lambda v: v is None or (isinstance(v, str) and len(v) >= 16),
         "None or a string of 16 characters or more",
     ),
+    "SCHEDULES": (lambda v: isinstance(v, dict), "a dict of schedules by name"),
+    "WORKER_SCHEDULES": (lambda v: isinstance(v, bool), "True or False"),
+    "SCHEDULE_INTERVAL": (lambda v: _number(v) and 0 < v <= 3600, "seconds, above 0, at most 3600"),
 }
 
 
@@ -95,6 +104,13 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
                     id="django_pgmq.E005",
                 )
             )
+    if isinstance(raw.get("SCHEDULES"), dict):
+        from .schedule_settings import problems
+
+        errors += [
+            checks.Error(text, hint="see the Schedules guide", id="django_pgmq.E006")
+            for text in problems(raw["SCHEDULES"])
+        ]
     alias = raw.get("DATABASE", DEFAULTS["DATABASE"])
     if not isinstance(alias, str):
         pass  # reported above

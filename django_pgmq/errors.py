@@ -32,6 +32,10 @@ class InvalidArgument(PgmqError, ValueError):
     """An argument is out of range or of the wrong type (vt, qty, delay, ids...)."""
 
 
+class ScheduleNotFound(PgmqError, LookupError):
+    """No schedule of that name exists in this database."""
+
+
 class FeatureNotAvailable(PgmqError):
     """The operation needs something this installation does not have."""
 
@@ -72,6 +76,7 @@ _BY_SQLSTATE: dict[str, type[PgmqError]] = {
     "PQ003": QueueNameConflict,
     "PQ004": InvalidArgument,
     "42501": InsufficientPrivilege,  # insufficient_privilege: psycopg.errors.InsufficientPrivilege
+    "PQ005": ScheduleNotFound,
     "42P01": QueueNotFound,  # pgmq's own: relation "pgmq.q_<name>" does not exist
     "0A000": FeatureNotAvailable,
     "22P02": InvalidPayload,  # not valid JSON (e.g. a lone surrogate)

@@ -33,6 +33,7 @@ def render(
         "can": permissions(request),
         "overview_url": url("changelist", db),
         "workers_url": url("workers", db),
+        "schedules_url": url("schedules", db),
     }
     return TemplateResponse(request, f"django_pgmq/admin/{template}", {**base, **context})
 

@@ -25,6 +25,7 @@ from .plumbing import refuse_unfit_arguments
 from .queue_ops import QueueOps
 from .role_ops import RoleOps
 from .routing_ops import RoutingOps
+from .schedule_ops import ScheduleOps
 
 
 class QueueManager(
@@ -36,6 +37,7 @@ class QueueManager(
     PartitionOps,
     RoleOps,
     IndexOps,
+    ScheduleOps,
     AsyncOps,
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).

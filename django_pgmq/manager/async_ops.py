@@ -37,6 +37,13 @@ TWINNED = (
     "read_grouped_with_poll",
     "get_queue_attributes",
     "set_queue_attributes",
+    "create_schedule",
+    "drop_schedule",
+    "enable_schedule",
+    "run_schedule_now",
+    "list_schedules",
+    "next_ticks",
+    "enqueue_due_schedules",
 )
 
 

@@ -379,3 +379,49 @@ SELECT expired, archive_deleted FROM pgmq._retention_batch(
 
 -- name: create_fifo_index
 SELECT pgmq.create_fifo_index(queue_name => %(queue)s);
+
+-- Schedules (sql/65_schedules.sql; manager/schedule_ops.py) ---------------------------
+
+-- name: create_schedule
+SELECT pgmq.create_schedule(
+    schedule_name => %(name)s, cron => %(cron)s, queue_name => %(queue)s,
+    message => %(message)s::jsonb, headers => %(headers)s::jsonb, time_zone => %(time_zone)s,
+    catch_up => %(catch_up)s::interval, enabled => %(enabled)s);
+
+-- name: drop_schedule
+SELECT pgmq.drop_schedule(schedule_name => %(name)s);
+
+-- name: enable_schedule
+SELECT pgmq.enable_schedule(schedule_name => %(name)s, enabled => %(enabled)s);
+
+-- name: run_schedule_now
+SELECT pgmq.run_schedule_now(schedule_name => %(name)s);
+
+-- name: list_schedules
+SELECT l.schedule_name, l.cron, l.time_zone, l.queue_name, l.message, l.headers, l.catch_up,
+       l.enabled, l.last_tick, l.next_tick, s.skipped, s.origin
+FROM pgmq.list_schedules() l JOIN pgmq.schedules s USING (schedule_name);
+
+-- name: next_ticks
+SELECT t FROM pgmq.next_ticks(
+    cron => %(cron)s, time_zone => %(time_zone)s, after => %(after)s::timestamptz, n => %(n)s) t;
+
+-- name: enqueue_due_schedules
+SELECT schedule_name, queue_name, tick, msg_id
+FROM pgmq.enqueue_due_schedules(at => coalesce(%(at)s::timestamptz, now()));
+
+-- name: schedule_ticks
+SELECT tick, queue_name, msg_id, error, sent_at FROM pgmq.schedule_ticks
+WHERE schedule_name = %(name)s ORDER BY tick DESC LIMIT %(limit)s;
+
+-- name: set_schedule_origin
+-- Who declared these schedules: 'settings' (PGMQ["SCHEDULES"]) or NULL (anyone else).
+UPDATE pgmq.schedules SET origin = %(origin)s
+WHERE schedule_name = ANY (%(names)s::text[]) AND origin IS DISTINCT FROM %(origin)s
+RETURNING schedule_name;
+
+-- name: settings_schedules
+SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY schedule_name;
+
+-- name: schedules_installed
+SELECT to_regclass('pgmq.schedules') IS NOT NULL;

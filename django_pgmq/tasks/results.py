@@ -19,12 +19,16 @@ from django.utils.module_loading import import_string
 
 from ..internal import InternalManager
 from ..internal.task_ops import task_statement
+from ..messages import Message
 from ..models import TaskResultRecord
 from .compat import Task, TaskError, TaskResult, TaskResultDoesNotExist, TaskResultStatus
 from .errors import WorkerLost
 
 Status = TaskResultRecord.Status
 FINISHED = (Status.SUCCESSFUL, Status.FAILED)
+
+# The namespace of the result ids of scheduled task messages (uuid5 of the message).
+SCHEDULED_NAMESPACE = uuid.UUID("5d0e8f3a-2b1c-4c7e-9a54-6f1d2e3c4b5a")
 
 
 def error_entry(exc: BaseException) -> dict[str, str]:
@@ -130,6 +134,43 @@ def exists(using: str, result_id: str) -> bool:
     except ValueError:
         return False
     return TaskResultRecord.objects.using(using).filter(pk=key).exists()
+
+
+def adopt_scheduled(
+    using: str, backend: str, max_attempts: int, queue: str, message: Message
+) -> str | None:
+    """The result id of a task message a schedule sent (task path and arguments, no id).
+
+    SQL sends such a message (``pgmq.enqueue_due_schedules``) and knows no result
+    table, so its row is made here, when a worker first sees the message. The id
+    comes from the message (queue, msg_id, enqueued_at), and the row is inserted
+    only if missing: a message read again finds the same row, so one tick makes one
+    result. None when the payload is not a task (the runner then sets it aside, never
+    deletes it).
+    """
+    payload = message.message if isinstance(message.message, dict) else {}
+    path, args, kwargs = payload.get("task"), payload.get("args", []), payload.get("kwargs", {})
+    if not isinstance(path, str) or not isinstance(args, list) or not isinstance(kwargs, dict):
+        return None
+    key = uuid.uuid5(
+        SCHEDULED_NAMESPACE, f"{queue}:{message.msg_id}:{message.enqueued_at.isoformat()}"
+    )
+    priority = (message.headers or {}).get("priority", 0)
+    record = TaskResultRecord(
+        id=key,
+        backend=backend,
+        queue_name=queue,
+        task_path=path,
+        priority=priority if isinstance(priority, int) and abs(priority) <= 100 else 0,
+        status=Status.READY,
+        args=args,
+        kwargs=kwargs,
+        enqueued_at=message.enqueued_at,
+        max_attempts=max_attempts,
+        msg_id=message.msg_id,
+    )
+    TaskResultRecord.objects.using(using).bulk_create([record], ignore_conflicts=True)
+    return str(key)
 
 
 def _statement(name: str) -> str:

@@ -77,6 +77,10 @@ class TaskRunner:
         """
         payload = message.message if isinstance(message.message, dict) else {}
         result_id = payload.get("id")
+        if result_id is None and "task" in payload:  # sent by a schedule: no result row yet
+            result_id = results.adopt_scheduled(
+                self.using, self.backend.alias, self.backend.retries + 1, self.queue, message
+            )
         record = None
         if isinstance(result_id, str):
             record = results.start_attempt(self.using, result_id, self.worker_id)

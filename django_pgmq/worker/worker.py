@@ -37,6 +37,7 @@ from .outcome import Outcome
 from .presence import Presence
 from .sampling import sample_all_queues
 from .schedule import Schedule
+from .schedule_driver import ScheduleDriver
 from .timing import TIMINGS, record_timings
 
 log = logging.getLogger("django_pgmq.worker")
@@ -57,6 +58,7 @@ class WorkerOptions:
     shutdown_timeout: float = 30.0
     heartbeat: float | None = None  # None: PGMQ["WORKER_HEARTBEAT"]
     maintenance: Callable[[], None] | None = None  # run with the samples (e.g. purge results)
+    schedules: bool = True  # drive the periodic schedules (schedule_driver.py)
 
 
 class Worker:
@@ -84,6 +86,7 @@ class Worker:
             beat=self._beat,
         )
         self.listener: Listener | None = None
+        self.driver: ScheduleDriver | None = None
         self.threads: list[ConsumerThread] = []
         self.processed = self.failed = self.finished = 0
         self.totals = Outcome()  # every batch's outcome added up, for the last line
@@ -132,6 +135,10 @@ class Worker:
             "; ".join(s.describe() for s in self.settings.values()),
         )
         self.heartbeat.start()
+        if self.options.schedules:
+            interval = float(conf.get("SCHEDULE_INTERVAL"))
+            self.driver = ScheduleDriver(self.manager.using, interval, self.stopping)
+            self.driver.start()
         self.threads = [ConsumerThread(self, i) for i in range(self.options.concurrency)]
         for thread in self.threads:
             thread.start()
@@ -170,6 +177,8 @@ class Worker:
             signals.join(self.heartbeat, 5)
         if self.listener is not None:
             signals.join(self.listener, 1)
+        if self.driver is not None:
+            signals.join(self.driver, 5)
         self._guarded("recording handler durations", self._record_timings)
         self._guarded("removing the worker's row", self.presence.unregister)
         connections.close_all()

@@ -5,7 +5,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from django_pgmq.internal import InternalManager, dashboard_ops, scrape_ops, task_ops, worker_ops
+from django_pgmq.internal import (
+    InternalManager,
+    dashboard_ops,
+    schedule_sync_ops,
+    scrape_ops,
+    task_ops,
+    worker_ops,
+)
 from django_pgmq.manager import QueueManager
 
 MANAGER = Path(__file__).resolve().parents[2] / "django_pgmq" / "manager"
@@ -14,6 +21,7 @@ INTERNAL_OPS = (
     dashboard_ops.DashboardOps,
     scrape_ops.ScrapeOps,
     task_ops.TaskOps,
+    schedule_sync_ops.ScheduleSyncOps,
 )
 
 

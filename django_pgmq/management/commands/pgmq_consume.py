@@ -8,11 +8,15 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError
+from django.db import DatabaseError
 
 from ... import conf
+from ...errors import PgmqError
 from ...worker import config, logs, registry, signals, waiting
 from ...worker.worker import Worker, WorkerOptions
 from ..command_base import PgmqCommand, positive_int
+
+log = logging.getLogger("django_pgmq.worker")
 
 LOG_LEVELS = {0: logging.WARNING, 1: logging.INFO}
 
@@ -166,6 +170,11 @@ examples:
             help="Exit 1 at once when the database is down, instead of waiting for it.",
         )
         parser.add_argument(
+            "--no-schedules",
+            action="store_true",
+            help="Do not send the due ticks of periodic schedules (PGMQ['WORKER_SCHEDULES']).",
+        )
+        parser.add_argument(
             "--log-format",
             choices=logs.FORMATS,
             help="Log to stderr as text or JSON lines (default: the project's LOGGING, else text).",
@@ -214,7 +223,9 @@ examples:
             shutdown_timeout=options["shutdown_timeout"],
             heartbeat=options["heartbeat"],
             maintenance=maintenance,
+            schedules=conf.get("WORKER_SCHEDULES") and not options["no_schedules"],
         )
+        apply_schedules(using)
         Worker(queues, worker_options, using=using).run()
 
     def _task_queues(
@@ -235,3 +246,24 @@ examples:
             )
         queues = worker_settings.plan(backend, options["queues"], overrides)
         return queues, backend
+
+
+def apply_schedules(using: str) -> None:
+    """At worker start: ``PGMQ["SCHEDULES"]`` applied, so code and database agree.
+
+    A failure (a bad cron in settings, an old schema) is logged, not fatal: the
+    worker has its queues to run; ``migrate`` reports the same error loudly.
+    """
+    from ...schedule_settings import schedules_installed, sync_schedules
+
+    try:
+        if schedules_installed(using):
+            done = sync_schedules(using)
+            if done.applied or done.disabled:
+                log.info(
+                    "schedules from settings: %d applied, %d disabled",
+                    len(done.applied),
+                    len(done.disabled),
+                )
+    except (ImproperlyConfigured, PgmqError, DatabaseError) as exc:
+        log.error("schedules from settings not applied: %s", exc)

@@ -42,9 +42,10 @@ others go on; the exit status is then 1. Without QUEUE arguments it also purges
 the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention
 and samples every queue's depth for the admin's charts (as the workers do), and
 enforces the queues' retention attributes (message_retention, archive_retention;
-each batch of each queue commits on its own), and builds the indexes queues want
+each batch of each queue commits on its own), builds the indexes queues want
 (priorities, task queues, FIFO groups: CREATE INDEX CONCURRENTLY, see
-pgmq.pending_indexes()).
+pgmq.pending_indexes()), and sends the due ticks of periodic schedules
+(pgmq.enqueue_due_schedules; each tick goes out once, whoever calls).
 
 examples:
   manage.py pgmq_maintain
@@ -85,6 +86,7 @@ examples:
             for index in manager.build_pending_indexes():
                 if options["verbosity"] > 0:
                     self.stdout.write(f"built index pgmq.{index}")
+            self._send_due_schedules(manager, options["verbosity"])
         for queue in queues:
             try:
                 changes = manager.maintain_partitions(queue, lock_timeout=options["lock_timeout"])
@@ -109,6 +111,15 @@ examples:
                 self.stdout.write(
                     f'queue "{done.queue_name}": retention deleted {done.expired} message(s) '
                     f"and {done.archive_deleted} archived row(s)"
+                )
+
+    def _send_due_schedules(self, manager: QueueManager, verbosity: int) -> None:
+        """Send the due ticks of periodic schedules, as every worker does each second."""
+        for sent in manager.enqueue_due_schedules():
+            if verbosity > 0:
+                self.stdout.write(
+                    f'schedule "{sent.schedule_name}": tick {sent.tick.isoformat()} sent to '
+                    f'queue "{sent.queue_name}" as message {sent.msg_id}'
                 )
 
     def _sample_queues(self, manager: QueueManager, verbosity: int) -> None:

@@ -1,0 +1,183 @@
+"""QueueManager methods: periodic schedules (cron in SQL, sql/65_schedules.sql).
+
+The schedules live in ``pgmq.schedules`` and any pgmq client can drive them by
+calling ``pgmq.enqueue_due_schedules()``; these methods create, change, list and
+drive them from Django. A time zone left out is Django's ``TIME_ZONE`` (what a
+Django project means by "3 o'clock"), or UTC when that is unset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError
+from django.utils import timezone
+
+from ..errors import InvalidArgument, QueueNotFound
+from ..names import validate_queue_name
+from .plumbing import Base, _dump, _json, _sqlstate
+
+DEFAULT_CATCH_UP = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """One row of ``pgmq.list_schedules()``, with the ticks skipped and who declared it."""
+
+    name: str
+    cron: str
+    time_zone: str
+    queue: str
+    message: Any
+    headers: dict[str, Any] | None
+    catch_up: timedelta
+    enabled: bool
+    last_tick: datetime | None
+    next_tick: datetime | None
+    skipped: int
+    origin: str | None  # "settings" for a schedule PGMQ["SCHEDULES"] declares
+
+
+@dataclass(frozen=True)
+class ScheduledSend:
+    """A message ``enqueue_due_schedules`` sent: which schedule, which tick, which message."""
+
+    schedule_name: str
+    queue_name: str
+    tick: datetime
+    msg_id: int
+
+
+@dataclass(frozen=True)
+class ScheduleTick:
+    """A tick a schedule sent (``msg_id``), or tried to (``error``: why pgmq.send refused)."""
+
+    tick: datetime
+    queue_name: str
+    msg_id: int | None
+    error: str | None
+    sent_at: datetime
+
+
+def default_time_zone() -> str:
+    """The time zone of a schedule that names none: Django's TIME_ZONE, else UTC."""
+    return getattr(settings, "TIME_ZONE", None) or "UTC"
+
+
+def as_catch_up(value: timedelta | int | float) -> timedelta:
+    """A catch-up window from a timedelta or a number of seconds (0 or more)."""
+    if isinstance(value, bool) or not isinstance(value, timedelta | int | float):
+        raise InvalidArgument(f"catch_up must be seconds or a timedelta, got {value!r}")
+    window = value if isinstance(value, timedelta) else timedelta(seconds=value)
+    if window < timedelta(0):
+        raise InvalidArgument(f"catch_up must be 0 or more, got {value!r}")
+    return window
+
+
+class ScheduleOps(Base):
+    """Create, drop, enable, list, inspect and drive periodic schedules."""
+
+    def create_schedule(
+        self,
+        name: str,
+        cron: str,
+        queue: str,
+        message: Any = None,
+        *,
+        headers: dict[str, Any] | None = None,
+        time_zone: str | None = None,
+        catch_up: timedelta | int | float = DEFAULT_CATCH_UP,
+        enabled: bool = True,
+    ) -> None:
+        """Create the schedule, or replace the one of that name (same cron and time
+        zone: its next tick stays). Bad input raises `InvalidArgument` naming it, a
+        missing queue `QueueNotFound`; nothing is written then."""
+        validate_queue_name(queue)
+        if headers is not None and not isinstance(headers, dict):
+            raise InvalidArgument(f'schedule "{name}": headers must be a dict or None')
+        params = {
+            "name": name,
+            "cron": cron,
+            "queue": queue,
+            "message": _dump({} if message is None else message, "message", queue),
+            "headers": None if headers is None else _dump(headers, "headers", queue),
+            "time_zone": time_zone or default_time_zone(),
+            "catch_up": as_catch_up(catch_up),
+            "enabled": enabled,
+        }
+        self._schedule_fetch("create_schedule", params, queue)
+
+    def drop_schedule(self, name: str) -> bool:
+        """Delete a schedule and its ticks; False when there was none of that name."""
+        return bool(self._schedule_fetch("drop_schedule", {"name": name})[0][0])
+
+    def enable_schedule(self, name: str, enabled: bool = True) -> None:
+        """Turn a schedule on (from the next tick after now) or off; `ScheduleNotFound`
+        when there is none of that name."""
+        self._schedule_fetch("enable_schedule", {"name": name, "enabled": enabled})
+
+    def run_schedule_now(self, name: str) -> int:
+        """Send the schedule's message now, outside its ticks; returns the message id."""
+        return int(self._schedule_fetch("run_schedule_now", {"name": name})[0][0])
+
+    def list_schedules(self) -> list[Schedule]:
+        """Every schedule, by name, with its last and next tick."""
+        rows = self._schedule_fetch("list_schedules", {})
+        return [
+            Schedule(
+                name=row[0],
+                cron=row[1],
+                time_zone=row[2],
+                queue=row[3],
+                message=_json(row[4]),
+                headers=_json(row[5]),
+                catch_up=row[6],
+                enabled=row[7],
+                last_tick=row[8],
+                next_tick=row[9],
+                skipped=row[10],
+                origin=row[11],
+            )
+            for row in rows
+        ]
+
+    def get_schedule(self, name: str) -> Schedule | None:
+        """The schedule of that name, or None."""
+        return next((s for s in self.list_schedules() if s.name == name), None)
+
+    def next_ticks(
+        self, cron: str, time_zone: str | None = None, after: datetime | None = None, n: int = 5
+    ) -> list[datetime]:
+        """The next ``n`` ticks of a cron expression after ``after`` (default now), exclusive."""
+        params = {
+            "cron": cron,
+            "time_zone": time_zone or default_time_zone(),
+            "after": after or timezone.now(),
+            "n": n,
+        }
+        return [row[0] for row in self._schedule_fetch("next_ticks", params)]
+
+    def enqueue_due_schedules(self, at: datetime | None = None) -> list[ScheduledSend]:
+        """Send every due tick not sent before (each exactly once, whoever calls);
+        returns what this call sent. ``at`` defaults to the database's now()."""
+        rows = self._schedule_fetch("enqueue_due_schedules", {"at": at})
+        return [ScheduledSend(*row) for row in rows]
+
+    def schedule_ticks(self, name: str, limit: int = 20) -> list[ScheduleTick]:
+        """The last ticks a schedule sent (or tried to), newest first."""
+        rows = self._schedule_fetch("schedule_ticks", {"name": name, "limit": limit})
+        return [ScheduleTick(*row) for row in rows]
+
+    def _schedule_fetch(
+        self, query: str, params: dict[str, Any], queue: str | None = None
+    ) -> list[tuple]:
+        """`_fetch` for a schedule statement: the database's text names the schedule."""
+        try:
+            return self._fetch(query, params, None)
+        except DatabaseError as exc:
+            if queue is not None and _sqlstate(exc) == "PQ002":
+                raise QueueNotFound(queue, "a schedule sends to an existing queue") from exc
+            raise

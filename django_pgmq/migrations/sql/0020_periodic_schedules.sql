@@ -1,0 +1,738 @@
+-- 0020_periodic_schedules: periodic schedules
+-- Frozen when written; never edit a released migration.
+SET LOCAL check_function_bodies = off;
+-- BY HAND: the tables pgmq.schedules and pgmq.schedule_ticks (with their primary keys,
+-- checks and foreign keys) and the type pgmq._cron_spec are new: created here, before
+-- the functions that use them.
+CREATE TABLE pgmq.schedules (
+    schedule_name text PRIMARY KEY
+        CHECK (length(schedule_name) BETWEEN 1 AND 200),
+    cron text NOT NULL,
+    queue_name varchar NOT NULL
+        REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE ON UPDATE CASCADE,
+    message jsonb NOT NULL DEFAULT '{}',
+    headers jsonb CHECK (headers IS NULL OR jsonb_typeof(headers) = 'object'),
+    time_zone text NOT NULL DEFAULT 'UTC',
+    catch_up interval NOT NULL DEFAULT '10 minutes' CHECK (catch_up >= interval '0'),
+    enabled boolean NOT NULL DEFAULT true,
+    next_tick timestamptz NOT NULL,
+    skipped bigint NOT NULL DEFAULT 0,
+    -- 'settings' for a schedule PGMQ["SCHEDULES"] declares (Django keeps those in step)
+    origin text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- The ticks sent (or tried: error holds why pgmq.send refused), the last 100 of each
+-- schedule. Its primary key is what makes a tick go out once. Older rows are deleted
+-- as new ones come: they lie before the schedule's next_tick and can never be due again.
+CREATE TABLE pgmq.schedule_ticks (
+    schedule_name text NOT NULL
+        REFERENCES pgmq.schedules (schedule_name) ON DELETE CASCADE ON UPDATE CASCADE,
+    tick timestamptz NOT NULL,
+    queue_name text NOT NULL,
+    msg_id bigint,
+    error text,
+    sent_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (schedule_name, tick)
+);
+
+-- A parsed cron expression. every_seconds is set for "@every"; the arrays hold the
+-- values each field allows (weekdays 0-6, Sunday 0).
+CREATE TYPE pgmq._cron_spec AS (
+    every_seconds bigint,
+    minutes integer[],
+    hours integer[],
+    days integer[],
+    months integer[],
+    weekdays integer[],
+    days_or boolean,
+    wall_clock boolean
+);
+
+CREATE OR REPLACE FUNCTION pgmq._check_time_zone(time_zone text)
+ RETURNS text
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    known boolean;
+BEGIN
+    -- PostgreSQL also takes POSIX specs ("UTC+3") and abbreviations ("PST") after AT
+    -- TIME ZONE; a schedule takes only names of the tz database. An Area/Location name
+    -- PostgreSQL can load is one; a name without "/" is looked up in the (slow) list.
+    BEGIN
+        known := time_zone ~ '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$'
+                 AND (now() AT TIME ZONE time_zone) IS NOT NULL
+                 AND (time_zone IN ('UTC', 'GMT') OR position('/' IN time_zone) > 0
+                      OR EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = time_zone));
+    EXCEPTION WHEN invalid_parameter_value THEN
+        known := false;
+    END;
+    IF NOT coalesce(known, false) THEN
+        RAISE EXCEPTION 'unknown time zone "%" (want an IANA name such as Europe/Berlin or UTC)',
+            coalesce(time_zone, 'NULL') USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN time_zone;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._check_time_zone(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_count(spec pgmq._cron_spec, time_zone text, from_tick timestamp with time zone, before timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    n bigint := 0;
+    t timestamptz := from_tick;
+BEGIN
+    IF from_tick IS NULL OR from_tick >= before THEN
+        RETURN 0;
+    END IF;
+    IF spec.every_seconds IS NOT NULL THEN
+        RETURN ceil(extract(epoch FROM before - from_tick) / spec.every_seconds)::bigint;
+    END IF;
+    WHILE t IS NOT NULL AND t < before AND n < 10000 LOOP
+        n := n + 1;
+        t := pgmq._cron_next(spec, time_zone, t);
+    END LOOP;
+    RETURN n;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_count(pgmq._cron_spec,text,timestamp with time zone,timestamp with time zone) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_day_matches(spec pgmq._cron_spec, day date)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    SELECT CASE WHEN spec.days_or
+        THEN extract(day FROM day)::integer = ANY (spec.days)
+             OR extract(dow FROM day)::integer = ANY (spec.weekdays)
+        ELSE extract(day FROM day)::integer = ANY (spec.days)
+             AND extract(dow FROM day)::integer = ANY (spec.weekdays)
+    END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_day_matches(pgmq._cron_spec,date) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_field(field text, spec text, lo integer, hi integer, names text[] DEFAULT NULL::text[])
+ RETURNS integer[]
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+DECLARE
+    item text;
+    span text;
+    step integer;
+    first_v integer;
+    last_v integer;
+    vals integer[] := '{}';
+BEGIN
+    FOREACH item IN ARRAY string_to_array(spec, ',') LOOP
+        IF item = '' THEN
+            RAISE EXCEPTION 'cron field "%": empty item in "%"', field, spec USING ERRCODE = 'PQ004';
+        END IF;
+        span := item;
+        step := NULL;
+        IF position('/' IN item) > 0 THEN
+            IF item !~ '^[^/]+/[0-9]{1,9}$' THEN
+                RAISE EXCEPTION 'cron field "%": "%" has a bad step (want <range>/<number>)', field, item
+                    USING ERRCODE = 'PQ004';
+            END IF;
+            span := split_part(item, '/', 1);
+            step := split_part(item, '/', 2)::integer;
+            IF step < 1 THEN
+                RAISE EXCEPTION 'cron field "%": step % in "%" must be 1 or more', field, step, item
+                    USING ERRCODE = 'PQ004';
+            END IF;
+        END IF;
+        IF span = '*' THEN
+            first_v := lo;
+            last_v := hi;
+        ELSIF position('-' IN span) > 0 THEN
+            IF span !~ '^[^-]+-[^-]+$' THEN
+                RAISE EXCEPTION 'cron field "%": "%" is not a range (want <from>-<to>)', field, span
+                    USING ERRCODE = 'PQ004';
+            END IF;
+            first_v := pgmq._cron_value(field, split_part(span, '-', 1), lo, hi, names);
+            last_v := pgmq._cron_value(field, split_part(span, '-', 2), lo, hi, names);
+            IF last_v < first_v THEN
+                RAISE EXCEPTION 'cron field "%": range "%" ends before it starts', field, span
+                    USING ERRCODE = 'PQ004';
+            END IF;
+        ELSE
+            first_v := pgmq._cron_value(field, span, lo, hi, names);
+            last_v := CASE WHEN step IS NULL THEN first_v ELSE hi END;  -- "5/15": 5 to hi
+        END IF;
+        vals := vals || ARRAY(SELECT generate_series(first_v, last_v, coalesce(step, 1)));
+    END LOOP;
+    RETURN ARRAY(SELECT DISTINCT v FROM unnest(vals) v ORDER BY v);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_field(text,text,integer,integer,text[]) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_next(spec pgmq._cron_spec, time_zone text, after timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    lt timestamp;
+    t timestamptz;
+BEGIN
+    IF spec.every_seconds IS NOT NULL THEN
+        RETURN to_timestamp(
+            ((floor(extract(epoch FROM after) / spec.every_seconds) + 1) * spec.every_seconds)::double precision);
+    END IF;
+    IF NOT spec.wall_clock THEN
+        RETURN pgmq._cron_next_elapsed(spec, time_zone, after);
+    END IF;
+    lt := after AT TIME ZONE time_zone;
+    LOOP
+        lt := pgmq._cron_next_local(spec, lt);
+        IF lt IS NULL THEN
+            RETURN NULL;
+        END IF;
+        t := pgmq._local_to_instant(lt, time_zone);
+        -- a tick in a gap moves to its end, where others may land too: once
+        IF t > after THEN
+            RETURN t;
+        END IF;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_next(pgmq._cron_spec,text,timestamp with time zone) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_next_elapsed(spec pgmq._cron_spec, time_zone text, after timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    t timestamptz := date_trunc('minute', after, 'UTC') + interval '1 minute';
+    give_up CONSTANT timestamptz := after + interval '30 years';
+    lt timestamp;
+    v integer;
+    nxt integer;
+BEGIN
+    WHILE t < give_up LOOP
+        lt := t AT TIME ZONE time_zone;
+        IF NOT extract(month FROM lt)::integer = ANY (spec.months) THEN
+            t := pgmq._local_to_instant(date_trunc('month', lt) + interval '1 month', time_zone);
+            CONTINUE;
+        END IF;
+        IF NOT pgmq._cron_day_matches(spec, lt::date) THEN
+            t := pgmq._local_to_instant(date_trunc('day', lt) + interval '1 day', time_zone);
+            CONTINUE;
+        END IF;
+        v := extract(minute FROM lt)::integer;
+        IF NOT extract(hour FROM lt)::integer = ANY (spec.hours) THEN
+            t := t + make_interval(mins => 60 - v);  -- the next hour, in elapsed time
+            CONTINUE;
+        END IF;
+        IF NOT v = ANY (spec.minutes) THEN
+            SELECT min(m) INTO nxt FROM unnest(spec.minutes) m WHERE m > v;
+            t := t + make_interval(mins => coalesce(nxt, 60) - v);
+            CONTINUE;
+        END IF;
+        RETURN t;
+    END LOOP;
+    RETURN NULL;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_next_elapsed(pgmq._cron_spec,text,timestamp with time zone) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_next_local(spec pgmq._cron_spec, local_time timestamp without time zone)
+ RETURNS timestamp without time zone
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+DECLARE
+    t timestamp := date_trunc('minute', local_time) + interval '1 minute';
+    give_up CONSTANT timestamp := local_time + interval '30 years';
+    v integer;
+    nxt integer;
+BEGIN
+    WHILE t < give_up LOOP
+        IF NOT extract(month FROM t)::integer = ANY (spec.months) THEN
+            t := date_trunc('month', t) + interval '1 month';
+            CONTINUE;
+        END IF;
+        IF NOT pgmq._cron_day_matches(spec, t::date) THEN
+            t := date_trunc('day', t) + interval '1 day';
+            CONTINUE;
+        END IF;
+        v := extract(hour FROM t)::integer;
+        IF NOT v = ANY (spec.hours) THEN
+            SELECT min(h) INTO nxt FROM unnest(spec.hours) h WHERE h > v;
+            t := date_trunc('day', t) + CASE WHEN nxt IS NULL THEN interval '1 day'
+                                            ELSE make_interval(hours => nxt) END;
+            CONTINUE;
+        END IF;
+        v := extract(minute FROM t)::integer;
+        IF NOT v = ANY (spec.minutes) THEN
+            SELECT min(m) INTO nxt FROM unnest(spec.minutes) m WHERE m > v;
+            t := date_trunc('hour', t) + CASE WHEN nxt IS NULL THEN interval '1 hour'
+                                             ELSE make_interval(mins => nxt) END;
+            CONTINUE;
+        END IF;
+        RETURN t;
+    END LOOP;
+    RETURN NULL;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_next_local(pgmq._cron_spec,timestamp without time zone) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_parse(cron text)
+ RETURNS pgmq._cron_spec
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+DECLARE
+    expr text := lower(btrim(regexp_replace(coalesce(cron, ''), '\s+', ' ', 'g')));
+    f text[];
+    every text[];
+    spec pgmq._cron_spec;
+    month_days CONSTANT integer[] := '{31,29,31,30,31,30,31,31,30,31,30,31}';
+BEGIN
+    IF cron IS NULL THEN
+        RAISE EXCEPTION 'cron must not be NULL' USING ERRCODE = 'PQ004';
+    END IF;
+    expr := CASE expr
+        WHEN '@yearly' THEN '0 0 1 1 *'
+        WHEN '@annually' THEN '0 0 1 1 *'
+        WHEN '@monthly' THEN '0 0 1 * *'
+        WHEN '@weekly' THEN '0 0 * * 0'
+        WHEN '@daily' THEN '0 0 * * *'
+        WHEN '@midnight' THEN '0 0 * * *'
+        WHEN '@hourly' THEN '0 * * * *'
+        ELSE expr
+    END;
+    IF left(expr, 1) = '@' THEN
+        every := regexp_match(expr,
+            '^@every ([0-9]{1,9}) ?(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours)$');
+        IF every IS NULL THEN
+            RAISE EXCEPTION 'cron "%": unknown form (use five fields, @yearly, @monthly, @weekly, '
+                '@daily, @hourly, or @every <n> seconds|minutes|hours)', cron
+                USING ERRCODE = 'PQ004';
+        END IF;
+        spec.every_seconds := every[1]::bigint
+            * CASE left(every[2], 1) WHEN 's' THEN 1 WHEN 'm' THEN 60 ELSE 3600 END;
+        IF spec.every_seconds < 1 THEN
+            RAISE EXCEPTION 'cron "%": the interval must be 1 or more', cron USING ERRCODE = 'PQ004';
+        END IF;
+        RETURN spec;
+    END IF;
+    f := string_to_array(expr, ' ');
+    IF coalesce(array_length(f, 1), 0) <> 5 THEN
+        RAISE EXCEPTION 'cron "%": want 5 fields (minute hour day-of-month month day-of-week), got %',
+            cron, coalesce(array_length(f, 1), 0) USING ERRCODE = 'PQ004';
+    END IF;
+    spec.minutes := pgmq._cron_field('minute', f[1], 0, 59);
+    spec.hours := pgmq._cron_field('hour', f[2], 0, 23);
+    spec.days := pgmq._cron_field('day-of-month', f[3], 1, 31);
+    spec.months := pgmq._cron_field('month', f[4], 1, 12,
+        '{JAN,FEB,MAR,APR,MAY,JUN,JUL,AUG,SEP,OCT,NOV,DEC}');
+    spec.weekdays := ARRAY(SELECT DISTINCT v % 7 FROM unnest(
+        pgmq._cron_field('day-of-week', f[5], 0, 7, '{SUN,MON,TUE,WED,THU,FRI,SAT}')) v ORDER BY 1);
+    -- cron's rule: when both day fields are restricted, a day matching either one fires.
+    spec.days_or := left(f[3], 1) <> '*' AND left(f[5], 1) <> '*';
+    spec.wall_clock := left(f[1], 1) <> '*' AND left(f[2], 1) <> '*';
+    IF NOT spec.days_or AND spec.days[1] > (SELECT max(month_days[m]) FROM unnest(spec.months) m) THEN
+        RAISE EXCEPTION 'cron field "day-of-month": % never occurs in the months of "%"',
+            spec.days[1], f[4] USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN spec;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_parse(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._cron_value(field text, token text, lo integer, hi integer, names text[])
+ RETURNS integer
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+DECLARE
+    pos integer := array_position(names, upper(token));
+    v integer;
+BEGIN
+    IF pos IS NOT NULL THEN
+        RETURN lo + pos - 1;
+    END IF;
+    IF token !~ '^[0-9]{1,9}$' THEN
+        RAISE EXCEPTION 'cron field "%": "%" is not a number%', field, token,
+            CASE WHEN names IS NULL THEN '' ELSE ' or a name (' || array_to_string(names, ' ') || ')' END
+            USING ERRCODE = 'PQ004';
+    END IF;
+    v := token::integer;
+    IF v < lo OR v > hi THEN
+        RAISE EXCEPTION 'cron field "%": % is out of range %-%', field, v, lo, hi
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN v;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._cron_value(text,text,integer,integer,text[]) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._iso_time(at_instant timestamp with time zone, time_zone text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT to_char(at_instant AT TIME ZONE time_zone,
+                   CASE WHEN date_trunc('second', at_instant) = at_instant
+                        THEN 'YYYY-MM-DD"T"HH24:MI:SS' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US' END)
+        || CASE WHEN o < interval '0' THEN '-' ELSE '+' END
+        || to_char(CASE WHEN o < interval '0' THEN -o ELSE o END, 'HH24:MI')
+    FROM (SELECT pgmq._utc_offset(at_instant, time_zone) AS o) x
+$function$
+;
+COMMENT ON FUNCTION pgmq._iso_time(timestamp with time zone,text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._local_to_instant(local_time timestamp without time zone, time_zone text)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    guess timestamptz;
+    candidate timestamptz;
+    best timestamptz;
+    offs interval;
+BEGIN
+    FOR i IN 0..1440 LOOP
+        guess := local_time AT TIME ZONE time_zone;
+        -- the offsets in force a day either side: a repeated hour has two instants
+        FOREACH offs IN ARRAY ARRAY[pgmq._utc_offset(guess - interval '1 day', time_zone),
+                                    pgmq._utc_offset(guess + interval '1 day', time_zone),
+                                    pgmq._utc_offset(guess, time_zone)] LOOP
+            candidate := (local_time - offs) AT TIME ZONE 'UTC';
+            IF candidate AT TIME ZONE time_zone = local_time
+               AND (best IS NULL OR candidate < best) THEN
+                best := candidate;
+            END IF;
+        END LOOP;
+        IF best IS NOT NULL THEN
+            RETURN best;
+        END IF;
+        local_time := local_time + interval '1 minute';  -- in a gap: walk to its end
+    END LOOP;
+    RETURN guess;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._local_to_instant(timestamp without time zone,text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._require_schedule(schedule_name text)
+ RETURNS pgmq.schedules
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    found_row pgmq.schedules;
+BEGIN
+    SELECT * INTO found_row FROM pgmq.schedules s WHERE s.schedule_name = _require_schedule.schedule_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'schedule "%" does not exist', coalesce(schedule_name, 'NULL')
+            USING ERRCODE = 'PQ005';
+    END IF;
+    RETURN found_row;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._require_schedule(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._schedule_due_tick(spec pgmq._cron_spec, time_zone text, next_tick timestamp with time zone, catch_up interval, at_instant timestamp with time zone, OUT tick timestamp with time zone, OUT skipped bigint)
+ RETURNS record
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    window_start timestamptz := at_instant - catch_up;
+    -- the first tick not handled yet (next_tick is one, unless someone wrote another)
+    first_tick timestamptz := pgmq._cron_next(spec, time_zone, next_tick - interval '1 microsecond');
+    t timestamptz;
+    later timestamptz;
+BEGIN
+    IF spec.every_seconds IS NOT NULL THEN
+        t := to_timestamp((floor(extract(epoch FROM at_instant) / spec.every_seconds) * spec.every_seconds)::double precision);
+    ELSE
+        t := CASE WHEN first_tick >= window_start THEN first_tick
+                  ELSE pgmq._cron_next(spec, time_zone, window_start - interval '1 microsecond') END;
+        LOOP
+            later := pgmq._cron_next(spec, time_zone, t);
+            EXIT WHEN later IS NULL OR later > at_instant;
+            t := later;
+        END LOOP;
+    END IF;
+    IF t IS NULL OR t > at_instant OR t < window_start OR t < first_tick THEN
+        tick := NULL;
+        skipped := pgmq._cron_count(spec, time_zone, first_tick, at_instant + interval '1 microsecond');
+    ELSE
+        tick := t;
+        skipped := pgmq._cron_count(spec, time_zone, first_tick, t);
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._schedule_due_tick(pgmq._cron_spec,text,timestamp with time zone,interval,timestamp with time zone) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq._utc_offset(at_instant timestamp with time zone, time_zone text)
+ RETURNS interval
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT (at_instant AT TIME ZONE time_zone) - (at_instant AT TIME ZONE 'UTC')
+$function$
+;
+COMMENT ON FUNCTION pgmq._utc_offset(timestamp with time zone,text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.create_schedule(schedule_name text, cron text, queue_name text, message jsonb DEFAULT '{}'::jsonb, headers jsonb DEFAULT NULL::jsonb, time_zone text DEFAULT 'UTC'::text, catch_up interval DEFAULT '00:10:00'::interval, enabled boolean DEFAULT true)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+#variable_conflict use_variable
+DECLARE
+    spec pgmq._cron_spec;
+    stored text;
+    first_tick timestamptz;
+    last_sent timestamptz;
+BEGIN
+    IF schedule_name IS NULL OR length(schedule_name) NOT BETWEEN 1 AND 200 THEN
+        RAISE EXCEPTION 'schedule name must be 1 to 200 characters, got %',
+            coalesce(quote_literal(schedule_name), 'NULL') USING ERRCODE = 'PQ004';
+    END IF;
+    BEGIN
+        spec := pgmq._cron_parse(cron);
+    EXCEPTION WHEN SQLSTATE 'PQ004' THEN
+        RAISE EXCEPTION 'schedule "%": %', schedule_name, SQLERRM USING ERRCODE = 'PQ004';
+    END;
+    PERFORM pgmq._check_time_zone(time_zone);
+    SELECT m.queue_name INTO stored FROM pgmq.meta m WHERE lower(m.queue_name) = lower(queue_name);
+    IF stored IS NULL THEN
+        RAISE EXCEPTION 'schedule "%": queue "%" does not exist', schedule_name, queue_name
+            USING ERRCODE = 'PQ002', HINT = 'Create it first with pgmq.create().';
+    END IF;
+    IF message IS NULL THEN
+        RAISE EXCEPTION 'schedule "%": message must not be NULL', schedule_name USING ERRCODE = 'PQ004';
+    END IF;
+    IF headers IS NOT NULL AND jsonb_typeof(headers) <> 'object' THEN
+        RAISE EXCEPTION 'schedule "%": headers must be a JSON object or NULL, got %',
+            schedule_name, jsonb_typeof(headers) USING ERRCODE = 'PQ004';
+    END IF;
+    IF catch_up IS NULL OR catch_up < interval '0' THEN
+        RAISE EXCEPTION 'schedule "%": catch_up must be an interval of 0 or more, got %',
+            schedule_name, coalesce(catch_up::text, 'NULL') USING ERRCODE = 'PQ004';
+    END IF;
+    IF enabled IS NULL THEN
+        RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
+            USING ERRCODE = 'PQ004';
+    END IF;
+    SELECT max(k.tick) INTO last_sent FROM pgmq.schedule_ticks k WHERE k.schedule_name = schedule_name;
+    first_tick := pgmq._cron_next(spec, time_zone, greatest(now(), last_sent));
+    IF first_tick IS NULL THEN
+        RAISE EXCEPTION 'schedule "%": cron "%" never fires', schedule_name, cron USING ERRCODE = 'PQ004';
+    END IF;
+    INSERT INTO pgmq.schedules AS s (schedule_name, cron, queue_name, message, headers,
+                                     time_zone, catch_up, enabled, next_tick)
+    VALUES (schedule_name, cron, stored, message, headers, time_zone, catch_up, enabled, first_tick)
+    ON CONFLICT ON CONSTRAINT schedules_pkey DO UPDATE SET
+        cron = EXCLUDED.cron,
+        queue_name = EXCLUDED.queue_name,
+        message = EXCLUDED.message,
+        headers = EXCLUDED.headers,
+        time_zone = EXCLUDED.time_zone,
+        catch_up = EXCLUDED.catch_up,
+        enabled = EXCLUDED.enabled,
+        next_tick = CASE
+            WHEN s.cron = EXCLUDED.cron AND s.time_zone = EXCLUDED.time_zone
+                 AND s.enabled AND EXCLUDED.enabled THEN s.next_tick
+            ELSE EXCLUDED.next_tick END,
+        updated_at = now();
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.create_schedule(text,text,text,jsonb,jsonb,text,interval,boolean) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.drop_schedule(schedule_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM pgmq.schedules s WHERE s.schedule_name = drop_schedule.schedule_name;
+    RETURN FOUND;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.drop_schedule(text) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.enable_schedule(schedule_name text, enabled boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    s pgmq.schedules := pgmq._require_schedule(schedule_name);
+BEGIN
+    IF enabled IS NULL THEN
+        RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF s.enabled = enabled THEN
+        RETURN;
+    END IF;
+    UPDATE pgmq.schedules x
+    SET enabled = enable_schedule.enabled,
+        next_tick = CASE WHEN enable_schedule.enabled
+            THEN coalesce(pgmq._cron_next(pgmq._cron_parse(x.cron), x.time_zone,
+                                          greatest(now(), (SELECT max(k.tick) FROM pgmq.schedule_ticks k
+                                                           WHERE k.schedule_name = x.schedule_name))),
+                          x.next_tick)
+            ELSE x.next_tick END,
+        updated_at = now()
+    WHERE x.schedule_name = s.schedule_name;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.enable_schedule(text,boolean) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.enqueue_due_schedules(at timestamp with time zone DEFAULT now())
+ RETURNS TABLE(schedule_name text, queue_name text, tick timestamp with time zone, msg_id bigint)
+ LANGUAGE plpgsql
+AS $function$
+#variable_conflict use_column
+DECLARE
+    s pgmq.schedules;
+    spec pgmq._cron_spec;
+    due record;
+    sent bigint;
+    failure text;
+BEGIN
+    IF enqueue_due_schedules.at IS NULL THEN
+        RAISE EXCEPTION 'at must not be NULL' USING ERRCODE = 'PQ004';
+    END IF;
+    FOR s IN
+        SELECT * FROM pgmq.schedules x
+        WHERE x.enabled AND x.next_tick <= enqueue_due_schedules.at
+        ORDER BY x.next_tick
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        spec := pgmq._cron_parse(s.cron);
+        SELECT * INTO due FROM pgmq._schedule_due_tick(spec, s.time_zone, s.next_tick, s.catch_up,
+                                                       enqueue_due_schedules.at);
+        UPDATE pgmq.schedules x
+        SET next_tick = coalesce(pgmq._cron_next(spec, s.time_zone, enqueue_due_schedules.at),
+                                 'infinity'),
+            skipped = x.skipped + due.skipped
+        WHERE x.schedule_name = s.schedule_name;
+        CONTINUE WHEN due.tick IS NULL;
+        INSERT INTO pgmq.schedule_ticks AS k (schedule_name, tick, queue_name)
+        VALUES (s.schedule_name, due.tick, s.queue_name)
+        ON CONFLICT ON CONSTRAINT schedule_ticks_pkey DO NOTHING;
+        CONTINUE WHEN NOT FOUND;  -- sent by another call
+        sent := NULL;
+        failure := NULL;
+        BEGIN
+            SELECT * INTO sent FROM pgmq.send(
+                queue_name => s.queue_name,
+                msg => s.message,
+                headers => coalesce(s.headers, '{}'::jsonb) || jsonb_build_object('schedule',
+                    jsonb_build_object('name', s.schedule_name,
+                                       'tick', pgmq._iso_time(due.tick, s.time_zone))));
+        EXCEPTION WHEN OTHERS THEN
+            failure := SQLERRM;
+        END;
+        UPDATE pgmq.schedule_ticks k SET msg_id = sent, error = failure
+        WHERE k.schedule_name = s.schedule_name AND k.tick = due.tick;
+        DELETE FROM pgmq.schedule_ticks k
+        WHERE k.schedule_name = s.schedule_name
+          AND k.tick < (SELECT o.tick FROM pgmq.schedule_ticks o
+                        WHERE o.schedule_name = s.schedule_name
+                        ORDER BY o.tick DESC OFFSET 99 LIMIT 1);
+        CONTINUE WHEN sent IS NULL;
+        schedule_name := s.schedule_name;
+        queue_name := s.queue_name;
+        tick := due.tick;
+        msg_id := sent;
+        RETURN NEXT;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.enqueue_due_schedules(timestamp with time zone) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.list_schedules()
+ RETURNS TABLE(schedule_name text, cron text, time_zone text, queue_name text, message jsonb, headers jsonb, catch_up interval, enabled boolean, last_tick timestamp with time zone, next_tick timestamp with time zone)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT s.schedule_name, s.cron, s.time_zone, s.queue_name::text, s.message, s.headers,
+           s.catch_up, s.enabled,
+           (SELECT max(k.tick) FROM pgmq.schedule_ticks k WHERE k.schedule_name = s.schedule_name),
+           CASE WHEN s.enabled THEN s.next_tick END
+    FROM pgmq.schedules s
+    ORDER BY s.schedule_name
+$function$
+;
+COMMENT ON FUNCTION pgmq.list_schedules() IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.next_ticks(cron text, time_zone text, after timestamp with time zone, n integer)
+ RETURNS SETOF timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    spec pgmq._cron_spec := pgmq._cron_parse(cron);
+    t timestamptz := after;
+BEGIN
+    PERFORM pgmq._check_time_zone(time_zone);
+    IF after IS NULL THEN
+        RAISE EXCEPTION 'after must not be NULL' USING ERRCODE = 'PQ004';
+    END IF;
+    IF n IS NULL OR n < 0 OR n > 10000 THEN
+        RAISE EXCEPTION 'n must be from 0 to 10000, got %', coalesce(n::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR i IN 1..n LOOP
+        t := pgmq._cron_next(spec, time_zone, t);
+        EXIT WHEN t IS NULL;
+        RETURN NEXT t;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.next_ticks(text,text,timestamp with time zone,integer) IS NULL;
+
+CREATE OR REPLACE FUNCTION pgmq.run_schedule_now(schedule_name text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    s pgmq.schedules := pgmq._require_schedule(schedule_name);
+    sent bigint;
+BEGIN
+    SELECT * INTO sent FROM pgmq.send(
+        queue_name => s.queue_name,
+        msg => s.message,
+        headers => coalesce(s.headers, '{}'::jsonb) || jsonb_build_object('schedule', jsonb_build_object(
+            'name', s.schedule_name,
+            'tick', pgmq._iso_time(clock_timestamp(), s.time_zone),
+            'manual', true)));
+    RETURN sent;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.run_schedule_now(text) IS NULL;
+
+CREATE INDEX schedules_due ON pgmq.schedules USING btree (next_tick) WHERE enabled;
+
+CREATE INDEX schedules_queue ON pgmq.schedules USING btree (queue_name);
