@@ -1,4 +1,4 @@
--- 0020_periodic_schedules: periodic schedules
+-- 0023_periodic_schedules: periodic schedules
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 -- BY HAND: the tables pgmq.schedules and pgmq.schedule_ticks (with their primary keys,
@@ -736,3 +736,18 @@ COMMENT ON FUNCTION pgmq.run_schedule_now(text) IS NULL;
 CREATE INDEX schedules_due ON pgmq.schedules USING btree (next_tick) WHERE enabled;
 
 CREATE INDEX schedules_queue ON pgmq.schedules USING btree (queue_name);
+
+-- BY HAND: the schedule helpers, like every `_`-prefixed helper, are not executable by
+-- PUBLIC (0021's rule; pgmq.grant_app_role gives an application role what it needs).
+DO $by_hand$
+DECLARE
+    fn regprocedure;
+BEGIN
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_proc p
+        WHERE p.pronamespace = 'pgmq'::regnamespace AND p.proname LIKE '\_%'
+    LOOP
+        EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', fn);
+    END LOOP;
+END
+$by_hand$;

@@ -1,4 +1,4 @@
--- 0020_periodic_schedules: periodic schedules
+-- 0023_periodic_schedules: periodic schedules
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._check_time_zone(text);
