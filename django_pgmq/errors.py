@@ -36,6 +36,10 @@ class FeatureNotAvailable(PgmqError):
     """The operation needs something this installation does not have."""
 
 
+class CrossDatabaseTransaction(PgmqError):
+    """A send would run outside the caller's transaction: the queue lives in another database."""
+
+
 # The one map from SQLSTATE to exception, in the manner of psycopg.errors.lookup. Our SQL
 # raises class PQ (sql/00_schema.sql); the others are PostgreSQL's own.
 _BY_SQLSTATE: dict[str, type[PgmqError]] = {

@@ -1,7 +1,9 @@
 """The worker: starts the threads, waits for a reason to stop, then stops cleanly.
 
 Threads: ``concurrency`` consumers (each with its own connection), one
-listener (LISTEN connection, unless poll-only), one heartbeat. The main thread
+listener (LISTEN connection, unless poll-only), one heartbeat, all on one
+database. Queues on several databases get one `Worker` each, run together in
+one process by `fleet.run_workers`. The main thread
 handles signals, checks ``--max-messages`` / ``--until-empty`` and shuts down:
 running handlers get ``shutdown_timeout`` seconds, messages held but not
 started are handed back at once, the worker's row is removed.
@@ -97,14 +99,9 @@ class Worker:
 
     def run(self) -> int:
         """Run until stopped; the exit status (0)."""
-        with signals.graceful() as caught:
-            self._caught = caught
-            try:
-                self._start()
-                self._wait()
-            finally:
-                self._shutdown()
-        return 0
+        from .fleet import run_workers
+
+        return run_workers([self])
 
     def stop(self, reason: str = "stop requested") -> None:
         """Ask the worker to stop: no more reads; running handlers finish."""
@@ -133,20 +130,6 @@ class Worker:
         self.threads = [ConsumerThread(self, i) for i in range(self.options.concurrency)]
         for thread in self.threads:
             thread.start()
-
-    def _wait(self) -> None:
-        """Until stopped: act on a signal (see signals.py), an exit condition, or `stop`."""
-        check = min(0.2, self.options.poll_interval)
-        while not self.stopping.is_set():
-            limit = self.options.max_messages
-            if self._caught.reason is not None:
-                self.stop(self._caught.reason)
-            elif limit is not None and self.finished >= limit:
-                self.stop(f"handled {self.finished} message(s) (--max-messages {limit})")
-            elif self.options.until_empty and not len(self.holdings) and self._queues_empty():
-                self.stop("its queues are empty (--until-empty)")
-            else:
-                self.stopping.wait(check)
 
     def _shutdown(self) -> None:
         self.stop(self.stop_reason or "shutting down")
@@ -269,6 +252,10 @@ class Worker:
         if paused != self.paused:
             log.info("paused queues: %s", ", ".join(sorted(paused)) or "none")
         self.paused = paused
+
+    def idle(self) -> bool:
+        """Nothing held and every queue it reads empty (``--until-empty``)."""
+        return not len(self.holdings) and self._queues_empty()
 
     def _queues_empty(self) -> bool:
         try:
