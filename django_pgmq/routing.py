@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import connections
 from django.dispatch import receiver
@@ -47,11 +46,6 @@ def _routes() -> list[tuple[re.Pattern[str], str]] | Any:
                 (re.compile(fnmatch.translate(pattern)), alias) for pattern, alias in raw or ()
             ]
     return _cache["routes"]
-
-
-def is_routed() -> bool:
-    """Whether ``PGMQ["QUEUE_DATABASES"]`` sends any queue elsewhere than ``PGMQ["DATABASE"]``."""
-    return bool(_routes())
 
 
 def database_for(queue: str) -> str:
@@ -89,14 +83,6 @@ def queue_databases() -> list[str]:
     return list(dict.fromkeys([conf.database_alias(), *named]))
 
 
-def group_by_database(queues: Iterable[str]) -> dict[str, list[str]]:
-    """The queues by the alias holding them, in the order given."""
-    groups: dict[str, list[str]] = {}
-    for queue in queues:
-        groups.setdefault(database_for(queue), []).append(queue)
-    return groups
-
-
 def read_database(alias: str) -> str:
     """The alias read-only views of ``alias`` read from (``PGMQ["READ_DATABASE"]``).
 
@@ -110,8 +96,3 @@ def read_database(alias: str) -> str:
     if replica and alias == conf.database_alias():
         return str(replica)
     return alias
-
-
-def raw_setting() -> Any:
-    """``PGMQ["QUEUE_DATABASES"]`` as written (for checks and messages)."""
-    return getattr(settings, "PGMQ", {}).get("QUEUE_DATABASES")

@@ -67,7 +67,9 @@ class Worker:
     def __init__(
         self, queues: Sequence[QueueSettings], options: WorkerOptions, using: str | None = None
     ) -> None:
-        self.manager = InternalManager(using)
+        # One database per Worker, named (never routed per queue): its listener, threads,
+        # heartbeat and row all use it. pgmq_consume makes one Worker per database.
+        self.manager = InternalManager(using or conf.database_alias())
         self.settings = {s.queue: s for s in queues}
         self.options = options
         self.stopping = threading.Event()
