@@ -8,6 +8,7 @@ servers share the same cores (the embedded servers here do), the ratio shows wha
 routing costs and what is left to gain, not what two real machines would give.
 
     python -m benchmarks.two_databases [--seconds 5] [--batch 10] [--json out.json]
+        [--dsn DSN] [--db-prefix bench_two_]
 """
 
 from __future__ import annotations
@@ -70,11 +71,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seconds", type=float, default=5.0, help="window per run (5)")
     parser.add_argument("--batch", type=int, default=10, help="messages per send and read (10)")
     parser.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    parser.add_argument(
+        "--dsn", help="the first server (default: DATABASE_URL, else the embedded server)"
+    )
+    parser.add_argument(
+        "--db-prefix", default="bench_two_", help="scratch database prefix (bench_two_)"
+    )
     opts = parser.parse_args(argv)
-    first = resolve(None, None)
-    folder = str(REPO / ".pgdata" / "bench_second" / "data")
+    first = resolve(opts.dsn, None)
+    folder = str(REPO / ".pgdata" / f"{opts.db_prefix}second" / "data")
     second = second_server(folder)
-    stores = [Store("ours", first, "bench_two_a"), Store("ours", second, "bench_two_b")]
+    stores = [
+        Store("ours", first, f"{opts.db_prefix}a"),
+        Store("ours", second, f"{opts.db_prefix}b"),
+    ]
     try:
         for store in stores:
             store.install()
@@ -89,7 +99,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
         embedded.stop(folder)
         shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
-    one = alone["bench_two_a"]
+    one = alone[stores[0].dbname]
     two = sum(both.values())
     result = {
         "seconds": opts.seconds,
