@@ -246,7 +246,7 @@ class Worker:
     def _record_timings(self) -> None:
         """Write this process's handler durations since the last time (for the admin)."""
         retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
-        record_timings(self.manager.using, TIMINGS, retention=retention)
+        record_timings(self.manager.using, TIMINGS, retention=retention, queues=self.settings)
 
     def _refresh_paused(self) -> None:
         """Which queues are paused: reads of them stop (held messages still finish)."""
