@@ -202,3 +202,42 @@ def test_check_names_a_routed_database_without_django_pgmq(settings, second_serv
     found = conf.check_routed_databases_migrated()
     assert [(w.id, f"{EMPTY!r}" in w.msg) for w in found] == [("django_pgmq.W002", True)]
     assert f"migrate --database {EMPTY}" in found[0].hint
+
+
+def test_one_worker_runs_task_queues_of_both_databases_until_empty(routed):
+    """``pgmq_consume --tasks``: "emails" lives on the second server, "default" on the first."""
+    backend = task_backends["default"]
+    on_second = [task_funcs.add.enqueue(i, 1) for i in range(3)]
+    on_first = [task_funcs.echo.enqueue(i) for i in range(2)]
+    assert backend.database_for("emails") == ALIAS and backend.database_for("default") == "default"
+    call_command(
+        "pgmq_consume",
+        "default",
+        "emails",
+        tasks=True,
+        until_empty=True,
+        poll_interval=0.05,
+        verbosity=0,
+    )
+    assert [backend.get_result(r.id).return_value for r in on_second] == [1, 2, 3]
+    assert [backend.get_result(r.id).return_value for r in on_first] == [0, 1]
+    assert InternalManager(ALIAS).metrics("emails").queue_length == 0
+
+
+def test_max_messages_counts_over_every_database(names):
+    first, second = names
+    pgmq.create_queue(first)
+    pgmq.create_queue(second)
+    pgmq.send_batch(first, [{"n": i} for i in range(3)])
+    pgmq.send_batch(second, [{"n": i} for i in range(3)])
+    call_command(
+        "pgmq_consume",
+        first,
+        second,
+        handler="tests.handlers.handle_plain",
+        max_messages=4,
+        poll_interval=0.05,
+        verbosity=0,
+    )
+    left = pgmq.metrics(first).queue_length + pgmq.metrics(second).queue_length
+    assert left == 2
