@@ -83,6 +83,16 @@ def queue_databases() -> list[str]:
     return list(dict.fromkeys([conf.database_alias(), *named]))
 
 
+def routed_elsewhere(queue: str, alias: str) -> bool:
+    """Whether ``alias`` holds queues but ``queue`` is routed to another database.
+
+    A database no route names (and ``PGMQ["DATABASE"]`` without routes) is never
+    "elsewhere": migrations that declare queues there keep creating them.
+    """
+    databases = queue_databases()
+    return len(databases) > 1 and alias in databases and database_for(queue) != alias
+
+
 def read_database(alias: str) -> str:
     """The alias read-only views of ``alias`` read from (``PGMQ["READ_DATABASE"]``).
 

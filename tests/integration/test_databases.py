@@ -241,3 +241,15 @@ def test_max_messages_counts_over_every_database(names):
     )
     left = pgmq.metrics(first).queue_length + pgmq.metrics(second).queue_length
     assert left == 2
+
+
+def test_a_queue_declared_in_a_migration_is_created_only_in_its_database(names):
+    from django.db.migrations.state import ProjectState
+
+    from django_pgmq.operations import CreateQueue
+
+    _, second = names
+    for alias in ("default", ALIAS):  # as `migrate` and `migrate --database second` would
+        with connections[alias].schema_editor() as editor:
+            CreateQueue(second).database_forwards("demo", editor, ProjectState(), ProjectState())
+    assert second in queue_names(ALIAS) and second not in queue_names("default")
