@@ -74,6 +74,9 @@ def add_alias(alias: str, entry: dict[str, Any]) -> None:
 
 
 def remove_alias(alias: str) -> None:
+    """Forget ``alias`` again (closing its connection); nothing if it was never added."""
+    if alias not in connections.settings:
+        return
     connections[alias].close()
     connections.settings.pop(alias, None)
     settings.DATABASES.pop(alias, None)
@@ -93,14 +96,13 @@ def second_server(django_db_setup, django_db_blocker) -> Iterator[SecondServer]:
         "HOST": params["host"],
         "PORT": str(params["port"]),
     }
-    add_alias(ALIAS, entry)
-    embedded.connection_params(data_dir, "pgmq_empty")  # created, never migrated
-    add_alias(EMPTY, {**entry, "NAME": "pgmq_empty"})
     try:
+        add_alias(ALIAS, entry)
+        embedded.connection_params(data_dir, "pgmq_empty")  # created, never migrated
+        add_alias(EMPTY, {**entry, "NAME": "pgmq_empty"})
         with django_db_blocker.unblock():
-            call_command(
-                "migrate", database=ALIAS, verbosity=0
-            )  # every app: test flushes need them
+            # Every app, not only django_pgmq: the flushes after transactional tests need them.
+            call_command("migrate", database=ALIAS, verbosity=0)
         yield SecondServer(data_dir, entry)
     finally:
         remove_alias(ALIAS)
