@@ -1,7 +1,8 @@
 """django-pgmq: durable message queues in the project's own PostgreSQL, pgmq-compatible.
 
-Module-level functions act on the database alias in ``PGMQ["DATABASE"]``
-(default ``"default"``); use ``QueueManager(using=alias)`` for another one.
+Module-level functions act on the database ``PGMQ["QUEUE_DATABASES"]`` routes each
+queue to (else ``PGMQ["DATABASE"]``, default ``"default"``); use
+``QueueManager(using=alias)`` to name the alias yourself.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
+    CrossDatabaseTransaction,
     FeatureNotAvailable,
     InsufficientPrivilege,
     InvalidArgument,
@@ -101,6 +103,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CrossDatabaseTransaction",
     "FeatureNotAvailable",
     "InsufficientPrivilege",
     "InvalidArgument",

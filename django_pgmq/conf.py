@@ -32,6 +32,14 @@ DEFAULTS: dict[str, Any] = {
     "WORKER_SCHEDULES": True,
     # Seconds between a worker's calls of pgmq.enqueue_due_schedules().
     "SCHEDULE_INTERVAL": 1.0,
+    # Which database holds a queue: ordered (shell pattern, alias) pairs, or the dotted
+    # path of a router with db_for_queue(queue_name); unmatched queues stay on DATABASE.
+    "QUEUE_DATABASES": None,
+    # Replica the admin's read-only pages and Prometheus read from: an alias (replica of
+    # DATABASE) or {queue database alias: replica alias}. Consumers never read from it.
+    "READ_DATABASE": None,
+    # Let a routed send run outside the caller's transaction.atomic() on another alias.
+    "ALLOW_CROSS_DATABASE_SEND": False,
 }
 
 # key -> (test, what a valid value is)
@@ -49,6 +57,15 @@ _VALID: dict[str, tuple[Any, str]] = {
     "SCHEDULES": (lambda v: isinstance(v, dict), "a dict of schedules by name"),
     "WORKER_SCHEDULES": (lambda v: isinstance(v, bool), "True or False"),
     "SCHEDULE_INTERVAL": (lambda v: _number(v) and 0 < v <= 3600, "seconds, above 0, at most 3600"),
+    "QUEUE_DATABASES": (
+        lambda v: v is None or _dotted(v) or _routes(v),
+        "None, a dotted path to a router, or a list of (pattern, database alias) pairs",
+    ),
+    "READ_DATABASE": (
+        lambda v: v is None or _alias(v) or (isinstance(v, dict) and _aliases(v.items())),
+        "None, a database alias, or a dict from database alias to replica alias",
+    ),
+    "ALLOW_CROSS_DATABASE_SEND": (lambda v: isinstance(v, bool), "True or False"),
 }
 
 
@@ -58,6 +75,22 @@ def _number(value: Any) -> bool:
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _alias(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _aliases(pairs: Any) -> bool:
+    return all(isinstance(p, tuple | list) and len(p) == 2 and all(map(_alias, p)) for p in pairs)
+
+
+def _dotted(value: Any) -> bool:
+    return isinstance(value, str) and "." in value.strip(".")
+
+
+def _routes(value: Any) -> bool:
+    return isinstance(value, list | tuple) and _aliases(value)
 
 
 def get(key: str) -> Any:
@@ -82,8 +115,6 @@ def is_postgresql(alias: str) -> bool:
 @checks.register()
 def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Report a malformed ``PGMQ`` setting before anything runs."""
-    from django.db import connections
-
     errors: list[checks.CheckMessage] = []
     raw = getattr(settings, "PGMQ", {})
     if not isinstance(raw, dict):
@@ -108,25 +139,116 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
         from .schedule_settings import problems
 
         errors += [
-            checks.Error(text, hint="see the Schedules guide", id="django_pgmq.E006")
+            checks.Error(text, hint="see the Schedules guide", id="django_pgmq.E007")
             for text in problems(raw["SCHEDULES"])
         ]
-    alias = raw.get("DATABASE", DEFAULTS["DATABASE"])
+    errors += _check_alias("PGMQ['DATABASE']", raw.get("DATABASE", DEFAULTS["DATABASE"]))
+    for name, alias in _named_aliases(raw):
+        errors += _check_alias(name, alias)
+    if _dotted(raw.get("QUEUE_DATABASES")):
+        errors += _check_router(raw["QUEUE_DATABASES"])
+    return errors
+
+
+def _named_aliases(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each well-formed alias QUEUE_DATABASES and READ_DATABASE name, with where it is."""
+    named: list[tuple[str, str]] = []
+    routes: Any = raw.get("QUEUE_DATABASES")
+    if _routes(routes):
+        named += [(f"PGMQ['QUEUE_DATABASES'] route {p!r}", a) for p, a in routes]
+    replica: Any = raw.get("READ_DATABASE")
+    if _alias(replica):
+        named.append(("PGMQ['READ_DATABASE']", replica))
+    elif isinstance(replica, dict) and _aliases(replica.items()):
+        for primary, alias in replica.items():
+            named += [
+                ("PGMQ['READ_DATABASE'] key", primary),
+                ("PGMQ['READ_DATABASE'] value", alias),
+            ]
+    return named
+
+
+def _check_alias(name: str, alias: Any) -> list[checks.CheckMessage]:
+    """An alias a setting names must be a PostgreSQL database in DATABASES."""
+    from django.db import connections
+
     if not isinstance(alias, str):
-        pass  # reported above
-    elif alias not in connections.databases:
-        errors.append(
+        return []  # reported by the value checks
+    if alias not in connections.databases:
+        return [
+            checks.Error(f"{name} is {alias!r}, which is not in DATABASES", id="django_pgmq.E003")
+        ]
+    if not is_postgresql(alias):
+        return [
             checks.Error(
-                f"PGMQ['DATABASE'] is {alias!r}, which is not in DATABASES",
-                id="django_pgmq.E003",
-            )
-        )
-    elif not is_postgresql(alias):
-        errors.append(
-            checks.Error(
-                f"PGMQ['DATABASE'] {alias!r} is not a PostgreSQL database",
+                f"{name} {alias!r} is not a PostgreSQL database",
                 hint="django-pgmq needs django.db.backends.postgresql (or a backend built on it)",
                 id="django_pgmq.E004",
             )
-        )
-    return errors
+        ]
+    return []
+
+
+def _check_router(path: str) -> list[checks.CheckMessage]:
+    """A router path must import and have ``db_for_queue``."""
+    from django.utils.module_loading import import_string
+
+    try:
+        router = import_string(path)
+    except ImportError as exc:
+        return [
+            checks.Error(
+                f"PGMQ['QUEUE_DATABASES'] router {path!r} cannot be imported: {exc}",
+                id="django_pgmq.E006",
+            )
+        ]
+    if not callable(getattr(router, "db_for_queue", None)):
+        return [
+            checks.Error(
+                f"PGMQ['QUEUE_DATABASES'] router {path!r} has no db_for_queue(queue_name) method",
+                id="django_pgmq.E006",
+            )
+        ]
+    return []
+
+
+@checks.register()
+def check_routed_databases_migrated(
+    app_configs: Any = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Warn, by name, about a database a route names where django_pgmq is not migrated.
+
+    A warning, not an error: ``migrate --database ALIAS`` runs the checks too, and
+    must not be stopped by the very thing it is about to fix.
+    """
+    from django.db import DatabaseError, connections
+    from django.db.migrations.recorder import MigrationRecorder
+
+    raw = getattr(settings, "PGMQ", {})
+    if not isinstance(raw, dict) or not raw.get("QUEUE_DATABASES") or check_settings():
+        return []
+    from . import routing
+
+    warnings: list[checks.CheckMessage] = []
+    for alias in routing.queue_databases():
+        try:
+            applied = MigrationRecorder(connections[alias]).applied_migrations()
+        except DatabaseError as exc:
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            warnings.append(
+                checks.Warning(
+                    f"queue database {alias!r} could not be checked: {text}",
+                    id="django_pgmq.W003",
+                )
+            )
+            continue
+        if not any(app == "django_pgmq" for app, _ in applied):
+            warnings.append(
+                checks.Warning(
+                    f"queue database {alias!r} (named by PGMQ['QUEUE_DATABASES']) does not have "
+                    "django_pgmq migrated",
+                    hint=f"run: manage.py migrate --database {alias}",
+                    id="django_pgmq.W002",
+                )
+            )
+    return warnings

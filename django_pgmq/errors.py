@@ -67,6 +67,10 @@ def privilege_named(text: str) -> str:
     )
 
 
+class CrossDatabaseTransaction(PgmqError):
+    """A send would run outside the caller's transaction: the queue lives in another database."""
+
+
 # The one map from SQLSTATE to exception, in the manner of psycopg.errors.lookup. Our SQL
 # raises class PQ (sql/00_schema.sql); the others are PostgreSQL's own.
 _BY_SQLSTATE: dict[str, type[PgmqError]] = {

@@ -7,6 +7,8 @@ Both are reversible: reversing ``CreateQueue`` drops the queue (and its
 messages); reversing ``DropQueue`` creates an empty queue again. They run only
 on databases where the router lets the ``django_pgmq`` app migrate (where the
 pgmq schema is), whichever app's migration holds them; ``hints`` go to the router.
+With ``PGMQ["QUEUE_DATABASES"]``, a database that holds queues creates only the
+queues routed to it (``migrate --database billing`` creates the ``billing.*`` ones).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from django.db import router
 from django.db.migrations.operations.base import Operation
 
+from . import routing
 from .manager import QueueManager
 from .names import validate_queue_name
 
@@ -43,9 +46,12 @@ class CreateQueue(Operation):
         pass  # queues are not model state
 
     def _manager(self, schema_editor: Any) -> QueueManager | None:
-        """The queue manager of the migrated database, or None if pgmq does not live there."""
+        """The queue manager of the migrated database, or None if pgmq does not live there,
+        or if the queue is routed to another database that holds queues."""
         alias = schema_editor.connection.alias
         if not router.allow_migrate(alias, "django_pgmq", **self.hints):
+            return None
+        if routing.routed_elsewhere(self.queue_name, alias):
             return None
         return QueueManager(alias)
 

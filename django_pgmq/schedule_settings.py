@@ -28,7 +28,7 @@ from zoneinfo import available_timezones
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
-from . import conf
+from . import conf, routing
 from .errors import PgmqError
 from .internal import InternalManager
 from .manager import QueueManager
@@ -154,11 +154,12 @@ def _resolve(name: Any, entry: Any) -> Declared:
         raise ValueError(f"'queue' must name a queue, got {queue!r}")
     message = entry.get("message", {})
     json.dumps(message, allow_nan=False)  # TypeError/ValueError name what is not JSON
+    queue = validate_queue_name(queue)
     return Declared(
-        queue=validate_queue_name(queue),
+        queue=queue,
         message=message,
         headers=headers,
-        database=conf.database_alias(),
+        database=routing.database_for(queue),  # a schedule lives in its queue's database
         **common,
     )
 
@@ -185,11 +186,12 @@ def _resolve_task(
     if not isinstance(backend, PgmqBackend):
         raise ImproperlyConfigured(f"task backend {alias!r} is not django_pgmq.tasks.PgmqBackend")
     priority = {"priority": task.priority} if task.priority else {}
+    queue = validate_queue_name(entry.get("queue") or task.queue_name)
     return Declared(
-        queue=validate_queue_name(entry.get("queue") or task.queue_name),
+        queue=queue,
         message=message,
         headers={**priority, **(headers or {})} or None,
-        database=backend.database,
+        database=backend.database_for(queue),
         backend=backend,
         **common,
     )

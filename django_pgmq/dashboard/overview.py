@@ -41,6 +41,7 @@ class QueueRow:
     recent_depths: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     url: str = ""  # its queue page, set by the view
+    database: str = ""  # its database alias, set by the every-database overview
 
     @property
     def name(self) -> str:

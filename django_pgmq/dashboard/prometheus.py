@@ -7,7 +7,10 @@ OpenMetrics when the scraper asks for it (``Accept``), else Prometheus' text for
 
 Access: a request bearing ``Authorization: Bearer <PGMQ["METRICS_TOKEN"]>`` (when that
 setting is set), or a logged-in staff user with the ``django_pgmq.view_queue``
-permission. ``?db=<alias>`` selects another database.
+permission. ``?db=<alias>`` selects one database; without it, every database that
+holds queues (``PGMQ["QUEUE_DATABASES"]``), labelled by ``database``, with
+``pgmq_database_up`` saying which could be read. ``PGMQ["READ_DATABASE"]``: the
+figures come from the replica.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
 
-from .. import conf
+from .. import conf, routing
 from ..internal import InternalManager
 from ..internal.scrape_ops import Scrape, ScrapedQueue
 from ..messages import QueueLimits
@@ -89,18 +92,36 @@ def _dead_letter_depth(queue: ScrapedQueue, scrape: Scrape) -> int | None:
 
 
 class PgmqCollector:
-    """A prometheus_client collector of one database's queues: one SQL query per `collect`."""
+    """A prometheus_client collector of some databases' queues: one SQL query per database.
 
-    def __init__(self, using: str) -> None:
-        self.using = using
+    Each database is read through its replica when ``PGMQ["READ_DATABASE"]`` names one
+    (`routing.read_database`); its samples carry the queue database's alias. With
+    ``tolerate_down``, a database that cannot be read is left out and reported by
+    ``pgmq_database_up`` 0; otherwise its error ends the scrape.
+    """
+
+    def __init__(self, using: str | list[str], *, tolerate_down: bool = False) -> None:
+        self.aliases = [using] if isinstance(using, str) else list(using)
+        self.tolerate_down = tolerate_down
 
     def collect(self) -> Iterator[Metric]:
-        scrape = InternalManager(self.using).prometheus_scrape(
-            exact_limit=int(conf.get("DASHBOARD_EXACT_LIMIT")),
-            default_max_reads=default_max_reads(),
-        )
-        yield from metric_families(scrape, self.using)
-        yield from limit_families(InternalManager(self.using).queue_limits(), self.using)
+        scrapes: list[tuple[str, Scrape | None]] = []
+        limits: list[tuple[str, list[QueueLimits]]] = []
+        for alias in self.aliases:
+            manager = InternalManager(routing.read_database(alias))
+            try:
+                scrape = manager.prometheus_scrape(
+                    exact_limit=int(conf.get("DASHBOARD_EXACT_LIMIT")),
+                    default_max_reads=default_max_reads(),
+                )
+                limits.append((alias, manager.queue_limits()))
+            except DatabaseError:
+                if not self.tolerate_down:
+                    raise
+                scrape = None
+            scrapes.append((alias, scrape))
+        yield from metric_families(scrapes)
+        yield from limit_families(limits)
 
 
 # Gauges per limited queue: name, help, value (None: leave the sample out).
@@ -125,45 +146,58 @@ LIMIT_GAUGES: list[tuple[str, str, Callable[[QueueLimits], float | None]]] = [
 ]
 
 
-def limit_families(limits: list[QueueLimits], db: str) -> Iterator[Metric]:
-    """The gauges of the queues with max_in_flight or rate_limit."""
+def limit_families(limits: list[tuple[str, list[QueueLimits]]]) -> Iterator[Metric]:
+    """The gauges of the queues with max_in_flight or rate_limit, by database."""
     for name, text, value in LIMIT_GAUGES:
         family = GaugeMetricFamily(name, text, labels=["database", "queue"])
-        for row in limits:
-            figure = value(row)
-            if figure is not None:
-                family.add_metric([db, row.queue_name], figure)
+        for db, rows in limits:
+            for row in rows:
+                figure = value(row)
+                if figure is not None:
+                    family.add_metric([db, row.queue_name], figure)
         yield family
 
 
-def metric_families(scrape: Scrape, db: str) -> Iterator[Metric]:
-    """The metric families of a scrape: per-queue gauges and counters, workers, estimates."""
+def metric_families(scrapes: list[tuple[str, Scrape | None]]) -> Iterator[Metric]:
+    """The metric families of scrapes by database: per-queue gauges and counters, workers,
+    estimates, and whether each database could be read (None: it could not)."""
     labels = ["database", "queue"]
+    read = [(db, scrape) for db, scrape in scrapes if scrape is not None]
     for name, text, value in QUEUE_GAUGES:
         family = GaugeMetricFamily(name, text, labels=labels)
-        for queue in scrape.queues:
-            figure = value(queue, scrape)
-            if figure is not None:
-                family.add_metric([db, queue.stats.queue_name], figure)
+        for db, scrape in read:
+            for queue in scrape.queues:
+                figure = value(queue, scrape)
+                if figure is not None:
+                    family.add_metric([db, queue.stats.queue_name], figure)
         yield family
     sent = CounterMetricFamily("pgmq_messages", "Messages ever sent to the queue.", labels=labels)
-    for queue in scrape.queues:
-        sent.add_metric([db, queue.stats.queue_name], queue.stats.total_messages)
+    for db, scrape in read:
+        for queue in scrape.queues:
+            sent.add_metric([db, queue.stats.queue_name], queue.stats.total_messages)
     yield sent
     estimated = GaugeMetricFamily(
         "pgmq_figure_estimated",
         "1 when a queue's figure is an estimate, not a count.",
         labels=[*labels, "figure"],
     )
-    for queue in scrape.queues:
-        for name in sorted(queue.stats.estimated):
-            estimated.add_metric([db, queue.stats.queue_name, name], 1)
+    for db, scrape in read:
+        for queue in scrape.queues:
+            for name in sorted(queue.stats.estimated):
+                estimated.add_metric([db, queue.stats.queue_name, name], 1)
     yield estimated
     live = GaugeMetricFamily(
         "pgmq_workers_live", "Workers whose heartbeat is current.", labels=["database"]
     )
-    live.add_metric([db], scrape.live_workers)
+    for db, alive in read:
+        live.add_metric([db], alive.live_workers)
     yield live
+    up = GaugeMetricFamily(
+        "pgmq_database_up", "1 when the queue database could be read.", labels=["database"]
+    )
+    for db, maybe in scrapes:
+        up.add_metric([db], 0 if maybe is None else 1)
+    yield up
 
 
 def _token_ok(request: HttpRequest) -> bool:
@@ -186,7 +220,10 @@ def metrics(request: HttpRequest) -> HttpResponse:
         if not (user.is_active and user.is_staff and user.has_perm("django_pgmq.view_queue")):
             return HttpResponse("permission denied\n", status=403, content_type=PLAIN_TEXT)
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(PgmqCollector(current_db(request)))
+    if "db" in request.GET or len(routing.queue_databases()) == 1:
+        registry.register(PgmqCollector(current_db(request)))
+    else:  # routed queues: every queue database; one that is down does not hide the others
+        registry.register(PgmqCollector(routing.queue_databases(), tolerate_down=True))
     encode, content_type = choose_encoder(request.headers.get("Accept", ""))
     try:
         body = encode(registry)

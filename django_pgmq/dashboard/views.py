@@ -24,9 +24,10 @@ from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .. import conf
+from .. import conf, routing
 from ..internal import InternalManager
 from ..models import Queue, Worker
+from . import all_databases
 from .access import current_db, permissions, require, url
 from .attributes import context as attributes_context
 from .charts import RANGES, queue_charts
@@ -91,23 +92,26 @@ def queue_root(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpRespo
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     """One page of queues (sorted and searched on the server), with figures for those only."""
+    if all_databases.shows_every_database(request):  # routed queues: every database at once
+        return all_databases.overview(request, admin)
     require(request, "view")
     db = current_db(request)
     try:
         listing = Listing.from_query(request.GET)
     except BadListing as exc:
         raise Http404(str(exc)) from exc
+    read = routing.read_database(db)  # a read-only page: the replica, when there is one
     try:
-        listed = list_page(db, listing)
-        rows = load_overview(db, listed.names)
+        listed = list_page(read, listing)
+        rows = load_overview(read, listed.names)
     except DatabaseError as exc:
         return render(request, admin, "unavailable.html", _("Queues"), db, error=exc)
     for row in rows:
         row.url = url("change", db, row.name)
     totals = {
-        "queues": listed.matching if not listing.search else Queue.objects.using(db).count(),
+        "queues": listed.matching if not listing.search else Queue.objects.using(read).count(),
         "attention": sum(1 for r in rows if r.flags),
-        "workers": Worker.objects.using(db).alive().count(),
+        "workers": Worker.objects.using(read).alive().count(),
     }
     return render(
         request,
@@ -285,7 +289,8 @@ def workers(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     db = current_db(request)
     now = timezone.now()
     # Each row also gets the figures the template shows (not fields of the model).
-    rows: list[Any] = list(Worker.objects.using(db).order_by("-expires_at", "host", "pid"))
+    read = routing.read_database(db)  # a read-only page: the replica, when there is one
+    rows: list[Any] = list(Worker.objects.using(read).order_by("-expires_at", "host", "pid"))
     for worker in rows:
         worker.stale = worker.expires_at <= now
         worker.heartbeat_age = duration((now - worker.heartbeat_at).total_seconds())

@@ -101,11 +101,11 @@ class TaskOps(Base):
         self, name: str, params: dict[str, Any], queue: str, results_table: str | None = None
     ) -> list[tuple]:
         """Run a statement of ``sql/tasks_queries.sql``, database errors translated."""
-        connection = connections[self.using]
+        alias = self.alias_for(queue)
         try:
-            return _rows(connection, task_statement(name, results_table), params)
+            return _rows(connections[alias], task_statement(name, results_table), params)
         except DatabaseError as exc:
-            translated = _translate(exc, queue, self.using)
+            translated = _translate(exc, queue, alias)
             if translated is None:
                 raise
             raise translated from exc

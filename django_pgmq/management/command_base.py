@@ -24,7 +24,7 @@ from django.core.management.base import (
 )
 from django.db import DatabaseError
 
-from .. import conf
+from .. import conf, routing
 from ..errors import PgmqError
 from ..manager import QueueManager
 from ..messages import QueueMetrics
@@ -68,8 +68,12 @@ class PgmqCommand(BaseCommand):
         parser.error = error  # type: ignore[method-assign]
         parser.add_argument(
             "--database",
-            default=conf.database_alias(),
-            help="Database alias to use (default: PGMQ['DATABASE'], here %(default)r).",
+            default=None,
+            help=(
+                "Database alias to use (default: each queue's database by "
+                "PGMQ['QUEUE_DATABASES'], else PGMQ['DATABASE'], here "
+                f"{conf.database_alias()!r})."
+            ),
         )
         return parser
 
@@ -92,8 +96,14 @@ class PgmqCommand(BaseCommand):
             raise CommandError(f"database error: {one_line(exc)}") from exc
 
     def manager(self, options: dict[str, Any]) -> QueueManager:
-        """The queue manager for the ``--database`` alias."""
+        """The queue manager for ``--database``; without it, routed (each queue's database)."""
         return QueueManager(using=options["database"])
+
+    def databases(self, options: dict[str, Any]) -> list[str]:
+        """``--database``, or every database that holds queues (`routing.queue_databases`)."""
+        if options["database"]:
+            return [options["database"]]
+        return routing.queue_databases()
 
     def add_msg_ids(self, parser: argparse.ArgumentParser) -> None:
         """The ``QUEUE MSG_ID [MSG_ID ...]`` positional arguments."""

@@ -24,6 +24,7 @@ from .plumbing import (
     _id_array,
     _ids,
     _message,
+    check_joins_transaction,
 )
 
 
@@ -98,6 +99,8 @@ class MessageOps(Base):
             "delay": when,
         }
         query = "send_at" if isinstance(when, datetime) else "send"
+        if self.routed:
+            check_joins_transaction(queue, self.alias_for(queue))
         return int(self._fetch(query, params, queue)[0][0])
 
     def send_batch(
@@ -143,6 +146,8 @@ class MessageOps(Base):
             "delay": when,
         }
         query = "send_batch_at" if isinstance(when, datetime) else "send_batch"
+        if self.routed:
+            check_joins_transaction(queue, self.alias_for(queue))
         return [row[0] for row in self._fetch(query, params, queue)]
 
     # -- reading ------------------------------------------------------------

@@ -91,10 +91,10 @@ class PartitionOps(Base):
             raise InvalidArgument(f"lock_timeout must be 0-3600 seconds, got {lock_timeout!r}")
         changes: list[PartitionChange] = []
         for name in queues:
-            with transaction.atomic(using=self.using):
+            with transaction.atomic(using=self.alias_for(name)):
                 if lock_timeout is not None:
                     timeout = f"{max(1, round(lock_timeout * 1000))}ms"
-                    self._fetch("set_local_lock_timeout", {"timeout": timeout}, None)
+                    self._fetch("set_local_lock_timeout", {"timeout": timeout}, name)
                 rows = self._fetch("maintain_partitions", {"queue": name}, name)
             changes += [PartitionChange(*row) for row in rows]
         return changes

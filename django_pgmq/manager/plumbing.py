@@ -19,8 +19,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connections
 from psycopg import sql as psql
 
-from .. import conf, sqlfiles
+from .. import conf, routing, sqlfiles
 from ..errors import (
+    CrossDatabaseTransaction,
     FeatureNotAvailable,
     InvalidArgument,
     InvalidPayload,
@@ -166,12 +167,25 @@ _set_fields = object.__setattr__
 
 
 class Base:
-    """A database alias and the one method that sends SQL (`_fetch`)."""
+    """A database alias and the one method that sends SQL (`_fetch`).
+
+    Without ``using`` the manager is *routed*: each queue operation goes to the
+    database ``PGMQ["QUEUE_DATABASES"]`` gives the queue (`routing.database_for`);
+    operations on no queue (``list_queues``, ``metrics_all``) and ``self.using`` are
+    ``PGMQ["DATABASE"]``. With ``using`` every operation goes to that alias.
+    """
 
     def __init__(self, using: str | None = None) -> None:
+        self.routed = using is None
         self.using = using or conf.database_alias()
         if self.using not in connections.databases:
             raise InvalidArgument(f"database alias {self.using!r} is not in DATABASES")
+
+    def alias_for(self, queue: str | None) -> str:
+        """The database alias an operation on ``queue`` (None: on no queue) runs on."""
+        if self.routed and queue is not None:
+            return routing.database_for(queue)
+        return self.using
 
     # -- plumbing -----------------------------------------------------------
 
@@ -195,14 +209,40 @@ class Base:
             sql = _statement(query, tuple(identifiers.items()) if identifiers else (), commit)
         else:
             sql = sqlfiles.queries()[query]
-        connection = connections[self.using]
+        alias = self.alias_for(queue) if self.routed else self.using
+        connection = connections[alias]
         try:
             return _rows(connection, sql, params)
         except DatabaseError as exc:
-            translated = _translate(exc, queue, self.using)
+            translated = _translate(exc, queue, alias)
             if translated is None:
                 raise
             raise translated from exc
+
+
+def check_joins_transaction(queue: str, alias: str) -> None:
+    """Refuse a routed send that cannot join the caller's open transaction.
+
+    Inside ``transaction.atomic()`` on one alias, a send to a queue routed to
+    another alias would commit on its own (or be lost on its own): raise instead,
+    unless ``PGMQ["ALLOW_CROSS_DATABASE_SEND"]`` is True. Callers that name the
+    alias (``QueueManager(using=...)``) are not checked: they chose it.
+    """
+    if connections[alias].in_atomic_block:
+        return
+    open_on = [
+        c.alias
+        for c in connections.all(initialized_only=True)
+        if c.alias != alias and c.in_atomic_block
+    ]
+    if open_on and not conf.get("ALLOW_CROSS_DATABASE_SEND"):
+        raise CrossDatabaseTransaction(
+            f'queue "{queue}" lives in database {alias!r}, but the send runs inside '
+            f"transaction.atomic() on {', '.join(map(repr, open_on))}: it could not commit "
+            f"or roll back with that transaction. Open transaction.atomic(using={alias!r}), "
+            f"send with QueueManager(using={alias!r}) to accept a separate commit, or set "
+            "PGMQ['ALLOW_CROSS_DATABASE_SEND'] = True"
+        )
 
 
 # -- sending statements ------------------------------------------------------------

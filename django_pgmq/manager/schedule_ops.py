@@ -176,6 +176,8 @@ class ScheduleOps(Base):
     ) -> list[tuple]:
         """`_fetch` for a schedule statement: the database's text names the schedule."""
         try:
+            if queue is not None and self.routed:  # a schedule lives in its queue's database
+                return type(self)(using=self.alias_for(queue))._fetch(query, params, None)
             return self._fetch(query, params, None)
         except DatabaseError as exc:
             if queue is not None and _sqlstate(exc) == "PQ002":

@@ -21,10 +21,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections, transaction
 from django.utils import timezone
 
-from .. import conf
+from .. import conf, routing
 from ..errors import PgmqError
 from ..internal import InternalManager
 from ..manager import QueueManager
+from ..manager.plumbing import check_joins_transaction
 from ..models import TaskResultRecord
 from ..names import validate_queue_name
 from . import results
@@ -38,7 +39,8 @@ from .compat import (
 )
 
 DEFAULTS: dict[str, Any] = {
-    "database": None,  # None: PGMQ["DATABASE"]
+    # None: each task queue's route (PGMQ["QUEUE_DATABASES"]), else PGMQ["DATABASE"]
+    "database": None,
     "retries": 0,
     "retry_delay": 1.0,
     "retention_days": 7.0,
@@ -60,6 +62,9 @@ class PgmqBackend(BaseTaskBackend):
     def __init__(self, alias: str, params: dict[str, Any]) -> None:
         super().__init__(alias, params)
         options = {**DEFAULTS, **{k.lower(): v for k, v in self.options.items()}}
+        # OPTIONS "database" puts every queue of this backend there; without it each task
+        # queue is routed like any other queue, and `database` is PGMQ["DATABASE"].
+        self.explicit_database: str | None = options["database"]
         self.database: str = options["database"] or conf.database_alias()
         self.retries = options["retries"]
         self.retry_delay = options["retry_delay"]
@@ -100,7 +105,10 @@ class PgmqBackend(BaseTaskBackend):
             run_after = timezone.make_aware(run_after)
         enqueued_at = timezone.now()
         self.prepare_queue(task.queue_name)
-        InternalManager(self.database).enqueue_task(
+        database = self.database_for(task.queue_name)
+        if self.explicit_database is None:
+            check_joins_transaction(task.queue_name, database)
+        InternalManager(database).enqueue_task(
             task.queue_name,
             {"id": result.id, "task": task.module_path},
             task.priority,
@@ -127,9 +135,12 @@ class PgmqBackend(BaseTaskBackend):
             key = uuid.UUID(str(result_id))
         except ValueError:
             raise TaskResultDoesNotExist(f"no task result {result_id!r}") from None
-        record = (
-            TaskResultRecord.objects.using(self.database).filter(pk=key, backend=self.alias).first()
-        )
+        record = None
+        for database in self.databases():  # a result lives in its queue's database
+            found = TaskResultRecord.objects.using(database).filter(pk=key, backend=self.alias)
+            record = found.first()
+            if record is not None:
+                break
         if record is None:
             raise TaskResultDoesNotExist(f"no task result {result_id!r}")
         return results.to_result(record)
@@ -171,33 +182,46 @@ class PgmqBackend(BaseTaskBackend):
 
     # -- queues -----------------------------------------------------------------
 
+    def database_for(self, queue: str) -> str:
+        """The alias holding task queue ``queue`` (and the results of its tasks)."""
+        return self.explicit_database or routing.database_for(queue)
+
+    def databases(self) -> list[str]:
+        """Every alias this backend's queues and results can live in."""
+        if self.explicit_database:
+            return [self.explicit_database]
+        routed = [routing.database_for(q) for q in sorted(self.queues)]
+        return list(dict.fromkeys([*routing.queue_databases(), *routed]))
+
     def prepare_queue(self, queue: str) -> None:
         """Make ``queue`` a task queue (created, priority index) unless known to be one.
 
         Once that is committed, this process remembers it and skips the round trip.
         """
-        key = (self.database, queue)
+        database = self.database_for(queue)
+        key = (database, queue)
         if key in _READY_QUEUES:
             return
-        committed = InternalManager(self.database).enable_task_queue(queue)
+        committed = InternalManager(database).enable_task_queue(queue)
 
         def remember() -> None:
             with _READY_LOCK:
                 _READY_QUEUES.add(key)
 
-        if committed or not connections[self.database].in_atomic_block:
+        if committed or not connections[database].in_atomic_block:
             remember()
         else:  # made by this transaction: ready once it commits
-            transaction.on_commit(remember, using=self.database)
+            transaction.on_commit(remember, using=database)
 
     def retry(self, record: TaskResultRecord) -> None:
         """Run a FAILED task again (the admin's action): READY, with ``retries`` more attempts.
 
         Its errors and worker ids are kept; a new message is sent.
         """
-        with transaction.atomic(using=self.database):
+        database = self.database_for(record.queue_name)
+        with transaction.atomic(using=database):
             self.prepare_queue(record.queue_name)
-            record.msg_id = QueueManager(self.database).send(
+            record.msg_id = QueueManager(database).send(
                 record.queue_name,
                 {"id": str(record.id), "task": record.task_path},
                 headers={"priority": record.priority},
@@ -206,13 +230,13 @@ class PgmqBackend(BaseTaskBackend):
             record.finished_at = None
             record.max_attempts = len(record.worker_ids) + self.retries + 1
             record.save(
-                using=self.database,
+                using=database,
                 update_fields=["msg_id", "status", "finished_at", "max_attempts"],
             )
 
     def purge_results(self) -> int:
         """Delete results finished longer ago than the retention; how many."""
-        return results.purge(self.database, self.alias, self.retention)
+        return sum(results.purge(db, self.alias, self.retention) for db in self.databases())
 
 
 def configured_backends() -> list[PgmqBackend]:

@@ -64,7 +64,7 @@ class TaskRunner:
     def __init__(self, backend: PgmqBackend, queue: str) -> None:
         self.backend = backend
         self.queue = queue
-        self.using = backend.database
+        self.using = backend.database_for(queue)
         self.worker_id = worker_id()
 
     def run(self, message: Message) -> Settled | None:

@@ -56,12 +56,16 @@ def plan(
             f"queue(s) {', '.join(map(repr, unknown))} not in task backend {backend.alias!r}'s "
             f"QUEUES ({', '.join(sorted(backend.queues))})"
         )
-    manager = InternalManager(backend.database)
-    notifying = manager.notify_throttles()
+    notifying: dict[str, set[str]] = {}
     result = []
     for queue in names:
+        manager = InternalManager(backend.database_for(queue))
+        if manager.using not in notifying:
+            notifying[manager.using] = set(manager.notify_throttles())
         manager.enable_task_queue(queue)
-        if queue not in notifying:  # every commit wakes the worker (one NOTIFY per transaction)
+        if (
+            queue not in notifying[manager.using]
+        ):  # every commit wakes the worker (one NOTIFY per transaction)
             manager.enable_notify(queue, NOTIFY_THROTTLE_MS)
         consumer = Consumer(
             TaskRunner(backend, queue).run,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import statistics
 import threading
+from collections.abc import Iterable
 from datetime import timedelta
 
 from django.db.models.functions import Now
@@ -32,11 +33,13 @@ class Timings:
             elif (slot := random.randrange(seen)) < MAX_KEPT:  # reservoir sampling
                 kept[slot] = seconds
 
-    def drain(self) -> dict[str, tuple[int, list[float]]]:
-        """Per queue: how many calls, and the durations kept; then start afresh."""
+    def drain(self, queues: Iterable[str] | None = None) -> dict[str, tuple[int, list[float]]]:
+        """Per queue (of ``queues``, default all): how many calls, and the durations kept;
+        those queues then start afresh. A worker on several databases drains each
+        database's queues into that database."""
         with self._lock:
-            drained = {q: (self._seen[q], self._kept[q]) for q in self._seen}
-            self._seen, self._kept = {}, {}
+            names = list(self._seen) if queues is None else [q for q in queues if q in self._seen]
+            drained = {q: (self._seen.pop(q), self._kept.pop(q)) for q in names}
         return drained
 
 
@@ -50,8 +53,11 @@ def percentile(values: list[float], pct: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[pct - 1]
 
 
-def record_timings(using: str, timings: Timings, *, retention: timedelta) -> int:
-    """Write the drained durations as one row per queue; rows past ``retention`` go."""
+def record_timings(
+    using: str, timings: Timings, *, retention: timedelta, queues: Iterable[str] | None = None
+) -> int:
+    """Write the drained durations (of ``queues``, default all) as one row per queue;
+    rows past ``retention`` go."""
     from ..models import HandlerTiming
 
     rows = [
@@ -61,7 +67,7 @@ def record_timings(using: str, timings: Timings, *, retention: timedelta) -> int
             p50_ms=percentile(kept, 50) * 1000,
             p95_ms=percentile(kept, 95) * 1000,
         )
-        for queue, (calls, kept) in timings.drain().items()
+        for queue, (calls, kept) in timings.drain(queues).items()
         if kept
     ]
     objects = HandlerTiming.objects.using(using)

@@ -1,7 +1,9 @@
 """The worker: starts the threads, waits for a reason to stop, then stops cleanly.
 
 Threads: ``concurrency`` consumers (each with its own connection), one
-listener (LISTEN connection, unless poll-only), one heartbeat. The main thread
+listener (LISTEN connection, unless poll-only), one heartbeat, all on one
+database. Queues on several databases get one `Worker` each, run together in
+one process by `fleet.run_workers`. The main thread
 handles signals, checks ``--max-messages`` / ``--until-empty`` and shuts down:
 running handlers get ``shutdown_timeout`` seconds, messages held but not
 started are handed back at once, the worker's row is removed.
@@ -67,7 +69,9 @@ class Worker:
     def __init__(
         self, queues: Sequence[QueueSettings], options: WorkerOptions, using: str | None = None
     ) -> None:
-        self.manager = InternalManager(using)
+        # One database per Worker, named (never routed per queue): its listener, threads,
+        # heartbeat and row all use it. pgmq_consume makes one Worker per database.
+        self.manager = InternalManager(using or conf.database_alias())
         self.settings = {s.queue: s for s in queues}
         self.options = options
         self.stopping = threading.Event()
@@ -102,14 +106,9 @@ class Worker:
 
     def run(self) -> int:
         """Run until stopped; the exit status (0)."""
-        with signals.graceful() as caught:
-            self._caught = caught
-            try:
-                self._start()
-                self._wait()
-            finally:
-                self._shutdown()
-        return 0
+        from .fleet import run_workers
+
+        return run_workers([self])
 
     def stop(self, reason: str = "stop requested") -> None:
         """Ask the worker to stop: no more reads; running handlers finish."""
@@ -142,20 +141,6 @@ class Worker:
         self.threads = [ConsumerThread(self, i) for i in range(self.options.concurrency)]
         for thread in self.threads:
             thread.start()
-
-    def _wait(self) -> None:
-        """Until stopped: act on a signal (see signals.py), an exit condition, or `stop`."""
-        check = min(0.2, self.options.poll_interval)
-        while not self.stopping.is_set():
-            limit = self.options.max_messages
-            if self._caught.reason is not None:
-                self.stop(self._caught.reason)
-            elif limit is not None and self.finished >= limit:
-                self.stop(f"handled {self.finished} message(s) (--max-messages {limit})")
-            elif self.options.until_empty and self._drained():
-                self.stop("--until-empty: no message visible, none held, no retry waiting")
-            else:
-                self.stopping.wait(check)
 
     def _shutdown(self) -> None:
         self.stop(self.stop_reason or "shutting down")
@@ -272,7 +257,7 @@ class Worker:
     def _record_timings(self) -> None:
         """Write this process's handler durations since the last time (for the admin)."""
         retention = timedelta(days=float(conf.get("SAMPLE_RETENTION_DAYS")))
-        record_timings(self.manager.using, TIMINGS, retention=retention)
+        record_timings(self.manager.using, TIMINGS, retention=retention, queues=self.settings)
 
     def _refresh_paused(self) -> None:
         """Which queues are paused: reads of them stop (held messages still finish)."""
@@ -297,6 +282,10 @@ class Worker:
         if not self._queues_empty():
             return False
         return not (self.holdings.busy() or self.holdings.retries_waiting(monotonic()))
+
+    def idle(self) -> bool:
+        """``--until-empty`` (asked by the fleet): see `_drained`."""
+        return self._drained()
 
     def _queues_empty(self) -> bool:
         """No message of its queues is visible now (paused queues are not waited for)."""

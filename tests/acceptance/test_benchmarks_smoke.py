@@ -162,3 +162,24 @@ def test_many_queues_reports_every_figure_with_its_ratio(pg_dsn, pg_connect, pre
         assert row in done.stdout, f"{row!r} missing from:\n{done.stdout}"
     assert done.stdout.count("x\n") >= 8, done.stdout  # figures with their ratio column
     assert scratch_databases(pg_connect, prefix + "many_") == []
+
+
+def test_two_databases_reports_both_servers_and_the_ratio(pg_dsn, pg_connect, prefix, tmp_path):
+    """``python -m benchmarks.two_databases`` for one second: both figures, no traceback."""
+    out = tmp_path / "two.json"
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    command = [sys.executable, "-m", "benchmarks.two_databases", "--seconds", "1"]
+    done = subprocess.run(
+        [*command, "--dsn", pg_dsn, "--db-prefix", prefix + "two_", "--json", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["one_server"] > 0 and len(result["two_servers"]) == 2
+    assert all(rate > 0 for rate in result["two_servers"].values())  # both servers consumed
+    assert "ratio" in done.stdout
+    assert scratch_databases(pg_connect, prefix + "two_") == []

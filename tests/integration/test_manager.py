@@ -16,6 +16,7 @@ from django.test import override_settings
 
 import django_pgmq as pgmq
 from django_pgmq import (
+    CrossDatabaseTransaction,
     InvalidPayload,
     Message,
     QueueInfo,
@@ -407,7 +408,9 @@ def test_a_transaction_on_one_alias_does_not_cover_the_other(two_databases):
     other.create_queue(name)
     with pytest.raises(Abort), transaction.atomic(using="other"):
         other.send(name, "rolled back")
-        default.send(name, "kept")
+        with pytest.raises(CrossDatabaseTransaction, match="on 'other'"):
+            default.send(name, "refused")  # routed (no using=): it could not join
+        QueueManager(using="default").send(name, "kept")  # the caller chose the alias
         raise Abort
     assert other.read(name) == []
     assert [m.message for m in default.read(name)] == ["kept"]

@@ -208,7 +208,7 @@ def test_manage_py_check_reports_bad_settings_schedules():
     from django.core import checks
 
     with override_settings(PGMQ=pgmq_settings({"broken": {"cron": "* * * * *"}})):
-        found = [m for m in checks.run_checks() if m.id == "django_pgmq.E006"]
+        found = [m for m in checks.run_checks() if m.id == "django_pgmq.E007"]
     assert len(found) == 1 and "'queue' must name a queue" in found[0].msg
 
 

@@ -66,6 +66,7 @@ def page_text(site: Path, page: str) -> str:
         "guide/admin",
         "guide/attributes",
         "guide/operating",
+        "guide/databases",
         "reference/sql",
         "reference/python",
         "reference/commands",

@@ -165,3 +165,15 @@ def test_a_default_dead_letter_name_that_would_be_too_long_must_be_given():
 def test_a_queue_cannot_be_its_own_dead_letter_queue():
     with pytest.raises(InvalidArgument, match="cannot be its own dead-letter queue"):
         resolve("orders", Consumer(handler, dead_letter="Orders"), {}, None)
+
+
+def test_timings_drain_only_the_queues_asked_for():
+    """A worker on two databases writes each database's handler durations into it."""
+    from django_pgmq.worker.timing import Timings
+
+    timings = Timings()
+    timings.add("a", 0.1)
+    timings.add("b", 0.2)
+    assert timings.drain(["a", "c"]) == {"a": (1, [0.1])}
+    assert timings.drain() == {"b": (1, [0.2])}
+    assert timings.drain() == {}

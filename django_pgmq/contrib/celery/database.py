@@ -204,8 +204,15 @@ class DjangoSender:
             raise
 
 
-def django_connection_kwargs(alias: str | None = None) -> tuple[dict[str, Any], str]:
-    """psycopg keyword arguments for a Django database alias (default ``PGMQ["DATABASE"]``)."""
+def django_connection_kwargs(
+    alias: str | None = None, queue_name_prefix: str = ""
+) -> tuple[dict[str, Any], str]:
+    """psycopg keyword arguments for a Django database alias.
+
+    Without an alias: the database ``PGMQ["QUEUE_DATABASES"]`` routes the pgmq queue of
+    Celery's default queue (``<queue_name_prefix>celery``) to, else ``PGMQ["DATABASE"]``.
+    One transport talks to one database: its exchanges route in SQL, on one server.
+    """
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
     from django.db import connections
@@ -216,9 +223,11 @@ def django_connection_kwargs(alias: str | None = None) -> tuple[dict[str, Any], 
             "set DJANGO_SETTINGS_MODULE, or use django-pgmq+postgresql://user:pass@host/dbname"
         )
     if alias is None:
-        from django_pgmq import conf
+        from django_pgmq import routing
 
-        alias = conf.database_alias()
+        from .naming import pgmq_queue_name
+
+        alias = routing.database_for(pgmq_queue_name("celery", queue_name_prefix))
     if alias not in connections.databases:
         raise ImproperlyConfigured(f"django-pgmq:// database alias {alias!r} is not in DATABASES")
     wrapper = connections[alias]

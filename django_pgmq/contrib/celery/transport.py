@@ -57,7 +57,7 @@ def open_sessions(client: Any, options: Options) -> tuple[Sessions, Any]:
         )
         sessions = Sessions(**kwargs)
         return sessions, sessions
-    kwargs, alias = django_connection_kwargs(options.database)
+    kwargs, alias = django_connection_kwargs(options.database, options.queue_name_prefix)
     sessions = Sessions(**kwargs)
     return sessions, DjangoSender(alias, sessions)
 

@@ -18,7 +18,9 @@ class Options:
     ``visibility_timeout``: seconds a fetched message stays hidden; renewed every third of
     it while the worker that holds it is alive, so it bounds how long a dead worker's
     messages wait. ``on_ack``: ``"archive"`` (keep in ``pgmq.a_<queue>``) or ``"delete"``.
-    ``database``: Django alias for ``django-pgmq://`` (default ``PGMQ["DATABASE"]``).
+    ``database``: Django alias for ``django-pgmq://`` (default: the database
+    ``PGMQ["QUEUE_DATABASES"]`` gives the queue ``<queue_name_prefix>celery``, else
+    ``PGMQ["DATABASE"]``).
     ``polling_interval``: longest idle wait between reads when no notification came.
     """
 

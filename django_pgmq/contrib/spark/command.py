@@ -42,15 +42,17 @@ class SparkCommand(PgmqCommand):
         )
         return parser
 
-    def spark(self, options: dict[str, Any]) -> tuple[SparkSession, ConnectionInfo]:
-        """The Spark session and the ``--database`` connection, or a clear error."""
+    def spark(
+        self, options: dict[str, Any], queue: str | None = None
+    ) -> tuple[SparkSession, ConnectionInfo]:
+        """The Spark session and the connection: ``--database``, else ``queue``'s database."""
         try:
             require()
         except ImportError as exc:
             raise CommandError(str(exc)) from None
         from . import conninfo, session
 
-        conn = conninfo.from_django(options["database"])
+        conn = conninfo.from_django(options["database"], queue)
         name = f"django-pgmq {self.__module__.rsplit('.', 1)[-1]}"
         return session.get_session(options["master"], app_name=name), conn
 

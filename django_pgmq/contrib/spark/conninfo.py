@@ -82,13 +82,14 @@ def from_string(dsn: str, password: str | None = None) -> ConnectionInfo:
     return _split({k: str(v) for k, v in parsed.items() if v is not None})
 
 
-def from_django(alias: str | None = None) -> ConnectionInfo:
-    """The connection of a Django database alias (default ``PGMQ["DATABASE"]``)."""
+def from_django(alias: str | None = None, queue: str | None = None) -> ConnectionInfo:
+    """The connection of a Django database alias; without one, of ``queue``'s database
+    (``PGMQ["QUEUE_DATABASES"]``), else of ``PGMQ["DATABASE"]``."""
     from django.db import connections
 
-    from ... import conf
+    from ... import conf, routing
 
-    alias = alias or conf.database_alias()
+    alias = alias or (routing.database_for(queue) if queue else conf.database_alias())
     if alias not in connections.databases:
         raise InvalidArgument(f"database alias {alias!r} is not in DATABASES")
     params = connections[alias].get_connection_params()
@@ -111,7 +112,7 @@ def resolve(options: Mapping[str, str]) -> ConnectionInfo:
             "no connection: give option('dsn', 'host=... dbname=...') (and option('password')), "
             "or run inside a Django project (DJANGO_SETTINGS_MODULE) to use its database"
         )
-    return from_django(options.get("database"))
+    return from_django(options.get("database"), options.get("queue"))
 
 
 def spark_options(info: ConnectionInfo) -> dict[str, str]:

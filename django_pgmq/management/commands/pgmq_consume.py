@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError
 from django.db import DatabaseError
 
-from ... import conf
+from ... import conf, routing
 from ...errors import PgmqError
 from ...worker import config, logs, registry, signals, waiting
+from ...worker.fleet import run_workers
 from ...worker.worker import Worker, WorkerOptions
 from ..command_base import PgmqCommand, positive_int
+
+if TYPE_CHECKING:
+    from ...tasks.backend import PgmqBackend
 
 log = logging.getLogger("django_pgmq.worker")
 
@@ -183,10 +189,6 @@ examples:
     def handle(self, *args: Any, **options: Any) -> None:
         level = LOG_LEVELS.get(options["verbosity"], logging.DEBUG)
         logs.configure(level, options["log_format"], options["queues"])
-        if not options["no_wait"]:
-            with signals.graceful() as caught:
-                if not waiting.wait_for_database(options["database"], caught):
-                    return
         overrides = {
             "batch": options["batch"],
             "vt": options["vt"],
@@ -195,23 +197,28 @@ examples:
             "on_success": "delete" if options["delete"] else None,
             "retry_delay": options["retry_delay"],
         }
-        using, maintenance = options["database"], None
         try:
-            if options["tasks"]:
-                queues, backend = self._task_queues(options, overrides)
-                using, maintenance = backend.database, backend.purge_results
-            elif not options["queues"]:
-                raise CommandError("name at least one QUEUE (or run Django tasks with --tasks)")
+            groups, backend = self._queues_by_database(options)
+            if not options["no_wait"]:
+                with signals.graceful() as caught:
+                    for alias in groups:
+                        if not waiting.wait_for_database(alias, caught):
+                            return
+            if backend is not None:
+                from ...tasks import worker_settings
+
+                plans = {
+                    alias: worker_settings.plan(backend, names, overrides)
+                    for alias, names in groups.items()
+                }
             else:
-                if options["backend"]:
-                    raise CommandError("--backend goes with --tasks")
                 registry.autodiscover()
-                queues = config.plan(
-                    options["queues"],
-                    handler=options["handler"],
-                    overrides=overrides,
-                    using=using,
-                )
+                plans = {
+                    alias: config.plan(
+                        names, handler=options["handler"], overrides=overrides, using=alias
+                    )
+                    for alias, names in groups.items()
+                }
         except ImproperlyConfigured as exc:
             raise CommandError(str(exc)) from exc
         worker_options = WorkerOptions(
@@ -222,30 +229,65 @@ examples:
             until_empty=options["until_empty"],
             shutdown_timeout=options["shutdown_timeout"],
             heartbeat=options["heartbeat"],
-            maintenance=maintenance,
+            maintenance=_purger(backend),
             schedules=conf.get("WORKER_SCHEDULES") and not options["no_schedules"],
         )
-        apply_schedules(using)
-        Worker(queues, worker_options, using=using).run()
+        for alias in plans:  # PGMQ["SCHEDULES"] applied where each database's queues live
+            apply_schedules(alias)
+        workers = [
+            # The task results are purged once, by the first database's worker.
+            Worker(queues, worker_options if i == 0 else plain(worker_options), using=alias)
+            for i, (alias, queues) in enumerate(plans.items())
+        ]
+        run_workers(workers)
 
-    def _task_queues(
-        self, options: dict[str, Any], overrides: dict[str, Any]
-    ) -> tuple[list[config.QueueSettings], Any]:
-        """--tasks: the backend's queues to run, and the backend."""
-        from ...tasks import worker_settings
+    def _queues_by_database(
+        self, options: dict[str, Any]
+    ) -> tuple[dict[str, list[str]], PgmqBackend | None]:
+        """The queues to consume by database alias (``--database``, else their route);
+        with --tasks also the backend."""
+        backend = None
+        if options["tasks"]:
+            backend = self._task_backend(options)
+            names = list(dict.fromkeys(options["queues"])) or sorted(backend.queues)
+            if not names:
+                raise CommandError(
+                    f"task backend {backend.alias!r} has no QUEUES: name the queues to run"
+                )
+            database_for = backend.database_for
+        elif not options["queues"]:
+            raise CommandError("name at least one QUEUE (or run Django tasks with --tasks)")
+        elif options["backend"]:
+            raise CommandError("--backend goes with --tasks")
+        else:
+            names, database_for = list(dict.fromkeys(options["queues"])), routing.database_for
+        database = options["database"]
+        if database and backend is not None:
+            elsewhere = [n for n in names if backend.database_for(n) != database]
+            if elsewhere:
+                raise CommandError(
+                    f"--database {database!r}: task backend {backend.alias!r} puts queue "
+                    f"{elsewhere[0]!r} in database {backend.database_for(elsewhere[0])!r}"
+                )
+        if database:
+            return {database: names}, backend
+        groups: dict[str, list[str]] = {}
+        for name in names:
+            groups.setdefault(database_for(name), []).append(name)
+        return groups, backend
 
+    def _task_backend(self, options: dict[str, Any]) -> PgmqBackend:
+        """--tasks: the backend whose tasks to run, checked against the other options."""
         settled_by_tasks = ("handler", "max_reads", "dead_letter", "delete")
         clashing = [f"--{name.replace('_', '-')}" for name in settled_by_tasks if options[name]]
         if clashing:
             raise CommandError(f"{', '.join(clashing)} cannot be used with --tasks")
-        backend = worker_settings.backend_named(options["backend"] or "default")
-        if options["database"] not in (backend.database, conf.database_alias()):
-            raise CommandError(
-                f"--database {options['database']!r}: task backend {backend.alias!r} uses "
-                f"database {backend.database!r}"
-            )
-        queues = worker_settings.plan(backend, options["queues"], overrides)
-        return queues, backend
+        from ...tasks import worker_settings
+
+        try:
+            return worker_settings.backend_named(options["backend"] or "default")
+        except ImproperlyConfigured as exc:
+            raise CommandError(str(exc)) from exc
 
 
 def apply_schedules(using: str) -> None:
@@ -267,3 +309,19 @@ def apply_schedules(using: str) -> None:
                 )
     except (ImproperlyConfigured, PgmqError, DatabaseError) as exc:
         log.error("schedules from settings not applied: %s", exc)
+
+
+def _purger(backend: PgmqBackend | None) -> Callable[[], None] | None:
+    """The task results' purge the worker runs with its samples (with --tasks)."""
+    if backend is None:
+        return None
+
+    def purge() -> None:
+        backend.purge_results()
+
+    return purge
+
+
+def plain(options: WorkerOptions) -> WorkerOptions:
+    """The options without the maintenance one process runs once."""
+    return dataclasses.replace(options, maintenance=None)

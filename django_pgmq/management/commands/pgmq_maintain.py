@@ -73,20 +73,37 @@ examples:
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        manager = self.manager(options)
-        queues = [validate_queue_name(q) for q in options["queues"]] or manager.partitioned_queues()
+        named = [validate_queue_name(q) for q in options["queues"]]
+        if named:  # each queue on its own database (or --database)
+            work = [(self.manager(options), named)]
+        else:  # every queue database in turn (or --database)
+            managers = [QueueManager(alias) for alias in self.databases(options)]
+            work = [(m, m.partitioned_queues()) for m in managers]
         if options["list"]:
-            self._list(manager, queues)
+            for manager, queues in work:
+                self._list(manager, queues)
             return
         failed: list[str] = []
-        if not options["queues"]:
+        if not named:
             self._purge_task_results(options["verbosity"])
-            self._sample_queues(manager, options["verbosity"])
-            self._enforce_retention(manager, options["verbosity"])
-            for index in manager.build_pending_indexes():
-                if options["verbosity"] > 0:
-                    self.stdout.write(f"built index pgmq.{index}")
-            self._send_due_schedules(manager, options["verbosity"])
+        for manager, queues in work:
+            if not named:
+                self._sample_queues(manager, options["verbosity"])
+                self._enforce_retention(manager, options["verbosity"])
+                for index in manager.build_pending_indexes():
+                    if options["verbosity"] > 0:
+                        self.stdout.write(f"built index pgmq.{index}")
+                self._send_due_schedules(manager, options["verbosity"])
+            failed += self._maintain(manager, queues, options)
+        if failed:
+            names = ", ".join(f'"{q}"' for q in failed)
+            raise CommandError(f"{len(failed)} queue(s) not maintained: {names}")
+
+    def _maintain(
+        self, manager: QueueManager, queues: list[str], options: dict[str, Any]
+    ) -> list[str]:
+        """Maintain each queue's partitions; the queues that failed."""
+        failed: list[str] = []
         for queue in queues:
             try:
                 changes = manager.maintain_partitions(queue, lock_timeout=options["lock_timeout"])
@@ -100,9 +117,7 @@ examples:
                 continue
             if options["verbosity"] > 0:
                 self._report(queue, changes)
-        if failed:
-            names = ", ".join(f'"{q}"' for q in failed)
-            raise CommandError(f"{len(failed)} queue(s) not maintained: {names}")
+        return failed
 
     def _enforce_retention(self, manager: QueueManager, verbosity: int) -> None:
         """Delete messages and archived rows past the queues' retention attributes."""

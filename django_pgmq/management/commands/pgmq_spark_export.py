@@ -40,7 +40,7 @@ examples:
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        spark, conn = self.spark(options)
+        spark, conn = self.spark(options, options["queue"])
         from django_pgmq.contrib.spark.export import export_archive
 
         export_archive(

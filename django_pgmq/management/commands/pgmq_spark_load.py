@@ -34,7 +34,7 @@ examples:
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        spark, conn = self.spark(options)
+        spark, conn = self.spark(options, options["queue"])
         from django_pgmq.contrib.spark.load import load_into_queue
 
         load_into_queue(

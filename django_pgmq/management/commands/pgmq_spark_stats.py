@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.management.base import CommandError
+
+from django_pgmq import routing
 from django_pgmq.contrib.spark.command import SparkCommand
 
 
@@ -32,7 +35,13 @@ examples:
         if not queues:
             self.stdout.write("no queues")
             return
-        spark, conn = self.spark(options)
+        databases = {options["database"] or routing.database_for(q) for q in queues}
+        if len(databases) > 1:  # one Spark job reads one database
+            raise CommandError(
+                f"the queues live in several databases ({', '.join(sorted(databases))}): "
+                "run once per database with --database and that database's queues"
+            )
+        spark, conn = self.spark(options, queues[0])
         from django_pgmq.contrib.spark.stats import compute_stats
 
         compute_stats(spark, conn, queues, full=options["full"], progress=self.progress)
