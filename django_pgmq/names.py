@@ -31,7 +31,9 @@ def validate_queue_name(name: object) -> str:
             f"{shown!r} has {len(name)}"
         )
     if _PGMQ_FORBIDDEN.search(name):
-        raise InvalidQueueName(f"queue name contains invalid characters: $, ;, --, or ': {shown!r}")
+        raise InvalidQueueName(
+            f"queue name contains invalid characters: $, ;, --, or \\': {shown!r}"
+        )
     if not _ALLOWED.match(name):
         raise InvalidQueueName(
             f"queue name {shown!r} is invalid: use ASCII letters, digits, '_' and '-' (not first)"

@@ -359,7 +359,9 @@ BEGIN
         RETURN;
     END IF;
     -- The cold path, here rather than in a function of its own: a new session's first
-    -- call compiles one function less. The statement comes first (it validates the name).
+    -- call compiles one function less. The name is checked as pgmq's per-message
+    -- functions check it (sql/05_names.sql), before the statement is written.
+    PERFORM pgmq._message_table_name(queue_name, 'q');
     IF EXISTS (SELECT 1 FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lname) THEN
         statement := pgmq._queue_ops_text(queue_name, p_op);
     ELSE
