@@ -60,14 +60,13 @@ app.conf.task_queues = [
 
 @app.task(bind=True, name="kombu_pgmq.note")
 def note(self: Any, key: str, seq: int = 0) -> None:
-    """Record that this task ran: its key, sequence number and the queue it came from."""
+    """Record that this task ran: its key, sequence number, exchange and routing key."""
     info = self.request.delivery_info or {}
     pgmq.send(
         EVENTS_QUEUE,
         {
             "key": key,
             "seq": seq,
-            "queue": info.get("pgmq_queue"),
             "routing_key": info.get("routing_key"),
             "exchange": info.get("exchange"),
         },

@@ -17,8 +17,10 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
+from django.db import connection
 from kombu import Queue
 from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 import django_pgmq as pgmq
 from tests.celery_support import Worker
@@ -29,12 +31,20 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 MAIN_QUEUES = "kq_tasks,kq_fan_a,kq_fan_b,kq_orders,kq_part"
 
 
-@pytest.fixture
-def broker(pg_dsn) -> Iterator[None]:
-    """This process's app (the producer) on the test database; its connections closed after."""
+@pytest.fixture(scope="module")
+def module_dsn(django_db_setup, django_db_blocker) -> str:
+    """The test database's libpq connection string, for this module's app and workers."""
+    with django_db_blocker.unblock():
+        params = connection.get_connection_params()
+    keep = {"host", "port", "user", "password", "dbname"}
+    return make_conninfo(**{k: v for k, v in params.items() if k in keep and v not in (None, "")})
+
+
+@pytest.fixture(scope="module")
+def producer_app(module_dsn) -> Iterator[None]:
+    """This process's app (the producer) on the test database; its pools closed at the end."""
     options = app.conf.broker_transport_options
-    app.conf.broker_transport_options = {**options, "conn_string": pg_dsn}
-    pgmq.create_queue(EVENTS_QUEUE)
+    app.conf.broker_transport_options = {**options, "conn_string": module_dsn}
     yield
     app.pool.force_close_all()
     app.producer_pool.force_close_all()
@@ -42,7 +52,12 @@ def broker(pg_dsn) -> Iterator[None]:
 
 
 @pytest.fixture
-def start_worker(pg_dsn, test_database_url) -> Iterator[Callable[..., Worker]]:
+def broker(producer_app) -> None:
+    pgmq.create_queue(EVENTS_QUEUE)
+
+
+@pytest.fixture
+def start_worker(module_dsn, test_database_url) -> Iterator[Callable[..., Worker]]:
     started: list[Worker] = []
 
     def start(queues: str, options: dict, *extra: str) -> Worker:
@@ -51,7 +66,7 @@ def start_worker(pg_dsn, test_database_url) -> Iterator[Callable[..., Worker]]:
             DATABASE_URL=test_database_url,
             DJANGO_SETTINGS_MODULE="example_project.settings",
             PYTHONUNBUFFERED="1",
-            KOMBU_PGMQ_DSN=pg_dsn,
+            KOMBU_PGMQ_DSN=module_dsn,
             KOMBU_PGMQ_OPTIONS=json.dumps(options),
         )
         worker = Worker(env, "threads", queues, *extra, app="tests.kombu_pgmq_app")
@@ -103,23 +118,24 @@ def test_tasks_fanout_topics_notify_and_a_partitioned_queue(broker, start_worker
 
     note.apply_async((f"direct-{run}",), queue="kq_tasks")
     [ran] = wait_for(db, f"direct-{run}", 1, worker, seconds=45)
-    assert ran["queue"] == "kq_tasks"
+    assert ran["routing_key"] == "kq_tasks"
 
-    note.apply_async((f"fan-{run}",), exchange="kq_fanout", routing_key="")
-    fanned = wait_for(db, f"fan-{run}", 2, worker)
-    assert sorted(e["queue"] for e in fanned) == ["kq_fan_a", "kq_fan_b"]
+    # Sent by way of one of the queues, so the producer declares the fanout exchange.
+    note.apply_async((f"fan-{run}",), queue="kq_fan_a")
+    fanned = wait_for(db, f"fan-{run}", 2, worker)  # one copy in each bound queue
+    assert [e["exchange"] for e in fanned] == ["kq_fanout", "kq_fanout"]
 
-    note.apply_async((f"topic-{run}",), exchange="kq_topics", routing_key="orders.eu")
-    note.apply_async((f"other-{run}",), exchange="kq_topics", routing_key="users.eu")
+    note.apply_async((f"topic-{run}",), queue="kq_orders", routing_key="orders.eu")
+    note.apply_async((f"other-{run}",), queue="kq_orders", routing_key="users.eu")
     [routed] = wait_for(db, f"topic-{run}", 1, worker)
-    assert routed["queue"] == "kq_orders"
+    assert (routed["exchange"], routed["routing_key"]) == ("kq_topics", "orders.eu")
 
     # The partitioned queue declared twice more, as kombu does: plain, and partitioned.
     declare(Queue("kq_part"))
     declare(Queue("kq_part", queue_arguments=PARTITIONED))
     note.apply_async((f"part-{run}",), queue="kq_part")
     [part] = wait_for(db, f"part-{run}", 1, worker)
-    assert part["queue"] == "kq_part"
+    assert part["routing_key"] == "kq_part"
     assert db.execute(
         "SELECT is_partitioned FROM pgmq.meta WHERE queue_name = 'kq_part'"
     ).fetchone() == (True,)
@@ -128,6 +144,7 @@ def test_tasks_fanout_topics_notify_and_a_partitioned_queue(broker, start_worker
     ).fetchone() == ("p", None)
 
     assert events(db, f"other-{run}") == []  # matched no binding: delivered nowhere
+    assert len(events(db, f"fan-{run}")) == 2
     notified = {
         row[0] for row in db.execute("SELECT queue_name FROM pgmq.list_notify_insert_throttles()")
     }
