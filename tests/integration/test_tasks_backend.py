@@ -316,6 +316,30 @@ def test_in_a_batch_a_verdict_is_stored_with_the_next_tasks_start(m, signals):
     ]
 
 
+def test_enqueue_is_a_prepared_statement_when_the_project_allows_them(m):
+    """With psycopg's prepared statements on (OPTIONS prepare_threshold), an enqueue is
+    prepared once per connection; off (Django's default), it never is."""
+    connection.ensure_connection()
+    pg = connection.connection
+    prepared = "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s"
+    pattern = "%INSERT INTO%taskresultrecord%"
+    with connection.cursor() as cursor:
+        task_funcs.add.enqueue(1, 2)
+        cursor.execute(prepared, [pattern])
+        assert cursor.fetchone() == (0,)
+        pg.prepare_threshold = 5
+        try:
+            results = [task_funcs.add.enqueue(n, n) for n in range(3)]
+            cursor.execute(prepared, [pattern])
+            assert cursor.fetchone() == (1,)
+        finally:
+            pg.prepare_threshold = None
+    assert sorted(run_next("emails", qty=10)[1:]) == sorted(r.id for r in results)
+    for n, result in enumerate(results):
+        result.refresh()
+        assert (result.status, result.return_value) == (TaskResultStatus.SUCCESSFUL, 2 * n)
+
+
 def test_return_values_are_json_normalised(m):
     result = task_funcs.echo.enqueue({"t": (1, 2), 3: "x"})
     run_next()
