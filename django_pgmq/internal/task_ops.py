@@ -77,7 +77,12 @@ class TaskOps(Base):
             "priority": _check_int("priority", priority, -100, 100),
             "delay": when,
         }
-        name = "task_enqueue_at" if isinstance(when, datetime) else "task_enqueue"
+        # No delay goes as pgmq.send's timestamp form with NULL ("none given", as an
+        # integer 0 is): the integer form is a PL/pgSQL call more that converts to it.
+        timed = isinstance(when, datetime) or when == 0
+        if when == 0:
+            params["delay"] = None
+        name = "task_enqueue_at" if timed else "task_enqueue"
         rows = self._fetch_task_query(name, params, queue, results_table, prepared=True)
         return int(rows[0][0])
 
