@@ -1,8 +1,10 @@
-"""Celery brokers side by side: django-pgmq:// against kombu's SQLAlchemy transport and Redis.
+"""Celery brokers side by side: django-pgmq:// against Redis, RabbitMQ, kombu's SQLAlchemy
+transport and kombu's own pgmq:// transport on our SQL.
 
-``python -m benchmarks.celery_transport [--tasks N] [--latency-tasks N] [--dsn DSN]``
+``python -m benchmarks.celery [--tasks N] [--latency-tasks N] [--pools P ...] [--dsn DSN]``
+(``python -m benchmarks.celery_transport`` is the same)
 
-For each broker, with the same no-op task and the same worker (prefork, 2 processes):
+For each broker and each worker pool (prefork and threads, 2 each), with the same no-op task:
 
 * publish rate: N tasks sent one by one with no worker running;
 * worker throughput: a worker started on those N tasks, from first start to last start;
@@ -11,10 +13,12 @@ For each broker, with the same no-op task and the same worker (prefork, 2 proces
 Ratios are django-pgmq:// divided by the other broker: above 1 is better for rates, below 1
 is better for latencies.
 
-django-pgmq:// and SQLAlchemy use the same PostgreSQL (a scratch database on the embedded
-server, or ``--dsn``/``DATABASE_URL``'s server); Redis is measured when one answers on
-127.0.0.1:6379. Each worker appends "sent start" lines to a file; no result backend.
-This module is also the workers' Celery app (``BENCH_BROKER_URL``, ``BENCH_OUT``).
+django-pgmq://, SQLAlchemy and kombu's pgmq:// (``init_extension`` off) use the same
+PostgreSQL (a scratch database on the embedded server, or ``--dsn``/``DATABASE_URL``'s
+server, migrated by django-pgmq); Redis is measured when one answers on 127.0.0.1:6379,
+RabbitMQ when one answers on 127.0.0.1:5672 (guest/guest). Each worker appends "sent
+start" lines to a file; no result backend. This module is also the workers' Celery app
+(``BENCH_BROKER_URL``, ``BENCH_BROKER_OPTIONS``, ``BENCH_OUT``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import json
 import os
 import signal
 import statistics
@@ -43,9 +48,12 @@ CELERY = str(Path(sys.executable).with_name("celery"))
 REPO = Path(__file__).resolve().parent.parent
 TASK = "bench.noop"
 REDIS = ("127.0.0.1", 6379, 13)  # host, port, database number used for the run
+RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
+POOLS = ("prefork", "threads")
 
 app = Celery("bench", broker=os.environ.get("BENCH_BROKER_URL", "memory://"))
 app.conf.update(
+    broker_transport_options=json.loads(os.environ.get("BENCH_BROKER_OPTIONS", "{}")),
     task_ignore_result=True,
     broker_connection_retry_on_startup=True,
     worker_hijack_root_logger=False,
@@ -67,6 +75,7 @@ def noop(sent: float) -> None:
 class Broker:
     name: str
     url: str
+    options: dict | None = None  # kombu transport options
 
 
 def postgres_brokers(dsn: str | None) -> tuple[list[Broker], object, str]:
@@ -103,7 +112,30 @@ def postgres_brokers(dsn: str | None) -> tuple[list[Broker], object, str]:
         print("sqlalchemy: not installed (pip install sqlalchemy); skipped")
     else:
         brokers.append(Broker("sqlalchemy", sqla))
+    if importlib.util.find_spec("pgmq") is None:
+        print(
+            "kombu pgmq://: the pgmq client is not installed (pip install 'kombu[pgmq]'); skipped"
+        )
+    else:
+        from psycopg.conninfo import make_conninfo
+
+        conninfo = make_conninfo(**{**p, "dbname": dbname})
+        options = {"init_extension": False, "conn_string": conninfo, "use_notify": True}
+        brokers.append(Broker("kombu pgmq://", "pgmq://", options))
     return brokers, server, dbname
+
+
+def rabbitmq_broker() -> Broker | None:
+    """RabbitMQ on 127.0.0.1:5672 (guest) when one answers, else None."""
+    from kombu import Connection
+
+    try:
+        with Connection(RABBITMQ, connect_timeout=2) as conn:
+            conn.connect()
+    except Exception as exc:
+        print(f"rabbitmq: nothing answers on 127.0.0.1:5672 ({exc}); skipped")
+        return None
+    return Broker("rabbitmq", RABBITMQ)
 
 
 def redis_broker() -> Broker | None:
@@ -128,11 +160,16 @@ def redis_broker() -> Broker | None:
 class Worker:
     """``celery -A benchmarks.celery_transport worker`` on one queue."""
 
-    def __init__(self, broker: Broker, queue: str, out: Path) -> None:
-        env = {**os.environ, "BENCH_BROKER_URL": broker.url, "BENCH_OUT": str(out)}
+    def __init__(self, broker: Broker, queue: str, out: Path, pool: str) -> None:
+        env = {
+            **os.environ,
+            "BENCH_BROKER_URL": broker.url,
+            "BENCH_BROKER_OPTIONS": json.dumps(broker.options or {}),
+            "BENCH_OUT": str(out),
+        }
         env.pop("DJANGO_SETTINGS_MODULE", None)
         command = [
-            CELERY, "-A", "benchmarks.celery_transport", "worker", "-P", "prefork", "-c", "2",
+            CELERY, "-A", "benchmarks.celery_transport", "worker", "-P", pool, "-c", "2",
             "-Q", queue, "-n", f"{queue}@%h", "-l", "INFO", "--without-gossip",
             "--without-mingle", "--without-heartbeat",
         ]  # fmt: skip
@@ -186,11 +223,15 @@ def wait_for(out: Path, count: int, seconds: float) -> list[tuple[float, float]]
     return found
 
 
-def measure(broker: Broker, tasks: int, latency_tasks: int) -> dict[str, float]:
+def measure(broker: Broker, tasks: int, latency_tasks: int, pool: str) -> dict[str, float]:
     """Publish rate, worker throughput and enqueue-to-start latency for one broker."""
     queue = f"bench_{uuid.uuid4().hex[:8]}"
     client = Celery("bench-client", broker=broker.url)
-    client.conf.update(task_ignore_result=True, broker_connection_retry_on_startup=True)
+    client.conf.update(
+        broker_transport_options=broker.options or {},
+        task_ignore_result=True,
+        broker_connection_retry_on_startup=True,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "starts.txt"
         with client.producer_or_acquire() as producer:
@@ -204,7 +245,7 @@ def measure(broker: Broker, tasks: int, latency_tasks: int) -> dict[str, float]:
                 send()
             publish_rate = (tasks - 1) / (time.perf_counter() - began)
 
-            worker = Worker(broker, queue, out)
+            worker = Worker(broker, queue, out, pool)
             try:
                 backlog = wait_for(out, tasks, 600)
                 first, last = min(s for _, s in backlog), max(s for _, s in backlog)
@@ -234,20 +275,23 @@ def report(results: dict[str, dict[str, float]], out=sys.stdout) -> None:
     """A table of figures, then django-pgmq:// against each other broker."""
     names = list(results)
     metrics = list(next(iter(results.values())))
-    width = max(len(m) for m in metrics) + 2
-    print(f"{'':{width}}" + "".join(f"{n:>14}" for n in names), file=out)
-    for metric in metrics:
-        row = "".join(f"{results[n][metric]:>14.1f}" for n in names)
-        print(f"{metric:{width}}{row}", file=out)
-    ours = results.get("django-pgmq://")
-    if not ours:
-        return
-    for name in names[1:]:
-        other = results[name]
-        ratios = ", ".join(
-            f"{metric} x{ours[metric] / other[metric]:.2f}" for metric in metrics if other[metric]
-        )
-        print(f"django-pgmq:// / {name}: {ratios}", file=out)
+    for name in names:
+        row = ", ".join(f"{metric} {results[name][metric]:.1f}" for metric in metrics)
+        print(f"{name:30} {row}", file=out)
+    for pool in POOLS:
+        ours = results.get(f"django-pgmq:// {pool}")
+        if not ours:
+            continue
+        for name in names:
+            if not name.endswith(f" {pool}") or name.startswith("django-pgmq://"):
+                continue
+            other = results[name]
+            ratios = ", ".join(
+                f"{metric} x{ours[metric] / other[metric]:.2f}"
+                for metric in metrics
+                if other[metric]
+            )
+            print(f"django-pgmq:// / {name}: {ratios}", file=out)
 
 
 def forget_redis_keys(broker: Broker, queue: str) -> None:
@@ -265,22 +309,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-tasks", type=int, default=100, help="default 100")
     parser.add_argument("--dsn", help="PostgreSQL server (default DATABASE_URL, else embedded)")
     parser.add_argument(
-        "--only", nargs="*", help="broker names to run (django-pgmq://, sqlalchemy, redis)"
+        "--only",
+        nargs="*",
+        help="broker names to run (django-pgmq://, sqlalchemy, 'kombu pgmq://', redis, rabbitmq)",
     )
+    parser.add_argument("--pools", nargs="*", default=list(POOLS), choices=POOLS)
     args = parser.parse_args(argv)
 
     brokers, server, dbname = postgres_brokers(args.dsn)
-    redis = redis_broker()
-    if redis is not None:
-        brokers.append(redis)
+    for extra in (redis_broker(), rabbitmq_broker()):
+        if extra is not None:
+            brokers.append(extra)
     if args.only:
         brokers = [b for b in brokers if b.name in args.only]
     print(f"PostgreSQL database {dbname} ({server.source}); {args.tasks} tasks, no-op task")
+    print(f"load average at the start: {os.getloadavg()[0]:.2f}")
     results: dict[str, dict[str, float]] = {}
     try:
-        for broker in brokers:
-            print(f"... {broker.name}", flush=True)
-            results[broker.name] = measure(broker, args.tasks, args.latency_tasks)
+        for pool in args.pools:
+            for broker in brokers:
+                print(f"... {broker.name} {pool}", flush=True)
+                results[f"{broker.name} {pool}"] = measure(
+                    broker, args.tasks, args.latency_tasks, pool
+                )
     finally:
         with contextlib.suppress(Exception):
             server.drop_created()

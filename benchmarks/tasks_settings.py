@@ -15,3 +15,8 @@ if os.environ.get("BENCH_TASKS_BACKEND") == "db":
 else:
     TASKS = {"default": {"BACKEND": "django_pgmq.tasks.PgmqBackend"}}
 LOGGING = {"version": 1, "disable_existing_loggers": False}
+if os.environ.get("BENCH_PREPARED") == "1":  # psycopg's prepared statements on (off in Django)
+    DATABASES["default"]["OPTIONS"] = {  # noqa: F405
+        **DATABASES["default"].get("OPTIONS", {}),  # noqa: F405
+        "prepare_threshold": 5,
+    }

@@ -32,7 +32,7 @@ def validate_queue_name(name: object) -> str:
         )
     if _PGMQ_FORBIDDEN.search(name):  # pgmq's own text first, then every character refused
         raise InvalidQueueName(
-            f"queue name contains invalid characters: $, ;, --, or ': {shown!r} "
+            f"queue name contains invalid characters: $, ;, --, or \\': {shown!r} "
             f"({_refused(name)}; use ASCII letters, digits, '_' and '-')"
         )
     if not _ALLOWED.match(name):

@@ -21,6 +21,7 @@ from ..manager.plumbing import (
     _dump_headers,
     _dump_message,
     _message,
+    _prepared_rows,
     _rows,
     _translate,
 )
@@ -80,8 +81,14 @@ class TaskOps(Base):
             "priority": _check_int("priority", priority, -100, 100),
             "delay": when,
         }
-        name = "task_enqueue_at" if isinstance(when, datetime) else "task_enqueue"
-        return int(self._fetch_task_query(name, params, queue, results_table)[0][0])
+        # No delay goes as pgmq.send's timestamp form with NULL ("none given", as an
+        # integer 0 is): the integer form is a PL/pgSQL call more that converts to it.
+        timed = isinstance(when, datetime) or when == 0
+        if when == 0:
+            params["delay"] = None
+        name = "task_enqueue_at" if timed else "task_enqueue"
+        rows = self._fetch_task_query(name, params, queue, results_table, prepared=True)
+        return int(rows[0][0])
 
     def finish_task(
         self, queue: str, msg_id: int, results_table: str, params: dict[str, Any]
@@ -98,12 +105,27 @@ class TaskOps(Base):
         return bool(rows and rows[0][0])
 
     def _fetch_task_query(
-        self, name: str, params: dict[str, Any], queue: str, results_table: str | None = None
+        self,
+        name: str,
+        params: dict[str, Any],
+        queue: str,
+        results_table: str | None = None,
+        prepared: bool = False,
     ) -> list[tuple]:
-        """Run a statement of ``sql/tasks_queries.sql``, database errors translated."""
+        """Run a statement of ``sql/tasks_queries.sql``, database errors translated.
+
+        ``prepared``: as a prepared statement when the project allows them (see
+        `_prepared_rows`).
+        """
         alias = self.alias_for(queue)
+        connection = connections[alias]
+        statement = task_statement(name, results_table)
         try:
-            return _rows(connections[alias], task_statement(name, results_table), params)
+            if prepared:
+                rows = _prepared_rows(connection, statement, params)
+                if rows is not None:
+                    return rows
+            return _rows(connection, statement, params)
         except DatabaseError as exc:
             translated = _translate(exc, queue, alias)
             if translated is None:

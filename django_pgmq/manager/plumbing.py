@@ -291,6 +291,37 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
         return cursor.fetchall()
 
 
+def _prepared_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple] | None:
+    """Run ``sql`` as a server-side prepared statement, when the project allows them.
+
+    Django binds parameters on the client and leaves psycopg's prepared statements off
+    (``prepare_threshold`` None) so that PgBouncer in transaction mode works; a project
+    that sets ``OPTIONS["prepare_threshold"]`` has turned them on, and then a statement
+    that is parsed and planned on every call (a task's enqueue) is planned once per
+    connection. None (nothing run) when they are off, or when Django's wrappers must
+    see the query: the caller runs it as usual.
+    """
+    if connection.execute_wrappers or connection.queries_logged:
+        return None
+    if connection.connection is None or connection.health_check_enabled:
+        connection.close_if_health_check_failed()
+        connection.ensure_connection()
+    pg = connection.connection
+    if pg.prepare_threshold is None:
+        return None
+    connection.validate_no_broken_transaction()
+    with connection.wrap_database_errors:
+        kept = getattr(connection, "_pgmq_prepared", None)
+        if kept is None or kept[0] is not pg:
+            kept = connection._pgmq_prepared = (pg, {})
+        cursors: dict[str, Any] = kept[1]
+        cursor = cursors.get(sql)
+        if cursor is None or cursor.closed:
+            cursor = cursors[sql] = psycopg.Cursor(pg)
+        cursor.execute(sql, params, prepare=True)
+        return cursor.fetchall()
+
+
 def _cursor(connection: Any, sql: str) -> Any:
     """The psycopg cursor that runs ``sql`` on ``connection``: one per statement and connection.
 

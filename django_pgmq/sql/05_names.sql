@@ -16,7 +16,7 @@ BEGIN
             USING ERRCODE = 'PQ001';
     END IF;
     IF queue_name ~ '[$;'']|--' THEN
-        RAISE EXCEPTION 'queue name contains invalid characters: $, ;, --, or '': "%"', queue_name
+        RAISE EXCEPTION 'queue name contains invalid characters: $, ;, --, or \'': "%"', queue_name
             USING ERRCODE = 'PQ001';
     END IF;
     IF queue_name !~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$' THEN
@@ -52,4 +52,42 @@ AS $fn$
         THEN lower(prefix || '_' || queue_name)
         ELSE pgmq._invalid_queue_name(queue_name, prefix)
     END;
+$fn$;
+
+-- The name check of the per-message functions (send, send_batch, read, read_with_poll,
+-- pop, delete, archive, set_vt, the FIFO readers), in pgmq's order: like pgmq's
+-- format_table_name they refuse only the characters pgmq forbids (with its text); any
+-- other name that is not a queue's (too long, another character, empty) names no table,
+-- so it fails as pgmq's does, with 42P01 "relation ... does not exist". Queue
+-- administration (create, drop, purge, attributes, metrics) keeps validate_queue_name.
+-- Returns the table name for prefix; an inlinable SQL function, one regular expression
+-- in the caller's expression for a valid name.
+CREATE OR REPLACE FUNCTION pgmq._message_table_name(queue_name text, prefix text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+    SELECT CASE
+        WHEN queue_name ~ '^[A-Za-z0-9_][A-Za-z0-9_-]{0,46}$' AND strpos(queue_name, '--') = 0
+        THEN lower(prefix || '_' || queue_name)
+        ELSE pgmq._message_name_error(queue_name, prefix)
+    END;
+$fn$;
+
+-- _message_table_name's slow path: raise the error pgmq's per-message functions raise.
+CREATE OR REPLACE FUNCTION pgmq._message_name_error(queue_name text, prefix text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $fn$
+BEGIN
+    IF queue_name IS NULL THEN
+        PERFORM pgmq.validate_queue_name(queue_name);  -- "must not be empty"
+    END IF;
+    IF queue_name ~ '[$;'']|--' THEN
+        RAISE EXCEPTION 'queue name contains invalid characters: $, ;, --, or \'': "%"', queue_name
+            USING ERRCODE = 'PQ001';
+    END IF;
+    -- PostgreSQL's own text for a missing table (identifiers cut at 63 bytes, as it does).
+    RAISE EXCEPTION 'relation "pgmq.%" does not exist', left(lower(prefix || '_' || queue_name), 63)
+        USING ERRCODE = '42P01';
+END
 $fn$;

@@ -124,7 +124,10 @@ BEGIN
 END
 $fn$;
 
--- Create the live and archive tables of a queue and record it; idempotent.
+-- Create the live and archive tables of a queue and record it. A queue that exists
+-- (plain, unlogged, partitioned, with attributes) is left as it is, as pgmq's create,
+-- create_unlogged and create_non_partitioned do (kombu's pgmq transport calls create on
+-- every declare): nothing is altered, whatever kind was asked for.
 CREATE OR REPLACE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
 RETURNS void
 LANGUAGE plpgsql
@@ -132,7 +135,10 @@ AS $fn$
 BEGIN
     PERFORM pgmq.validate_queue_name(queue_name);
     PERFORM pgmq.acquire_queue_lock(queue_name);
-    PERFORM pgmq._same_name_queue(queue_name);
+    IF (pgmq._same_name_queue(queue_name)).queue_name IS NOT NULL
+       AND to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))) IS NOT NULL THEN
+        RETURN;
+    END IF;
     PERFORM pgmq._create_queue_tables(queue_name, unlogged, NULL, NULL);
     INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged)
     VALUES (queue_name, false, unlogged)

@@ -141,7 +141,7 @@ RETURNS bigint
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
+    qtable text := pgmq._message_table_name(queue_name, 'q');
     -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
     key text := 'pgmq.low_' || replace(qtable, '-', '$');
     mark text := current_setting(key, true);
@@ -175,7 +175,8 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');  -- checks the name first
+    -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
+    qtable text := pgmq._message_table_name(queue_name, 'q');
     attrs jsonb;
     low bigint := 0;
 BEGIN

@@ -506,7 +506,8 @@ BEGIN
     stored := pgmq._require_queue(table_name);
     PERFORM pgmq.acquire_queue_lock(stored);
     IF (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(format('pgmq.%I', atable))) = 'p' THEN
-        RAISE NOTICE 'Table % is already partitioned', atable;
+        -- pgmq's own notice, its stray 's' included ("Table a_orderss is already partitioned").
+        RAISE NOTICE 'Table %s is already partitioned', atable;
         RETURN;
     END IF;
     PERFORM pgmq._check_partition_args(

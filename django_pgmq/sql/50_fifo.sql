@@ -29,7 +29,7 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
+    qtable text := pgmq._message_table_name(queue_name, 'q');  -- pgmq's per-message check
     lock_space integer := hashtext(qtable);
     grp text;
     groups text[] := '{}';

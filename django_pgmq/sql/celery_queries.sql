@@ -11,6 +11,11 @@ SELECT pgmq.celery_declare_queue(
     is_auto_delete => %(auto_delete)s, expires_ms => %(expires_ms)s::bigint,
     ttl_ms => %(ttl_ms)s::bigint);
 
+-- name: celery_enable_priorities
+SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => '{"priorities": true}')
+WHERE pgmq.get_queue_attributes(queue_name => %(queue)s) -> 'priorities'
+      IS DISTINCT FROM 'true'::jsonb;
+
 -- name: celery_queue_exists
 SELECT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = %(queue)s);
 

@@ -62,3 +62,29 @@ SELECT %(id)s, %(backend)s, %(queue)s, %(task_path)s, %(priority)s, 'READY',
        %(max_attempts)s, sent.msg_id
 FROM sent
 RETURNING msg_id;
+
+-- name: task_finish_and_start
+-- The worker stores a finished task's verdict, deletes its message and marks the next
+-- task's result RUNNING: one statement, one commit, which need not wait for its WAL
+-- flush (set_config: only a server crash can undo it, and then all of it, so the
+-- finished task runs again, as at-least-once allows). The row comes back with every
+-- column NULL when the next result was not READY (the caller takes the slower path).
+WITH finished AS (
+    UPDATE {results}
+    SET status = %(done_status)s, finished_at = %(done_finished_at)s,
+        return_value = %(done_return_value)s::jsonb, errors = %(done_errors)s::jsonb
+    WHERE id = %(done_id)s
+    RETURNING %(done_msg_id)s::bigint AS msg_id
+), deleted AS (
+    SELECT count(*) AS n, set_config('synchronous_commit', 'off', true) AS quick
+    FROM pgmq.delete(queue_name => %(queue)s, msg_ids => ARRAY(SELECT msg_id FROM finished))
+), started AS (
+    UPDATE {results}
+    SET status = 'RUNNING',
+        started_at = coalesce(started_at, %(now)s),
+        last_attempted_at = %(now)s,
+        worker_ids = worker_ids || jsonb_build_array(%(worker)s::text)
+    WHERE id = %(id)s AND status = 'READY'
+    RETURNING *
+)
+SELECT started.* FROM deleted LEFT JOIN started ON true;

@@ -173,6 +173,42 @@ def adopt_scheduled(
     return str(key)
 
 
+def finish_and_start(
+    using: str,
+    done: TaskResultRecord,
+    message: tuple[str, int],
+    return_value: str | None,
+    result_id: str,
+    worker_id: str,
+) -> TaskResultRecord | None:
+    """Store ``done``'s verdict (`decide`), delete its message and start ``result_id``.
+
+    One statement and one commit; what `write_verdict` then `start_attempt` do.
+    """
+    try:
+        key = uuid.UUID(result_id)
+    except ValueError:
+        write_verdict(using, done, message, return_value)
+        return None
+    params = {
+        "done_id": done.id,
+        "done_status": done.status,
+        "done_finished_at": done.finished_at,
+        "done_return_value": return_value,
+        "done_errors": json.dumps(done.errors),
+        "done_msg_id": message[1],
+        "queue": message[0],
+        "id": key,
+        "now": timezone.now(),
+        "worker": worker_id,
+    }
+    statement = _statement("task_finish_and_start")
+    [started] = list(TaskResultRecord.objects.using(using).raw(statement, params))
+    if started.pk is not None:
+        return started
+    return _start_otherwise(using, key, worker_id)
+
+
 def _statement(name: str) -> str:
     return task_statement(name, TaskResultRecord._meta.db_table)
 
@@ -223,11 +259,23 @@ def finish(
 
     ``message`` is (queue, msg_id). One statement: a crash leaves both or neither.
     """
+    decide(record, status, return_value)
+    write_verdict(using, record, message, return_value)
+
+
+def decide(record: TaskResultRecord, status: str, return_value: str | None = None) -> None:
+    """Set a verdict on the row in memory, finished now; `write_verdict` stores it."""
     record.status, record.finished_at = status, timezone.now()
     record.return_value = None if return_value is None else json.loads(return_value)
+
+
+def write_verdict(
+    using: str, record: TaskResultRecord, message: tuple[str, int], return_value: str | None
+) -> None:
+    """Store the verdict `decide` set and delete the task's message, in one statement."""
     params = {
         "id": record.id,
-        "status": status,
+        "status": record.status,
         "finished_at": record.finished_at,
         "return_value": return_value,
         "errors": json.dumps(record.errors),

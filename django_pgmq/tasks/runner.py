@@ -11,10 +11,14 @@ after a backoff. A message whose result is already finished is only acknowledged
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import os
 import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..internal import InternalManager
@@ -58,14 +62,86 @@ def check_arguments(task: Task, args: list[Any], kwargs: dict[str, Any]) -> None
         raise TypeError(f"arguments do not fit {task.module_path}{signature}: {exc}") from None
 
 
+@dataclass
+class _Verdict:
+    """A finished task whose verdict is not stored yet (see `TaskRunner.batch`)."""
+
+    record: TaskResultRecord
+    result: TaskResult | None
+    where: tuple[str, int]
+    return_value: str | None
+
+
 class TaskRunner:
-    """The handler of one task queue: runs the task each message names, and settles it."""
+    """The handler of one task queue: runs the task each message names, and settles it.
+
+    Within `batch` (the worker's scope around one batch of messages), a finished task's
+    verdict is stored in the transaction that marks the next task RUNNING, and the last
+    one when the batch ends: one commit per task instead of two. Outside it (a caller
+    running one message), each verdict is stored at once.
+    """
 
     def __init__(self, backend: PgmqBackend, queue: str) -> None:
         self.backend = backend
         self.queue = queue
         self.using = backend.database_for(queue)
         self.worker_id = worker_id()
+        self._local = threading.local()  # per consumer thread: in a batch, the owed verdict
+
+    @contextlib.contextmanager
+    def batch(self, messages: list[Message]) -> Iterator[None]:
+        """Run a batch's messages with verdicts written together with the next start."""
+        self._local.batching = True
+        try:
+            yield
+        finally:
+            self._local.batching = False
+            owed = self._take_owed()
+            if owed is not None:
+                self._store(owed)
+                self._announce(owed)
+
+    def _take_owed(self) -> _Verdict | None:
+        owed = getattr(self._local, "owed", None)
+        self._local.owed = None
+        return owed
+
+    def _start(self, result_id: str) -> TaskResultRecord | None:
+        """Mark the result RUNNING, in one transaction with the verdict owed, if any."""
+        owed = self._take_owed()
+        if owed is None:
+            return results.start_attempt(self.using, result_id, self.worker_id)
+        record = results.finish_and_start(
+            self.using, owed.record, owed.where, owed.return_value, result_id, self.worker_id
+        )
+        self._announce(owed)
+        return record
+
+    def _settle(
+        self,
+        record: TaskResultRecord,
+        result: TaskResult | None,
+        where: tuple[str, int],
+        status: str,
+        return_value: str | None = None,
+    ) -> None:
+        """Decide the verdict now; store it now, or with the batch's next start."""
+        results.decide(record, status, return_value)
+        verdict = _Verdict(record, result, where, return_value)
+        if getattr(self._local, "batching", False):
+            self._local.owed = verdict
+            return
+        self._store(verdict)
+        self._announce(verdict)
+
+    def _store(self, verdict: _Verdict) -> None:
+        results.write_verdict(self.using, verdict.record, verdict.where, verdict.return_value)
+
+    def _announce(self, verdict: _Verdict) -> None:
+        """Once the verdict is committed: the result brought up to date, ``task_finished``."""
+        if verdict.result is not None:
+            results.refresh_result(verdict.result, verdict.record)
+            task_finished.send(type(self.backend), task_result=verdict.result)
 
     def run(self, message: Message) -> Settled | None:
         """Run one task message; raises `RetryTask` when the attempt failed with more to come.
@@ -83,7 +159,7 @@ class TaskRunner:
             )
         record = None
         if isinstance(result_id, str):
-            record = results.start_attempt(self.using, result_id, self.worker_id)
+            record = self._start(result_id)
         if record is None:
             if isinstance(result_id, str) and results.exists(self.using, result_id):
                 # A task whose verdict is written already (its message came back): done.
@@ -105,9 +181,7 @@ class TaskRunner:
             value = results.encode(normalize_json(self._call(task, result, record)))
         except Exception as exc:
             return self._failed(record, result, exc, where)
-        results.finish(self.using, record, where, Status.SUCCESSFUL, value)
-        results.refresh_result(result, record)
-        task_finished.send(type(self.backend), task_result=result)
+        self._settle(record, result, where, Status.SUCCESSFUL, value)
         return None
 
     def _not_a_task(self, message: Message, result_id: Any) -> Settled:
@@ -161,9 +235,7 @@ class TaskRunner:
         attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
         if results.retry_later(self.using, record, exc):
             raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
-        results.finish(self.using, record, where, Status.FAILED)
-        if result is not None:
-            results.refresh_result(result, record)
+        self._settle(record, result, where, Status.FAILED)
         log.warning(
             "task %s (%s) failed (%s): %s: %s",
             record.task_path,
@@ -172,6 +244,4 @@ class TaskRunner:
             type(exc).__name__,
             exc,
         )
-        if result is not None:
-            task_finished.send(type(self.backend), task_result=result)
         return Settled("failed")

@@ -67,14 +67,16 @@ def plan(
             queue not in notifying[manager.using]
         ):  # every commit wakes the worker (one NOTIFY per transaction)
             manager.enable_notify(queue, NOTIFY_THROTTLE_MS)
+        runner = TaskRunner(backend, queue)
         consumer = Consumer(
-            TaskRunner(backend, queue).run,
+            runner.run,
             queue=queue,
             max_reads=0,
             on_success="delete",
             retry_delay=float(backend.retry_delay),
             atomic=False,
             acknowledges=True,
+            batch_scope=runner.batch,
         )
         settings = resolve(queue, consumer, overrides or {}, None)
         result.append(dataclasses.replace(settings, priority=True))

@@ -124,15 +124,16 @@ class Processor:
                     done = self._handle_batch(self._present(pending, outcome), outcome)
                     self._settle(done, read_next, outcome)
                 pending = []
-            while pending and not self.stopping.is_set():
-                try:
-                    with self._transaction():
-                        pending, done = self._run_chunk(pending, outcome)
-                        self._settle(done, None if pending else read_next, outcome)
-                except _FirstFailed as failed:
-                    self._fail([failed.message], failed.error, outcome)
-                    pending = failed.rest
-            if pending:
+            with self._batch_scope(pending):
+                while pending and not self.stopping.is_set():
+                    try:
+                        with self._transaction():
+                            pending, done = self._run_chunk(pending, outcome)
+                            self._settle(done, None if pending else read_next, outcome)
+                    except _FirstFailed as failed:
+                        self._fail([failed.message], failed.error, outcome)
+                        pending = failed.rest
+            if pending:  # after the scope: what it owes for the batch is written first
                 ids = [m.msg_id for m in pending]
                 outcome.released = len(self.manager.set_vt_seconds(self.queue, ids, 0, unread=True))
         finally:
@@ -299,6 +300,13 @@ class Processor:
                 return call_handler(self.consumer.handler, argument)
         finally:
             TIMINGS.add(self.queue, monotonic() - started)
+
+    def _batch_scope(self, messages: list[Message]) -> contextlib.AbstractContextManager:
+        """The consumer's scope around one batch's handler calls (non-atomic only), if any."""
+        scope = self.consumer.batch_scope
+        if scope is None or self.consumer.atomic or not messages:
+            return contextlib.nullcontext()
+        return scope(messages)
 
     def _transaction(self) -> contextlib.AbstractContextManager:
         """The transaction a chunk shares (none for non-atomic handlers)."""

@@ -7,6 +7,7 @@ Handlers live in an installed app's ``consumers.py`` (imported by
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,10 @@ class Consumer:
     # Not atomic only: the handler acknowledges its message itself, in its own last
     # statement (Django tasks: the result row and the delete in one round trip).
     acknowledges: bool = False
+    # Not atomic only: a context manager the processor enters around the handler calls
+    # of one batch, with the messages it is about to run (Django tasks: a finished
+    # task's verdict is written with the next task's start, the last one on exit).
+    batch_scope: Callable[[list[Any]], AbstractContextManager[Any]] | None = None
 
     @property
     def path(self) -> str:

@@ -9,16 +9,11 @@ acknowledged, and how often each message was read.
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
-import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -29,62 +24,11 @@ import django_pgmq as pgmq
 from django_pgmq.contrib.celery.naming import pgmq_queue_name
 from example_project.celery import app
 from example_project.demo.tasks import EVENTS_QUEUE, add, flaky, record, record_late, record_limited
+from tests.celery_support import CELERY, ROOT, Worker
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
-CELERY = str(Path(sys.executable).with_name("celery"))
 POOLS = ["prefork", "threads"]
-
-
-class Worker:
-    """A ``celery worker`` subprocess in its own process group, its output kept."""
-
-    def __init__(self, env: dict[str, str], pool: str, queue: str, *extra: str) -> None:
-        self.name = f"h6-{uuid.uuid4().hex[:8]}"
-        self.node = f"{self.name}@{socket.gethostname()}"
-        command = [
-            CELERY, "-A", "example_project", "worker", "-P", pool, "-c", "2", "-Q", queue,
-            "-n", self.node, "-l", "INFO", "--without-gossip", "--without-mingle",
-            "--without-heartbeat", *extra,
-        ]  # fmt: skip
-        self.lines: list[str] = []
-        self.ready = threading.Event()
-        self.proc = subprocess.Popen(
-            command,
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self.ready.wait(60):
-            self.kill()
-            pytest.fail(f"worker did not start:\n{self.output}")
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line)
-            if " ready." in line:
-                self.ready.set()
-
-    @property
-    def output(self) -> str:
-        return "".join(self.lines[-80:])
-
-    def stop(self) -> int:
-        """Warm shutdown (SIGTERM to the main process); returns the exit code."""
-        self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(60)
-
-    def kill(self) -> None:
-        """kill -9 the worker and its pool processes, as a lost machine would."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(30)
 
 
 @pytest.fixture(scope="module")
@@ -299,3 +243,20 @@ def test_a_worker_honours_the_queues_delivery_delay_and_deduplication(start_work
     ).fetchone()[0]
     assert waited >= 2  # no countdown: the queue's delivery_delay held it back
     assert [e["event"] for e in events(db, key)] == ["start", "end"]
+
+
+@pytest.mark.parametrize("pool_name", POOLS)
+def test_a_priority_9_task_runs_ahead_of_1000_queued_priority_0_tasks(start_worker, db, pool_name):
+    queue = f"h6_prio_{uuid.uuid4().hex[:8]}"
+    low, high = f"low-{uuid.uuid4().hex[:8]}", f"high-{uuid.uuid4().hex[:8]}"
+    pgmq.create_queue(pgmq_queue_name(queue), priorities=True)
+    with transaction.atomic():  # queued before any worker runs
+        for _ in range(1000):
+            record.apply_async((low,), queue=queue, priority=0)
+        urgent = record.apply_async((high,), queue=queue, priority=9)
+    worker = start_worker(pool_name, queue)
+    assert urgent.get(timeout=120) == high, worker.output
+    starts = [e["key"] for e in events(db, low, high) if e["event"] == "start"]
+    # The urgent task is in the first read and starts first (the two pool slots start
+    # together, so it is one of the first two), not after the 1,000 sent before it.
+    assert high in starts[:2], starts[:10]

@@ -7,7 +7,6 @@ exchanges route in the database, transactions decide whether a message exists.
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import sys
@@ -374,18 +373,38 @@ def test_plain_url_works_without_django_settings(test_database_url, db, name):
     assert rows(db, name, "a") == [(1, 1, False)]
 
 
-def test_task_priorities_are_ignored_with_one_warning(connect, db, name, caplog):
-    from django_pgmq.contrib.celery import channel
+def test_priority_queue_hands_out_higher_celery_priorities_first(connect, db, name):
+    """Queue(max_priority=) (x-max-priority) turns the queue's priorities on; Celery's
+    0-9 become the pgmq header priority 0-90, read highest first, then oldest first."""
+    conn = connect()
+    queue = Queue(name, Exchange(name), routing_key=name, max_priority=10)
+    sent = [(1, None), (2, 0), (3, 9), (4, 3), (5, 9), (6, 12), (7, -4)]
+    with Producer(conn) as producer:
+        for n, priority in sent:
+            producer.publish({"n": n}, routing_key=name, declare=[queue], priority=priority)
+    assert db.execute("SELECT pgmq.get_queue_attributes(%s)", [name]).fetchone() == (
+        {"priorities": True},
+    )
+    stored = db.execute(
+        sql.SQL("SELECT (message->>'body')::jsonb->>'n', headers FROM {} ORDER BY msg_id").format(
+            table(name)
+        )
+    ).fetchall()
+    assert [(int(n), (h or {}).get("priority")) for n, h in stored] == [
+        (1, None), (2, None), (3, 90), (4, 30), (5, 90), (6, 100), (7, None),
+    ]  # fmt: skip
+    got = collect(conn, queue, len(sent))
+    assert [m.payload["n"] for m in got] == [6, 3, 5, 4, 1, 2, 7]
+    for message in got:
+        message.ack()
 
-    channel._priority_noted.clear()
+
+def test_priorities_need_the_queue_attribute(connect, db, name):
+    """On a queue without priorities the header is stored and reads stay in send order."""
     conn = connect()
     queue = Queue(name, Exchange(name), routing_key=name)
-    logger = "django_pgmq.contrib.celery.channel"
-    with caplog.at_level(logging.WARNING, logger=logger), Producer(conn) as producer:
-        producer.publish({"n": 1}, routing_key=name, declare=[queue])  # default priority 0
-        assert not [r for r in caplog.records if "priorit" in r.getMessage()]
-        for n in (2, 3):
-            producer.publish({"n": n}, routing_key=name, declare=[queue], priority=9)
-    [warning] = [r for r in caplog.records if "priorit" in r.getMessage()]
-    assert "ignored" in warning.getMessage() and "9" in warning.getMessage()
-    assert len(rows(db, pgmq_queue_name(name))) == 3  # sent all the same, in order
+    with Producer(conn) as producer:
+        for n, priority in [(1, 0), (2, 9)]:
+            producer.publish({"n": n}, routing_key=name, declare=[queue], priority=priority)
+    assert db.execute("SELECT pgmq.get_queue_attributes(%s)", [name]).fetchone() == ({},)
+    assert [m.payload["n"] for m in collect(conn, queue, 2)] == [1, 2]

@@ -391,3 +391,55 @@ def test_two_pgmq_maintain_processes_at_once(manager, partitioned, subprocess_en
     for queue in queues:
         assert manager.metrics(queue).default_partition_length == 0
         assert ranges(manager, queue, "q")[0][0] == "30"  # ids below 31 (51 - 20) dropped
+
+
+def test_converting_an_already_partitioned_archive_gives_pgmqs_notice(manager, queue, conn):
+    manager.convert_archive_partitioned(queue, "10", None, 2)
+    notices: list[str] = []
+    conn.add_notice_handler(lambda diag: notices.append(diag.message_primary))
+    conn.execute("SELECT pgmq.convert_archive_partitioned(%s)", [queue])
+    assert notices == [f"Table a_{queue}s is already partitioned"]  # pgmq's text, its 's' too
+
+
+# -- create on a queue that exists ------------------------------------------------
+
+
+def table_state(conn: psycopg.Connection, queue: str) -> list[tuple]:
+    """What create must not change: the queue's row, its tables' kinds and storage options."""
+    meta = conn.execute(
+        "SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pgmq.meta "
+        "WHERE queue_name = %s",
+        [queue],
+    ).fetchall()
+    tables = conn.execute(
+        "SELECT relname, relkind, relpersistence, reloptions FROM pg_class "
+        "WHERE relnamespace = 'pgmq'::regnamespace AND relname LIKE %s ORDER BY relname",
+        [f"%\\_{queue}%"],
+    ).fetchall()
+    attrs = conn.execute("SELECT pgmq.get_queue_attributes(%s)", [queue]).fetchall()
+    return [*meta, *tables, *attrs]
+
+
+@pytest.mark.parametrize("kind", ["plain", "unlogged", "partitioned", "attributes", "archive"])
+def test_create_of_any_kind_leaves_an_existing_queue_as_it_is(manager, partitioned, conn, kind):
+    """As pgmq's create, create_unlogged and create_non_partitioned (kombu's pgmq transport
+    calls create on every declare): an existing queue of any kind is left as it is."""
+    name = f"ex_{uuid.uuid4().hex[:12]}"
+    if kind == "partitioned":
+        partitioned(name=name)
+    else:
+        manager.create_queue(name, unlogged=kind == "unlogged")
+    if kind == "attributes":
+        manager.set_queue_attributes(name, priorities=True, delivery_delay=5)
+    if kind == "archive":
+        manager.convert_archive_partitioned(name, "10", None, 2)
+    [msg_id] = manager.send_batch(name, [{"n": 1}])
+    before = table_state(conn, name)
+    for create in ("create", "create_unlogged", "create_non_partitioned", "create"):
+        conn.execute(f"SELECT pgmq.{create}(%s)", [name])
+    assert table_state(conn, name) == before
+    assert [m.msg_id for m in manager.read(name, vt=0, qty=5)] == (
+        [] if kind == "attributes" else [msg_id]
+    )
+    if kind != "partitioned":
+        manager.drop_queue(name)

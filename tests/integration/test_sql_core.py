@@ -246,6 +246,12 @@ NAME_TAKING_CALLS = [
     "SELECT pgmq.drop_queue(queue_name => %(q)s)",
     "SELECT pgmq.purge_queue(queue_name => %(q)s)",
     "SELECT pgmq.detach_archive(queue_name => %(q)s)",
+    "SELECT * FROM pgmq.metrics(queue_name => %(q)s)",
+]
+
+# pgmq's per-message functions check only the characters pgmq forbids; any other bad name
+# names no table, so they fail with 42P01 as pgmq's do.
+MESSAGE_CALLS = [
     "SELECT * FROM pgmq.send(queue_name => %(q)s, msg => '{}')",
     "SELECT * FROM pgmq.send_batch(queue_name => %(q)s, msgs => ARRAY['{}'::jsonb])",
     "SELECT * FROM pgmq.read(queue_name => %(q)s, vt => 1, qty => 1)",
@@ -255,8 +261,19 @@ NAME_TAKING_CALLS = [
     "SELECT pgmq.archive(queue_name => %(q)s, msg_id => 1)",
     "SELECT pgmq.delete(queue_name => %(q)s, msg_id => 1)",
     "SELECT * FROM pgmq.set_vt(queue_name => %(q)s, msg_id => 1, vt => 1)",
-    "SELECT * FROM pgmq.metrics(queue_name => %(q)s)",
+    "SELECT * FROM pgmq.read_grouped(queue_name => %(q)s, vt => 1, qty => 1)",
 ]
+
+PGMQ_INVALID_CHARACTERS = "queue name contains invalid characters: $, ;, --, or \\'"
+
+
+def message_call_error(name: str | None) -> tuple[str, str]:
+    """(SQLSTATE, start of the text) pgmq's per-message functions raise for a bad name."""
+    if name is None:
+        return "PQ001", "queue name"
+    if any(bad in name for bad in ("$", ";", "--", "'")):
+        return "PQ001", PGMQ_INVALID_CHARACTERS
+    return "42P01", 'relation "pgmq.q_'
 
 
 @pytest.mark.parametrize("name", [n for _, n in INVALID_NAMES], ids=[i for i, _ in INVALID_NAMES])
@@ -273,6 +290,14 @@ def test_invalid_names_are_refused_by_python_and_every_sql_function(db, name):
         except psycopg.Error as exc:
             if exc.sqlstate != "PQ001" or not str(exc).startswith("queue name"):
                 wrong[query] = f"{exc.sqlstate}: {exc}"
+    state, text = message_call_error(name)
+    for query in MESSAGE_CALLS:
+        try:
+            db.execute(query, {"q": name})
+            wrong[query] = "no error"
+        except psycopg.Error as exc:
+            if exc.sqlstate != state or not str(exc).startswith(text):
+                wrong[query] = f"{exc.sqlstate}: {exc}"
     assert wrong == {}
     assert pgmq_relations(db) == before
     assert rows(db, "SELECT queue_name FROM pgmq.meta") == meta_before
@@ -288,6 +313,26 @@ def test_valid_names_are_accepted_by_python_and_sql(db, name):
 def test_sql_too_long_message_starts_with_pgmq_text(db):
     error = sql_error(db, "SELECT pgmq.create(queue_name => %s)", ["n" * 48])
     assert str(error).startswith("queue name is too long, maximum length is 47 characters")
+
+
+@pytest.mark.parametrize("query", MESSAGE_CALLS)
+def test_message_functions_check_names_in_pgmq_order(db, query):
+    """A 48-character name names no table (42P01); a long one holding ';' has bad characters."""
+    error = sql_error(db, query, {"q": "n" * 48})
+    assert (error.sqlstate, str(error).splitlines()[0]) == (
+        "42P01",
+        f'relation "pgmq.q_{"n" * 48}" does not exist',
+    )
+    error = sql_error(db, query, {"q": "n" * 60 + ";"})
+    assert error.sqlstate == "PQ001"
+    assert str(error).startswith(PGMQ_INVALID_CHARACTERS)
+
+
+def test_admin_functions_keep_the_length_check(db):
+    for query in NAME_TAKING_CALLS[2:]:
+        error = sql_error(db, query, {"q": "n" * 60 + ";"})
+        assert error.sqlstate == "PQ001", query
+        assert str(error).startswith("queue name is too long, maximum length is 47"), query
 
 
 def test_names_differing_only_in_case_are_refused(db, queue_name):

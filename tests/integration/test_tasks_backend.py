@@ -291,6 +291,60 @@ def test_a_run_fills_every_field_and_sends_the_signals(m, signals):
     assert m.read("emails", vt=0, qty=10) == []
 
 
+def test_in_a_batch_a_verdict_is_stored_with_the_next_tasks_start(m, signals):
+    """The worker's batch scope: one commit per task (verdict + next start), none lost."""
+    first, second = task_funcs.add.enqueue(1, 1), task_funcs.add.enqueue(2, 2)
+    runner = TaskRunner(task_backends["default"], "emails")
+    messages = InternalManager().read_by_priority("emails", vt=30, qty=2)
+    assert [msg.message["id"] for msg in messages] == [first.id, second.id]
+    with runner.batch(messages):
+        runner.run(messages[0])
+        first.refresh()
+        assert first.status == TaskResultStatus.RUNNING  # owed: stored with the next start
+        runner.run(messages[1])
+        first.refresh()
+        second.refresh()
+        assert (first.status, first.return_value) == (TaskResultStatus.SUCCESSFUL, 2)
+        assert second.status == TaskResultStatus.RUNNING
+        assert m.metrics("emails").queue_length == 1  # the first task's message is gone
+    second.refresh()
+    assert (second.status, second.return_value) == (TaskResultStatus.SUCCESSFUL, 4)
+    assert first.started_at <= first.finished_at <= second.started_at <= second.finished_at
+    assert m.metrics("emails").queue_length == 0
+    assert signals == [
+        ("enqueued", first.id, "READY"),
+        ("enqueued", second.id, "READY"),
+        ("started", first.id, "RUNNING"),
+        ("finished", first.id, "SUCCESSFUL"),
+        ("started", second.id, "RUNNING"),
+        ("finished", second.id, "SUCCESSFUL"),
+    ]
+
+
+def test_enqueue_is_a_prepared_statement_when_the_project_allows_them(m):
+    """With psycopg's prepared statements on (OPTIONS prepare_threshold), an enqueue is
+    prepared once per connection; off (Django's default), it never is."""
+    connection.ensure_connection()
+    pg = connection.connection
+    prepared = "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s"
+    pattern = "%INSERT INTO%taskresultrecord%"
+    with connection.cursor() as cursor:
+        task_funcs.add.enqueue(1, 2)
+        cursor.execute(prepared, [pattern])
+        assert cursor.fetchone() == (0,)
+        pg.prepare_threshold = 5
+        try:
+            results = [task_funcs.add.enqueue(n, n) for n in range(3)]
+            cursor.execute(prepared, [pattern])
+            assert cursor.fetchone() == (1,)
+        finally:
+            pg.prepare_threshold = None
+    assert sorted(run_next("emails", qty=10)[1:]) == sorted(r.id for r in results)
+    for n, result in enumerate(results):
+        result.refresh()
+        assert (result.status, result.return_value) == (TaskResultStatus.SUCCESSFUL, 2 * n)
+
+
 def test_return_values_are_json_normalised(m):
     result = task_funcs.echo.enqueue({"t": (1, 2), 3: "x"})
     run_next()

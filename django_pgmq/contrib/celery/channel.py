@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 from collections import deque
 from datetime import UTC, datetime, timedelta
 from queue import Empty
@@ -41,22 +40,6 @@ def _gone(exc: psycopg.Error) -> bool:
     return errors.lookup(exc.sqlstate) is errors.QueueNotFound
 
 
-_priority_noted = threading.Event()  # the warning below is logged once per process
-
-
-def note_ignored_priority(message: dict[str, Any], routing_key: str) -> None:
-    """Log once that Celery task priorities are ignored: messages run in the order sent."""
-    priority = (message.get("properties") or {}).get("priority")
-    if priority and not _priority_noted.is_set():
-        _priority_noted.set()
-        logger.warning(
-            "Celery task priorities are ignored by the django-pgmq transport: messages run "
-            "in the order they were sent (priority %r of a message to %r; logged once)",
-            priority,
-            routing_key,
-        )
-
-
 def eta_of(message: dict[str, Any]) -> datetime | None:
     """When a Celery message asks to be visible (its ``eta`` header), or None if it does not.
 
@@ -82,10 +65,32 @@ def eta_of(message: dict[str, Any]) -> datetime | None:
 PGMQ_HEADERS = ("deduplication_id",)
 
 
+# Celery's priorities (0-9, higher first as in AMQP; up to 10 accepted) onto the pgmq
+# header "priority" (-100..100, higher first): n becomes 10 * n, so 9 is 90, and 0, the
+# priority of a message that sets none, is the header's default 0.
+CELERY_PRIORITY_STEP = 10
+CELERY_PRIORITY_MAX = 10
+
+
+def pgmq_priority(priority: Any) -> int | None:
+    """The pgmq ``priority`` header for a Celery priority, or None when it has none (or 0)."""
+    if isinstance(priority, bool) or not isinstance(priority, int | float) or priority <= 0:
+        return None
+    return int(min(priority, CELERY_PRIORITY_MAX)) * CELERY_PRIORITY_STEP or None
+
+
 def pgmq_headers_of(message: dict[str, Any]) -> str | None:
-    """The pgmq headers of a Celery message (JSON), or None when it sets none of them."""
+    """The pgmq headers of a Celery message (JSON), or None when it sets none of them.
+
+    They carry the keys the queue attributes read: ``deduplication_id`` (from the task's
+    headers) and ``priority`` (from ``apply_async(priority=)``, ``task_default_priority``
+    or a route's ``priority``, mapped by `pgmq_priority`).
+    """
     headers = message.get("headers") or {}
     picked = {key: headers[key] for key in PGMQ_HEADERS if headers.get(key) is not None}
+    priority = pgmq_priority((message.get("properties") or {}).get("priority"))
+    if priority is not None:
+        picked["priority"] = priority
     return database.dump(picked) if picked else None
 
 
@@ -157,6 +162,10 @@ class Channel(virtual.Channel):
                 expires_ms=_milliseconds(args.get("x-expires")),
                 ttl_ms=_milliseconds(args.get("x-message-ttl")),
             )
+            if args.get("x-max-priority"):
+                # A priority queue in AMQP's terms (task_queue_max_priority, or
+                # Queue(max_priority=)): the queue's priorities attribute orders its reads.
+                self._run("celery_enable_priorities", queue=self.pgmq_name(queue))
         consumers = self._run("celery_consumer_count", queue=self.pgmq_name(queue))[0][0]
         return queue_declare_ok_t(queue, self._size(queue), consumers)
 
@@ -232,7 +241,6 @@ class Channel(virtual.Channel):
         inside ``transaction.atomic()`` the message exists only if the block commits.
         """
         self._inplace_augment_message(message, exchange, routing_key)
-        note_ignored_priority(message, routing_key)
         params = {
             "msg": database.dump(message),
             "headers": pgmq_headers_of(message),
