@@ -1,4 +1,4 @@
--- 0020_pgmq_create_and_name_checks: pgmq create and name checks
+-- 0024_pgmq_create_and_name_checks: pgmq create and name checks
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 CREATE OR REPLACE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
@@ -20,82 +20,37 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._create_queue(text,boolean) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._create_queue(text,boolean) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._install_queue_route()
- RETURNS void
+CREATE OR REPLACE FUNCTION pgmq._low_water_mark(queue_name text)
+ RETURNS bigint
  LANGUAGE plpgsql
 AS $function$
 DECLARE
-    names text[] := ARRAY(SELECT pgmq._queue_ops_hot_set());
+    qtable text := pgmq._message_table_name(queue_name, 'q');
+    -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
+    key text := 'pgmq.low_' || replace(qtable, '-', '$');
+    mark text := current_setting(key, true);
+    rel oid := to_regclass(format('pgmq.%I', qtable));
+    now_s float8 := extract(epoch FROM clock_timestamp());
+    low bigint;
 BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_ops_route'));
-    EXECUTE format(
-        $ddl$
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_hot(
-    lname text, p_op "char", p_qty integer, p_secs integer, p_vt timestamptz,
-    p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
-)
-RETURNS SETOF pgmq.message_record
-LANGUAGE plpgsql
-AS $body$
--- Written by pgmq._install_queue_route: %s hot queue(s).
-BEGIN
-%s
-    RAISE EXCEPTION 'pgmq: %% is not a hot queue', lname USING ERRCODE = 'PQ004';
-END
-$body$
-        $ddl$,
-        cardinality(names), pgmq._queue_ops_branches(names));
-    EXECUTE format(
-        $ddl$
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(
-    queue_name text, p_op "char", p_qty integer, p_secs integer, p_vt timestamptz,
-    p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
-)
-RETURNS SETOF pgmq.message_record
-LANGUAGE plpgsql
-AS $body$
--- Written by pgmq._install_queue_route: the hot set is %1$s.
-DECLARE
-    lname text := lower(queue_name);
-    -- this session's calls to the queue ('-' may not appear in a setting's name, '$'
-    -- may, and never appears in a queue name)
-    uses_key text := 'pgmq.uses_q_' || replace(lname, '-', '$');
-    uses integer;
-    statement text;
-BEGIN
-    IF lname = ANY (%1$L::text[])
-       AND current_setting(uses_key, true) = pgmq._queue_ops_warmup()::text THEN
-        RETURN QUERY SELECT * FROM pgmq._queue_ops_hot(
-            lname, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond);
-        RETURN;
+    IF rel IS NULL THEN
+        RETURN 0;
     END IF;
-    -- The cold path, here rather than in a function of its own: a new session's first
-    -- call compiles one function less. The name is checked as pgmq's per-message
-    -- functions check it (sql/05_names.sql), before the statement is written.
-    PERFORM pgmq._message_table_name(queue_name, 'q');
-    IF EXISTS (SELECT 1 FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lname) THEN
-        statement := pgmq._queue_ops_text(queue_name, p_op);
-    ELSE
-        statement := pgmq._queue_ops_sql(queue_name, p_op);
+    IF coalesce(split_part(mark, ' ', 1), '') = rel::text
+       AND split_part(mark, ' ', 2)::float8 >= now_s THEN
+        RETURN split_part(mark, ' ', 3)::bigint;
     END IF;
-    uses := coalesce(nullif(current_setting(uses_key, true), ''), '0')::integer;
-    IF uses < pgmq._queue_ops_warmup() THEN
-        PERFORM set_config(uses_key, (uses + 1)::text, false);
-        IF uses + 1 = pgmq._queue_ops_warmup() THEN
-            PERFORM pgmq._queue_ops_promote(queue_name);
-        END IF;
-    END IF;
-    RETURN QUERY EXECUTE statement
-        USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond;
-END
-$body$
-        $ddl$,
-        names);
+    EXECUTE format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
+    low := coalesce(low, pg_sequence_last_value(pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id')::regclass), 0);
+    PERFORM set_config(key, concat_ws(' ', rel, now_s + 1, low), false);
+    RETURN low;
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._install_queue_route() IS NULL;
+COMMENT ON FUNCTION pgmq._low_water_mark(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._low_water_mark(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._message_name_error(queue_name text, prefix text)
  RETURNS text
@@ -117,6 +72,7 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._message_name_error(text,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._message_name_error(text,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._message_table_name(queue_name text, prefix text)
  RETURNS text
@@ -131,48 +87,36 @@ AS $function$
 $function$
 ;
 COMMENT ON FUNCTION pgmq._message_table_name(text,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._message_table_name(text,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(queue_name text, p_op "char", p_qty integer, p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb)
  RETURNS SETOF pgmq.message_record
  LANGUAGE plpgsql
 AS $function$
--- Written by pgmq._install_queue_route: the hot set is {}.
 DECLARE
-    lname text := lower(queue_name);
-    -- this session's calls to the queue ('-' may not appear in a setting's name, '$'
-    -- may, and never appears in a queue name)
-    uses_key text := 'pgmq.uses_q_' || replace(lname, '-', '$');
-    uses integer;
-    statement text;
+    -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
+    qtable text := pgmq._message_table_name(queue_name, 'q');
+    attrs jsonb;
+    low bigint := 0;
 BEGIN
-    IF lname = ANY ('{}'::text[])
-       AND current_setting(uses_key, true) = pgmq._queue_ops_warmup()::text THEN
-        RETURN QUERY SELECT * FROM pgmq._queue_ops_hot(
-            lname, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond);
+    IF p_op = 'r' OR p_op = 'p' THEN
+        low := pgmq._low_water_mark(queue_name);
+    END IF;
+    SELECT a.attributes INTO attrs
+    FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    IF attrs IS NULL THEN
+        RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(
+                qtable, CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END, '$9')
+            USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
         RETURN;
     END IF;
-    -- The cold path, here rather than in a function of its own: a new session's first
-    -- call compiles one function less. The name is checked as pgmq's per-message
-    -- functions check it (sql/05_names.sql), before the statement is written.
-    PERFORM pgmq._message_table_name(queue_name, 'q');
-    IF EXISTS (SELECT 1 FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lname) THEN
-        statement := pgmq._queue_ops_text(queue_name, p_op);
-    ELSE
-        statement := pgmq._queue_ops_sql(queue_name, p_op);
-    END IF;
-    uses := coalesce(nullif(current_setting(uses_key, true), ''), '0')::integer;
-    IF uses < pgmq._queue_ops_warmup() THEN
-        PERFORM set_config(uses_key, (uses + 1)::text, false);
-        IF uses + 1 = pgmq._queue_ops_warmup() THEN
-            PERFORM pgmq._queue_ops_promote(queue_name);
-        END IF;
-    END IF;
-    RETURN QUERY EXECUTE statement
-        USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
+        queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
 END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_route(text,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_route(text,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._read_grouped(queue_name text, vt integer, qty integer, mode text)
  RETURNS SETOF pgmq.message_record
@@ -184,102 +128,123 @@ DECLARE
     grp text;
     groups text[] := '{}';
     ready bigint;
-    budget integer := qty;
-    attrs jsonb := pgmq._queue_attributes(queue_name);
-    max_reads integer := (attrs ->> 'max_receive_count')::integer;
+    budget integer;
+    f record;
+    wanted integer;
     claim text;
     rec pgmq.message_record;
-    dead bigint[] := '{}';
+    dead bigint[];
+    given bigint[] := '{}';
+    limited boolean;
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF qty = 0 OR (attrs -> 'paused') = 'true'::jsonb THEN
+    f := pgmq._claim_filter(queue_name, coalesce(pgmq._queue_attributes(queue_name), '{}'::jsonb), qty);
+    wanted := f.allowed;
+    IF wanted = 0 THEN
         RETURN;
     END IF;
-
-    -- Groups whose first message looks visible, oldest first. Only a hint: each
-    -- is checked again below, after its lock is held.
-    FOR grp IN EXECUTE format(
-        $q$
-        SELECT h.grp
-        FROM (
-            SELECT DISTINCT ON (pgmq._fifo_group(headers))
-                   pgmq._fifo_group(headers) AS grp, msg_id, vt
-            FROM pgmq.%I
-            ORDER BY pgmq._fifo_group(headers), msg_id
-        ) h
-        WHERE h.vt <= clock_timestamp()
-        ORDER BY h.msg_id
-        $q$,
-        qtable
-    )
+    limited := f.held IS NOT NULL OR f.stamps IS NOT NULL;
+    -- Over-read messages moved to the dead-letter queue do not count: read again for
+    -- the rest (each round moves at least one, so this ends).
     LOOP
-        -- Another reader holds this group until it commits: leave it alone.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
-        -- A new statement, so a new snapshot: it sees what the last holder committed.
-        EXECUTE format(
+        groups := '{}';
+        budget := wanted;
+        dead := '{}';
+
+        -- Groups whose first message looks visible, oldest first. Only a hint: each
+        -- is checked again below, after its lock is held.
+        FOR grp IN EXECUTE format(
             $q$
-            SELECT count(*) FILTER (WHERE ok)
+            SELECT h.grp
             FROM (
-                SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
-                FROM (
-                    SELECT msg_id, vt FROM pgmq.%I
-                    WHERE pgmq._fifo_group(headers) = $1
-                    ORDER BY msg_id
-                    LIMIT $2
-                ) front
-            ) run
+                SELECT DISTINCT ON (pgmq._fifo_group(headers))
+                       pgmq._fifo_group(headers) AS grp, msg_id, vt
+                FROM pgmq.%I
+                ORDER BY pgmq._fifo_group(headers), msg_id
+            ) h
+            WHERE h.vt <= clock_timestamp()
+            ORDER BY h.msg_id
             $q$,
             qtable
-        ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
-        CONTINUE WHEN ready = 0;
-        groups := groups || grp;
-        budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
-        EXIT WHEN budget <= 0;
-    END LOOP;
-
-    IF cardinality(groups) = 0 THEN
-        RETURN;
-    END IF;
-
-    claim := format(
-        $q$
-        WITH wanted AS MATERIALIZED (
-            -- The readable front of each locked group, ranked, then chosen by mode.
-            SELECT g.prio, r.msg_id, r.rnk
-            FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
-            CROSS JOIN LATERAL (
-                SELECT f.msg_id,
-                       row_number() OVER w AS rnk,
-                       bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+        )
+        LOOP
+            -- Another reader holds this group until it commits: leave it alone.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
+            -- A new statement, so a new snapshot: it sees what the last holder committed.
+            EXECUTE format(
+                $q$
+                SELECT count(*) FILTER (WHERE ok)
                 FROM (
-                    SELECT msg_id, vt FROM pgmq.%1$I
-                    WHERE pgmq._fifo_group(headers) = g.grp
-                    ORDER BY msg_id
-                    LIMIT $5
-                ) f
-                WINDOW w AS (ORDER BY f.msg_id)
-            ) r
-            WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
-            ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
-                     CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
-            LIMIT $2
-        ),
-        locked AS MATERIALIZED (
-            SELECT m.msg_id FROM pgmq.%1$I m
-            WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
-            FOR UPDATE SKIP LOCKED
-        ),
-        usable AS (
-            -- A row someone else holds (a plain read, a delete) ends its group's share.
-            SELECT w.msg_id, w.prio, w.rnk
-            FROM wanted w
-            WHERE NOT EXISTS (
-                SELECT 1 FROM wanted e
-                WHERE e.prio = w.prio AND e.rnk <= w.rnk
-                  AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
+                    SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
+                    FROM (
+                        SELECT msg_id, vt FROM pgmq.%I
+                        WHERE pgmq._fifo_group(headers) = $1
+                        ORDER BY msg_id
+                        LIMIT $2
+                    ) front
+                ) run
+                $q$,
+                qtable
+            ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
+            CONTINUE WHEN ready = 0;
+            groups := groups || grp;
+            budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
+            EXIT WHEN budget <= 0;
+        END LOOP;
+
+    EXIT WHEN cardinality(groups) = 0;
+
+        claim := format(
+            $q$
+            WITH wanted AS MATERIALIZED (
+                -- The readable front of each locked group, ranked, then chosen by mode.
+                SELECT g.prio, r.msg_id, r.rnk
+                FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
+                CROSS JOIN LATERAL (
+                    SELECT f.msg_id,
+                           row_number() OVER w AS rnk,
+                           bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+                    FROM (
+                        SELECT msg_id, vt FROM pgmq.%1$I
+                        WHERE pgmq._fifo_group(headers) = g.grp
+                        ORDER BY msg_id
+                        LIMIT $5
+                    ) f
+                    WINDOW w AS (ORDER BY f.msg_id)
+                ) r
+                WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
+                ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
+                         CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
+                LIMIT $2
+            ),
+            locked AS MATERIALIZED (
+                SELECT m.msg_id FROM pgmq.%1$I m
+                WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
+                  AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
+                FOR UPDATE SKIP LOCKED
+            ),
+            usable AS (
+                -- A row someone else holds (a plain read, a delete) ends its group's share.
+                SELECT w.msg_id, w.prio, w.rnk
+                FROM wanted w
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM wanted e
+                    WHERE e.prio = w.prio AND e.rnk <= w.rnk
+                      AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
+                )
+            ),
+            claimed AS (
+                UPDATE pgmq.%1$I m
+                SET vt = clock_timestamp() + $3,
+                    read_ct = m.read_ct + 1,
+                    last_read_at = clock_timestamp()
+                FROM usable u
+                WHERE m.msg_id = u.msg_id
+                RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
+                          m.headers, u.prio, u.rnk
             )
         ),
         claimed AS (
@@ -301,28 +266,47 @@ BEGIN
         $q$,
         qtable
     );
-    IF max_reads IS NULL THEN
+    IF f.max_receive_count IS NULL AND NOT limited THEN
         RETURN QUERY EXECUTE claim
-            USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
+            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
             -- The most one group can contribute: every other group gives at least one.
-            CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END;
+            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given;
         RETURN;
     END IF;
     FOR rec IN EXECUTE claim
-        USING groups, qty, make_interval(secs => coalesce(vt, 0)), mode,
-        CASE WHEN mode = 'head' THEN 1 ELSE qty - cardinality(groups) + 1 END
+        USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+        CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
     LOOP
-        IF rec.read_ct > max_reads THEN
+        IF rec.read_ct > f.max_receive_count THEN  -- NULL (no redrive): never
             dead := dead || rec.msg_id;
         ELSE
             RETURN NEXT rec;
+            given := given || rec.msg_id;
+            wanted := wanted - 1;
         END IF;
+        FOR rec IN EXECUTE claim
+            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
+        LOOP
+            IF rec.read_ct > f.max_receive_count THEN
+                dead := dead || rec.msg_id;
+            ELSE
+                RETURN NEXT rec;
+                given := given || rec.msg_id;
+                wanted := wanted - 1;
+            END IF;
+        END LOOP;
+        PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
+        EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
     END LOOP;
-    PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
+    IF limited THEN
+        PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, given);
+    END IF;
 END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._read_grouped(text,integer,integer,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._read_grouped(text,integer,integer,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.convert_archive_partitioned(table_name text, partition_interval text DEFAULT '10000'::text, retention_interval text DEFAULT '100000'::text, leading_partition integer DEFAULT 10)
  RETURNS void
@@ -396,6 +380,7 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.convert_archive_partitioned(text,text,text,integer) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.convert_archive_partitioned(text,text,text,integer) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.validate_queue_name(queue_name text)
  RETURNS void
@@ -424,8 +409,5 @@ END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.validate_queue_name(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.validate_queue_name(text) TO PUBLIC;
 
-
--- Written by hand: the router just written above has the hot set of the scratch database
--- it was made in (none); write it again for this database's hot queues.
-SELECT pgmq._install_queue_route();
