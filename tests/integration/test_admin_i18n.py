@@ -95,6 +95,24 @@ def python_messages(path: Path) -> set[str]:
     return found
 
 
+def gettext_aliases(path: Path) -> set[str]:
+    """The names a module binds Django's translation functions to (``import ... as``)."""
+    return {
+        alias.asname or alias.name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == "django.utils.translation"
+        for alias in node.names
+        if "gettext" in alias.name
+    }
+
+
+@pytest.mark.parametrize("module", PYTHON, ids=lambda p: p.name)
+def test_gettext_is_called_by_a_name_makemessages_extracts(module):
+    """xgettext only knows ``_``, ``gettext``, ``gettext_lazy``...: a string passed to an
+    alias such as ``_lazy`` is marked in the code but never reaches the .pot."""
+    assert gettext_aliases(module) <= GETTEXT
+
+
 def test_the_shipped_pot_lists_every_marked_string():
     """Run ``manage.py makemessages`` (see CONTRIBUTING.md) when this fails."""
     marked = set().union(
