@@ -23,7 +23,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 
 from ..errors import PgmqError
 from ..internal import InternalManager
@@ -51,33 +51,37 @@ class ScheduleForm(forms.Form):
     """A schedule as the admin edits it: a message, or a Django task with its arguments."""
 
     cron = forms.CharField(
-        label=_lazy("Cron"),
+        label=gettext_lazy("Cron"),
         max_length=200,
-        help_text=_lazy("Five fields, @daily and the like, or @every 30 seconds."),
+        help_text=gettext_lazy("Five fields, @daily and the like, or @every 30 seconds."),
     )
     queue = forms.CharField(
-        label=_lazy("Queue"),
+        label=gettext_lazy("Queue"),
         max_length=47,
         required=False,
-        help_text=_lazy("Where the message goes (for a task: its queue unless given)."),
+        help_text=gettext_lazy("Where the message goes (for a task: its queue unless given)."),
     )
-    message = JsonField(label=_lazy("Message"), required=False)
-    headers = JsonField(label=_lazy("Headers"), required=False, object_only=True)
+    message = JsonField(label=gettext_lazy("Message"), required=False)
+    headers = JsonField(label=gettext_lazy("Headers"), required=False, object_only=True)
     task = forms.CharField(
-        label=_lazy("Task"),
+        label=gettext_lazy("Task"),
         max_length=255,
         required=False,
-        help_text=_lazy("Dotted path of a Django task; then the message is the task's."),
+        help_text=gettext_lazy("Dotted path of a Django task; then the message is the task's."),
     )
-    args = JsonField(label=_lazy("Task arguments"), required=False)
-    kwargs = JsonField(label=_lazy("Task keyword arguments"), required=False, object_only=True)
-    time_zone = forms.CharField(label=_lazy("Time zone"), max_length=64)
+    args = JsonField(label=gettext_lazy("Task arguments"), required=False)
+    kwargs = JsonField(
+        label=gettext_lazy("Task keyword arguments"), required=False, object_only=True
+    )
+    time_zone = forms.CharField(label=gettext_lazy("Time zone"), max_length=64)
     catch_up = forms.IntegerField(
-        label=_lazy("Catch-up (seconds)"),
+        label=gettext_lazy("Catch-up (seconds)"),
         min_value=0,
-        help_text=_lazy("A tick missed by up to this long is still sent; older ones are skipped."),
+        help_text=gettext_lazy(
+            "A tick missed by up to this long is still sent; older ones are skipped."
+        ),
     )
-    enabled = forms.BooleanField(label=_lazy("Enabled"), required=False)
+    enabled = forms.BooleanField(label=gettext_lazy("Enabled"), required=False)
 
     def entry(self) -> dict[str, Any]:
         """The form as a settings entry (what `schedule_settings.resolve` reads)."""

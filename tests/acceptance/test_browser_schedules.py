@@ -50,7 +50,7 @@ def test_a_schedule_page_edits_toggles_runs_and_shows_its_ticks(browser_page, op
 
     row.locator("a", has_text=NAME).click()
     page.wait_for_selector("#pgmq-next-ticks")
-    assert "3 tick(s) skipped" in page.locator("#pgmq-schedule-status").inner_text()
+    assert "3 ticks skipped" in page.locator("#pgmq-schedule-status").inner_text()
     upcoming = page.locator("#pgmq-next-ticks tbody tr")
     assert upcoming.count() == 5
     first = upcoming.first.locator("td")

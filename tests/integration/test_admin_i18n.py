@@ -95,6 +95,24 @@ def python_messages(path: Path) -> set[str]:
     return found
 
 
+def gettext_aliases(path: Path) -> set[str]:
+    """The names a module binds Django's translation functions to (``import ... as``)."""
+    return {
+        alias.asname or alias.name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == "django.utils.translation"
+        for alias in node.names
+        if "gettext" in alias.name
+    }
+
+
+@pytest.mark.parametrize("module", PYTHON, ids=lambda p: p.name)
+def test_gettext_is_called_by_a_name_makemessages_extracts(module):
+    """xgettext only knows ``_``, ``gettext``, ``gettext_lazy``...: a string passed to an
+    alias such as ``_lazy`` is marked in the code but never reaches the .pot."""
+    assert gettext_aliases(module) <= GETTEXT
+
+
 def test_the_shipped_pot_lists_every_marked_string():
     """Run ``manage.py makemessages`` (see CONTRIBUTING.md) when this fails."""
     marked = set().union(
@@ -188,3 +206,22 @@ def test_the_dashboard_speaks_german_when_the_language_is_german(client, queue, 
     assert "Send a message" not in html and "Queue attributes" not in html
     overview = client.get(ADMIN).content.decode()
     assert "Noch keine Queues." in overview or "Nachrichten in der aktuellen Tabelle" in overview
+
+
+def test_the_schedule_pages_speak_german(client, queue, internal, settings):
+    """The schedule pages (list, page, its form's lazy labels, the plural) in German."""
+    from tests.integration.test_admin_views import ADMIN, ALL_PERMS, login
+
+    settings.LANGUAGE_CODE = "de"
+    login(client, *ALL_PERMS)
+    internal.create_schedule("i18n_nightly", "30 2 * * *", queue, {"n": 1})
+    try:
+        listing = client.get(f"{ADMIN}schedules/").content.decode()
+        html = client.get(f"{ADMIN}schedules/i18n_nightly/edit/").content.decode()
+    finally:
+        internal.drop_schedule("i18n_nightly")
+    for german in ("Zeitpläne", "Nächster Termin", "eingeschaltet"):
+        assert german in listing, german
+    for german in ("Nächste Termine", "0 Termine übersprungen", "Task-Argumente", "Zeitzone"):
+        assert german in html, german
+    assert "Next ticks" not in html and "Task arguments" not in html
