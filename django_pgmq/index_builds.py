@@ -10,12 +10,20 @@ by a failed build is dropped (concurrently) and built again. One session builds 
 given index at a time (an advisory lock); the others skip it. A role builds only the
 indexes of tables it owns: an application role's wishes on the owner's queues wait for
 the owner's ``pgmq_maintain`` (or a worker running as the owner).
+
+The background builds (after a commit, and the workers') wait at most
+`BACKGROUND_LOCK_TIMEOUT` for a lock: a build waits for every transaction older than
+it, and one of those that then takes a lock the build holds (``purge_queue``, a drop)
+would otherwise deadlock with it, and PostgreSQL might abort the caller's transaction
+rather than the build. The background build gives way instead and tries again later
+(`BACKGROUND_TRIES`); ``pgmq_maintain`` waits as long as it takes.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 import psycopg
@@ -40,20 +48,28 @@ WHERE pg_has_role((SELECT c.relowner FROM pg_class c
 _LOCK = "SELECT pg_try_advisory_lock(hashtext('pgmq.index_build.' || %s))"
 _UNLOCK = "SELECT pg_advisory_unlock(hashtext('pgmq.index_build.' || %s))"
 
+# A background build gives way after this long waiting for a lock, then tries again
+# after 1, 4, 16 ... seconds, this many times in all.
+BACKGROUND_LOCK_TIMEOUT = "500ms"
+BACKGROUND_TRIES = 4
+
 _background: threading.Thread | None = None
 _background_lock = threading.Lock()
 
 
-def build_pending(using: str) -> list[str]:
+def build_pending(using: str, lock_timeout: str | None = None) -> list[str]:
     """Build every wanted index now, one after the other; the names of those built.
 
-    Blocks until each build is done (a build waits for transactions older than it).
+    Blocks until each build is done (a build waits for transactions older than it),
+    or, with ``lock_timeout``, skips a build that waited that long for a lock.
     """
     from .worker.listener import connection_params  # the worker package imports the manager
 
     params: dict[str, Any] = connection_params(using)
     params["application_name"] = "django-pgmq index build"
     with psycopg.connect(**params) as conn:
+        if lock_timeout is not None:
+            conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(lock_timeout)))
         return build_on(conn)
 
 
@@ -85,6 +101,9 @@ def build_on(conn: psycopg.Connection) -> list[str]:
                 )
             )
             built.append(index)
+        except psycopg.errors.LockNotAvailable:
+            # gave way (lock_timeout): left invalid or not made; the next run builds it
+            logger.info("building pgmq.%s gave way to a lock holder; tried again later", index)
         finally:
             conn.execute(_UNLOCK, [index])
     conn.execute(_PENDING).fetchall()  # clears the rows of the indexes just built
@@ -92,11 +111,24 @@ def build_on(conn: psycopg.Connection) -> list[str]:
 
 
 def _build_logged(using: str) -> None:
-    try:
-        for index in build_pending(using):
-            logger.info("built index pgmq.%s", index)
-    except Exception:
-        logger.exception("building the wanted queue indexes failed; the next run retries")
+    for attempt in range(BACKGROUND_TRIES):
+        try:
+            for index in build_pending(using, lock_timeout=BACKGROUND_LOCK_TIMEOUT):
+                logger.info("built index pgmq.%s", index)
+            if not _still_wanted(using):
+                return
+        except Exception:
+            logger.exception("building the wanted queue indexes failed; the next run retries")
+            return
+        time.sleep(4**attempt)
+
+
+def _still_wanted(using: str) -> bool:
+    """Whether an index this role may build is still wanted (a build gave way)."""
+    from .worker.listener import connection_params
+
+    with psycopg.connect(**connection_params(using)) as conn:
+        return bool(conn.execute(_PENDING).fetchall())
 
 
 def build_in_background(using: str) -> threading.Thread:

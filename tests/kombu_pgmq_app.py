@@ -26,7 +26,9 @@ import django_pgmq as pgmq  # noqa: E402
 
 EVENTS_QUEUE = "kombu_events"
 
-app = Celery("kombu_pgmq")
+# Not the current app: importing this module (pytest collects it) must not take over
+# shared tasks of the example project's own app (django-pgmq://) in the test process.
+app = Celery("kombu_pgmq", set_as_current=False)
 app.conf.update(
     broker_url="pgmq://",
     broker_transport_options={

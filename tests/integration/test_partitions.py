@@ -15,7 +15,13 @@ import pytest
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from django_pgmq import InvalidArgument, QueueManager, QueueNameConflict, QueueNotFound
+from django_pgmq import (
+    InvalidArgument,
+    QueueManager,
+    QueueNameConflict,
+    QueueNotFound,
+    index_builds,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -431,6 +437,7 @@ def test_create_of_any_kind_leaves_an_existing_queue_as_it_is(manager, partition
         manager.create_queue(name, unlogged=kind == "unlogged")
     if kind == "attributes":
         manager.set_queue_attributes(name, priorities=True, delivery_delay=5)
+        index_builds.wait_for_background()  # its priority index, built after the commit
     if kind == "archive":
         manager.convert_archive_partitioned(name, "10", None, 2)
     [msg_id] = manager.send_batch(name, [{"n": 1}])
