@@ -23,6 +23,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import django_pgmq as pgmq
+from django_pgmq import index_builds
 from tests.celery_support import Worker
 from tests.kombu_pgmq_app import EVENTS_QUEUE, PARTITIONED, app, note
 
@@ -165,6 +166,11 @@ def test_fifo_mode_reads_groups_in_order(broker, start_worker, pg_connect):
     for group in (0, 1):
         seqs = [e["seq"] for e in found if e["seq"] % 2 == group]
         assert seqs == sorted(seqs)
+    # kombu's create_fifo_index records the wish; the index is built concurrently, outside
+    # any transaction, as a worker or pgmq_maintain does (here: now)
+    wanted = [row[0] for row in db.execute("SELECT index_name FROM pgmq.pending_indexes()")]
+    assert "q_kq_fifo_fifo_idx" in wanted
+    index_builds.build_pending_dsn(db.info.dsn)
     indexes = [row[0] for row in db.execute(
         "SELECT indexdef FROM pg_indexes WHERE schemaname = 'pgmq' AND tablename = 'q_kq_fifo'"
     )]  # fmt: skip
