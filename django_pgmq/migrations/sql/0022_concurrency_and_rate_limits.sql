@@ -512,101 +512,90 @@ BEGIN
     -- Over-read messages moved to the dead-letter queue do not count: read again for
     -- the rest (each round moves at least one, so this ends).
     LOOP
-        groups := '{}';
-        budget := wanted;
-        dead := '{}';
+    groups := '{}';
+    budget := wanted;
+    dead := '{}';
 
-        -- Groups whose first message looks visible, oldest first. Only a hint: each
-        -- is checked again below, after its lock is held.
-        FOR grp IN EXECUTE format(
+    -- Groups whose first message looks visible, oldest first. Only a hint: each
+    -- is checked again below, after its lock is held.
+    FOR grp IN EXECUTE format(
+        $q$
+        SELECT h.grp
+        FROM (
+            SELECT DISTINCT ON (pgmq._fifo_group(headers))
+                   pgmq._fifo_group(headers) AS grp, msg_id, vt
+            FROM pgmq.%I
+            ORDER BY pgmq._fifo_group(headers), msg_id
+        ) h
+        WHERE h.vt <= clock_timestamp()
+        ORDER BY h.msg_id
+        $q$,
+        qtable
+    )
+    LOOP
+        -- Another reader holds this group until it commits: leave it alone.
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
+        -- A new statement, so a new snapshot: it sees what the last holder committed.
+        EXECUTE format(
             $q$
-            SELECT h.grp
+            SELECT count(*) FILTER (WHERE ok)
             FROM (
-                SELECT DISTINCT ON (pgmq._fifo_group(headers))
-                       pgmq._fifo_group(headers) AS grp, msg_id, vt
-                FROM pgmq.%I
-                ORDER BY pgmq._fifo_group(headers), msg_id
-            ) h
-            WHERE h.vt <= clock_timestamp()
-            ORDER BY h.msg_id
+                SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
+                FROM (
+                    SELECT msg_id, vt FROM pgmq.%I
+                    WHERE pgmq._fifo_group(headers) = $1
+                    ORDER BY msg_id
+                    LIMIT $2
+                ) front
+            ) run
             $q$,
             qtable
-        )
-        LOOP
-            -- Another reader holds this group until it commits: leave it alone.
-            CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
-            -- A new statement, so a new snapshot: it sees what the last holder committed.
-            EXECUTE format(
-                $q$
-                SELECT count(*) FILTER (WHERE ok)
-                FROM (
-                    SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
-                    FROM (
-                        SELECT msg_id, vt FROM pgmq.%I
-                        WHERE pgmq._fifo_group(headers) = $1
-                        ORDER BY msg_id
-                        LIMIT $2
-                    ) front
-                ) run
-                $q$,
-                qtable
-            ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
-            CONTINUE WHEN ready = 0;
-            groups := groups || grp;
-            budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
-            EXIT WHEN budget <= 0;
-        END LOOP;
+        ) INTO ready USING grp, CASE WHEN mode = 'fill' THEN budget ELSE 1 END;
+        CONTINUE WHEN ready = 0;
+        groups := groups || grp;
+        budget := budget - CASE WHEN mode = 'fill' THEN ready::integer ELSE 1 END;
+        EXIT WHEN budget <= 0;
+    END LOOP;
 
     EXIT WHEN cardinality(groups) = 0;
 
-        claim := format(
-            $q$
-            WITH wanted AS MATERIALIZED (
-                -- The readable front of each locked group, ranked, then chosen by mode.
-                SELECT g.prio, r.msg_id, r.rnk
-                FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
-                CROSS JOIN LATERAL (
-                    SELECT f.msg_id,
-                           row_number() OVER w AS rnk,
-                           bool_and(f.vt <= clock_timestamp()) OVER w AS ok
-                    FROM (
-                        SELECT msg_id, vt FROM pgmq.%1$I
-                        WHERE pgmq._fifo_group(headers) = g.grp
-                        ORDER BY msg_id
-                        LIMIT $5
-                    ) f
-                    WINDOW w AS (ORDER BY f.msg_id)
-                ) r
-                WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
-                ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
-                         CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
-                LIMIT $2
-            ),
-            locked AS MATERIALIZED (
-                SELECT m.msg_id FROM pgmq.%1$I m
-                WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
-                  AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
-                FOR UPDATE SKIP LOCKED
-            ),
-            usable AS (
-                -- A row someone else holds (a plain read, a delete) ends its group's share.
-                SELECT w.msg_id, w.prio, w.rnk
-                FROM wanted w
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM wanted e
-                    WHERE e.prio = w.prio AND e.rnk <= w.rnk
-                      AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
-                )
-            ),
-            claimed AS (
-                UPDATE pgmq.%1$I m
-                SET vt = clock_timestamp() + $3,
-                    read_ct = m.read_ct + 1,
-                    last_read_at = clock_timestamp()
-                FROM usable u
-                WHERE m.msg_id = u.msg_id
-                RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
-                          m.headers, u.prio, u.rnk
+    claim := format(
+        $q$
+        WITH wanted AS MATERIALIZED (
+            -- The readable front of each locked group, ranked, then chosen by mode.
+            SELECT g.prio, r.msg_id, r.rnk
+            FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
+            CROSS JOIN LATERAL (
+                SELECT f.msg_id,
+                       row_number() OVER w AS rnk,
+                       bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+                FROM (
+                    SELECT msg_id, vt FROM pgmq.%1$I
+                    WHERE pgmq._fifo_group(headers) = g.grp
+                    ORDER BY msg_id
+                    LIMIT $5
+                ) f
+                WINDOW w AS (ORDER BY f.msg_id)
+            ) r
+            WHERE r.ok AND ($4 <> 'head' OR r.rnk = 1)
+            ORDER BY CASE WHEN $4 = 'rr' THEN r.rnk ELSE g.prio END,
+                     CASE WHEN $4 = 'rr' THEN g.prio ELSE r.rnk END
+            LIMIT $2
+        ),
+        locked AS MATERIALIZED (
+            SELECT m.msg_id FROM pgmq.%1$I m
+            WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
+              AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
+            FOR UPDATE SKIP LOCKED
+        ),
+        usable AS (
+            -- A row someone else holds (a plain read, a delete) ends its group's share.
+            SELECT w.msg_id, w.prio, w.rnk
+            FROM wanted w
+            WHERE NOT EXISTS (
+                SELECT 1 FROM wanted e
+                WHERE e.prio = w.prio AND e.rnk <= w.rnk
+                  AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.msg_id = e.msg_id)
             )
         ),
         claimed AS (
@@ -646,20 +635,9 @@ BEGIN
             given := given || rec.msg_id;
             wanted := wanted - 1;
         END IF;
-        FOR rec IN EXECUTE claim
-            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
-            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
-        LOOP
-            IF rec.read_ct > f.max_receive_count THEN
-                dead := dead || rec.msg_id;
-            ELSE
-                RETURN NEXT rec;
-                given := given || rec.msg_id;
-                wanted := wanted - 1;
-            END IF;
-        END LOOP;
-        PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
-        EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
+    END LOOP;
+    PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
+    EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
     END LOOP;
     IF limited THEN
         PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, given);
