@@ -63,11 +63,7 @@ def build_pending(using: str, lock_timeout: str | None = None) -> list[str]:
     Blocks until each build is done (a build waits for transactions older than it),
     or, with ``lock_timeout``, skips a build that waited that long for a lock.
     """
-    from .worker.listener import connection_params  # the worker package imports the manager
-
-    params: dict[str, Any] = connection_params(using)
-    params["application_name"] = "django-pgmq index build"
-    with psycopg.connect(**params) as conn:
+    with _connect(using) as conn:
         if lock_timeout is not None:
             conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(lock_timeout)))
         return build_on(conn)
@@ -125,10 +121,17 @@ def _build_logged(using: str) -> None:
 
 def _still_wanted(using: str) -> bool:
     """Whether an index this role may build is still wanted (a build gave way)."""
-    from .worker.listener import connection_params
-
-    with psycopg.connect(**connection_params(using)) as conn:
+    with _connect(using) as conn:
         return bool(conn.execute(_PENDING).fetchall())
+
+
+def _connect(using: str) -> psycopg.Connection:
+    """An autocommit connection of its own to ``using``'s database, named for the builds."""
+    from .worker.listener import connection_params  # the worker package imports the manager
+
+    params: dict[str, Any] = connection_params(using)
+    params["application_name"] = "django-pgmq index build"
+    return psycopg.connect(**params)
 
 
 def build_in_background(using: str) -> threading.Thread:

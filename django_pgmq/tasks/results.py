@@ -248,21 +248,6 @@ def encode(value: Any) -> str:
     return json.dumps(value, allow_nan=False)
 
 
-def finish(
-    using: str,
-    record: TaskResultRecord,
-    message: tuple[str, int],
-    status: str,
-    return_value: str | None = None,
-) -> None:
-    """Write a verdict (``return_value`` as JSON text) and delete the task's message at once.
-
-    ``message`` is (queue, msg_id). One statement: a crash leaves both or neither.
-    """
-    decide(record, status, return_value)
-    write_verdict(using, record, message, return_value)
-
-
 def decide(record: TaskResultRecord, status: str, return_value: str | None = None) -> None:
     """Set a verdict on the row in memory, finished now; `write_verdict` stores it."""
     record.status, record.finished_at = status, timezone.now()
