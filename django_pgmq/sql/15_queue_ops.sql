@@ -30,12 +30,50 @@
 -- had a lower id than every message alive: this session sees it at its next look,
 -- within a second.
 
+-- The statements of the operations that return only msg_id (s, 1, a, d), returning
+-- only it: pgmq.send, send_batch, archive and delete run them as they are (a RETURNING
+-- list padded with six typed NULLs costs a send about a third of its time), and
+-- pgmq._queue_ops_sql_for pads them for the callers that want the record. Same
+-- parameters as the router's ($4 vt, $5 msg_ids, $6 messages, $7 headers).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(qtable text, op "char")
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT format(
+        CASE op
+        -- A function scan yields the arrays in order and the insert numbers rows as they
+        -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
+        WHEN 's' THEN $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        SELECT coalesce($4, clock_timestamp()), u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+        RETURNING q.msg_id$sql$
+        -- one message: a VALUES row plans in less time than a function scan
+        WHEN '1' THEN $sql$
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        VALUES (coalesce($4, clock_timestamp()), $6[1], $7[1])
+        RETURNING q.msg_id$sql$
+        WHEN 'a' THEN $sql$
+        WITH moved AS (
+            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        INSERT INTO pgmq.%2$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
+        SELECT * FROM moved
+        RETURNING a.msg_id$sql$
+        WHEN 'd' THEN $sql$
+        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+        RETURNING q.msg_id$sql$
+        END,
+        qtable,
+        'a' || substr(qtable, 2));
+$fn$;
+
 -- The statement of one operation on one queue. Its parameters are the router's USING
 -- list, in this order: $1 op, $2 qty, $3 vt seconds, $4 vt timestamp, $5 msg_ids,
 -- $6 messages, $7 headers, $8 read condition, $9 the low-water mark. low is the SQL
 -- expression read and pop start from ('$9' in the router, '0' for a caller without one).
 -- Ops: s send, 1 send of one message, r read, p pop, a archive, d delete, v set_vt; s, 1,
--- a and d return only msg_id.
+-- a and d fill only msg_id (the rest NULL).
 -- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
 -- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql).
 -- pgmq._queue_ops_sql for the live table qtable (the name format_table_name gave, which
@@ -45,7 +83,12 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low t
 RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $fn$
-    SELECT format(
+    SELECT CASE
+        WHEN op IN ('s', '1', 'a', 'd') THEN
+            -- the statement pgmq._queue_ops_ids_sql gives, with the record's other columns
+            pgmq._queue_ops_ids_sql(qtable, op) || $cols$, NULL::integer, NULL::timestamptz,
+                  NULL::timestamptz, NULL::timestamptz, NULL::jsonb, NULL::jsonb$cols$
+        ELSE format(
         CASE op
         WHEN 'r' THEN $sql$
         WITH claimed AS (
@@ -53,7 +96,7 @@ AS $fn$
             SET vt = clock_timestamp() + make_interval(secs => $3),
                 read_ct = m.read_ct + 1,
                 last_read_at = clock_timestamp()
-            WHERE m.msg_id = ANY(ARRAY(%3$s))
+            WHERE m.msg_id = ANY(ARRAY(%2$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
         SELECT * FROM claimed c ORDER BY c.msg_id
@@ -61,40 +104,10 @@ AS $fn$
         WHEN 'p' THEN $sql$
         WITH removed AS (
             DELETE FROM pgmq.%1$I m
-            WHERE m.msg_id = ANY(ARRAY(%3$s))
+            WHERE m.msg_id = ANY(ARRAY(%2$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
         SELECT * FROM removed r ORDER BY r.msg_id
-        $sql$
-        -- A function scan yields the arrays in order and the insert numbers rows as they
-        -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
-        WHEN 's' THEN $sql$
-        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT coalesce($4, clock_timestamp()), u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
-        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
-                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$
-        -- one message: a VALUES row plans in less time than a function scan
-        WHEN '1' THEN $sql$
-        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        VALUES (coalesce($4, clock_timestamp()), $6[1], $7[1])
-        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
-                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$
-        WHEN 'a' THEN $sql$
-        WITH moved AS (
-            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
-            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
-        )
-        INSERT INTO pgmq.%2$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
-        SELECT * FROM moved
-        RETURNING a.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
-                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
-        $sql$
-        WHEN 'd' THEN $sql$
-        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
-        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
-                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
         $sql$
         WHEN 'v' THEN $sql$
         WITH moved AS (
@@ -105,7 +118,6 @@ AS $fn$
         $sql$
         END,
         qtable,
-        'a' || substr(qtable, 2),
         -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
         -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
         -- the picked rows by key, whatever the plan's row estimates (a join could walk
@@ -119,7 +131,8 @@ AS $fn$
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED
             $pick$,
-            qtable, low));
+            qtable, low))
+        END;
 $fn$;
 
 -- The statement of op on queue_name (the name checked): the router's, for callers that
@@ -131,54 +144,78 @@ AS $fn$
     SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'), op, low);
 $fn$;
 
--- The smallest msg_id this session may start a read or pop of queue_name at (see the
--- top of this file): the session's mark while it is fresh and for the same table, else
--- looked up again (the oldest live message, else the id sequence's last value) and
--- kept as "<table oid> <next look, epoch seconds> <msg_id>". 0 when the table is
--- missing (the statement then fails as pgmq's does).
-CREATE OR REPLACE FUNCTION pgmq._low_water_mark(queue_name text)
+-- The smallest msg_id this session may start a read or pop of the live table qtable at
+-- (see the top of this file): the session's mark while it is fresh and for the same
+-- table, else looked up again and kept as
+-- "<table oid> <next look> <msg_id> <next full look>" (epoch seconds). A look finds the
+-- oldest live message (else the id sequence's last value). A full look, once a second,
+-- walks the primary key from its start; the looks between, every 50 ms, walk it from
+-- the session's mark, so the dead entries a read walks past are at most 50 ms of
+-- traffic, not a second's, and a look costs no more than that walk. Every message alive
+-- at a look has an id at or above the mark it finds, so the short look keeps the
+-- guarantee above; the full look is what catches, within a second, a message whose
+-- sending transaction was open at an earlier look. 0 when the table is missing (the
+-- statement then fails as pgmq's does).
+CREATE OR REPLACE FUNCTION pgmq._low_water_mark_for(qtable text)
 RETURNS bigint
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq._message_table_name(queue_name, 'q');
     -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
     key text := 'pgmq.low_' || replace(qtable, '-', '$');
-    mark text := current_setting(key, true);
+    mark text[] := string_to_array(current_setting(key, true), ' ');
     rel oid := to_regclass(format('pgmq.%I', qtable));
     now_s float8 := extract(epoch FROM clock_timestamp());
+    full_look boolean;
     low bigint;
 BEGIN
     IF rel IS NULL THEN
         RETURN 0;
     END IF;
-    IF coalesce(split_part(mark, ' ', 1), '') = rel::text
-       AND split_part(mark, ' ', 2)::float8 >= now_s THEN
-        RETURN split_part(mark, ' ', 3)::bigint;
+    full_look := cardinality(mark) IS DISTINCT FROM 4 OR mark[1] <> rel::text
+                 OR mark[4]::float8 < now_s;
+    IF NOT full_look AND mark[2]::float8 >= now_s THEN
+        RETURN mark[3]::bigint;
     END IF;
-    EXECUTE format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
+    IF full_look THEN
+        EXECUTE format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
+    ELSE
+        EXECUTE format('SELECT q.msg_id FROM pgmq.%I q WHERE q.msg_id >= $1 ORDER BY q.msg_id LIMIT 1', qtable)
+            INTO low USING mark[3]::bigint;
+    END IF;
     low := coalesce(low, pg_sequence_last_value(pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id')::regclass), 0);
-    PERFORM set_config(key, concat_ws(' ', rel, now_s + 1, low), false);
+    PERFORM set_config(key, concat_ws(' ', rel, now_s + 0.05, low,
+                                      CASE WHEN full_look THEN (now_s + 1)::text ELSE mark[4] END), false);
     RETURN low;
 END
+$fn$;
+
+-- The mark of queue_name (its name checked): for callers that have only the name.
+CREATE OR REPLACE FUNCTION pgmq._low_water_mark(queue_name text)
+RETURNS bigint
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._low_water_mark_for(pgmq._message_table_name(queue_name, 'q'));
 $fn$;
 
 -- Kept plans, per session (docs/design.md, "Plans kept per session"): EXECUTE parses
 -- and plans the statement on every call, which cost read+archive at batch 10 about a
 -- third of its speed. So after three uses in a session of read, pop, archive or delete
--- on a queue without attributes, the router PREPAREs that statement under the name
--- pgmq_<op>_<table> and from then on runs it with EXECUTE of the prepared statement,
--- planned once. A prepared statement is state of the session (like a setting), not a
--- database object: nothing is created in any schema, and it is gone when the session
--- ends or runs DEALLOCATE / DISCARD ALL.
+-- on a queue without attributes, the router PREPAREs that statement and from then on
+-- runs it with EXECUTE of the prepared statement, planned once. A prepared statement
+-- is state of the session (like a setting), not a database object: nothing is created
+-- in any schema, and it is gone when the session ends or runs DEALLOCATE / DISCARD ALL.
 -- - The attribute lookup stays first on every call, so a queue that gets attributes
 --   (or is paused) takes the other path at once, at every isolation level.
--- - The session's state per queue and op is a setting pgmq.prep_<op>_<table>: a count
---   of uses ('1' .. '3'), 'p' once prepared, 'c' when the cap stopped it. A value that
---   is none of these counts as 0, so a bad value never makes a call fail. With 'p' the
---   router still looks in pg_prepared_statements that the statement exists (a client
---   may have run DEALLOCATE ALL, or RESET ALL then DISCARD, as PgBouncer does) and
---   prepares it again when it is gone; no exception block, no subtransaction.
+-- - Names: pgmq_r_<table> and pgmq_p_<table> (the record form of read and pop),
+--   pgmq_ai_<table> and pgmq_di_<table> (archive and delete returning msg_id only).
+-- - The session's state per statement is a setting pgmq.prep_<name without pgmq_>: a
+--   count of uses ('1' .. '3'), 'p' once prepared, 'c' when the cap stopped it. A value
+--   that is none of these counts as 0, so a bad value never makes a call fail. With 'p'
+--   pgmq._queue_ops_prepared still looks in pg_prepared_statements that the statement
+--   exists (a client may have run DEALLOCATE ALL, or RESET ALL then DISCARD, as
+--   PgBouncer does) and prepares it again when it is gone; no exception block, no
+--   subtransaction.
 -- - At most 32 of the session's prepared statements are ours (8 queues with all four
 --   ops): looking one up in pg_prepared_statements costs about 0.3 us per statement
 --   the session holds, so a larger cap would eat the gain. A queue past the cap stays
@@ -189,9 +226,49 @@ $fn$;
 -- - A dropped and re-created queue: PostgreSQL re-analyzes the statement by its name
 --   on the next use. Permissions are checked when it runs, under the current role.
 -- - The plan is the generic one, made with seqscan and bitmapscan off (the SET clauses
---   of pgmq._queue_ops_run_prepared, applied whenever PostgreSQL plans it again): a
---   plan made while the table is empty must still walk the primary key once it holds
---   a backlog. Its parameters are the router's, the low-water mark among them.
+--   of pgmq._queue_ops_run_prepared and _run_prepared_ids, applied whenever PostgreSQL
+--   plans it again): a plan made while the table is empty must still walk the primary
+--   key once it holds a backlog. Its parameters are the router's, the low-water mark
+--   among them.
+-- The name of the prepared statement of op (r, p, a or d) on qtable to run, or NULL to
+-- run the statement with EXECUTE this time.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_prepared(qtable text, op "char")
+RETURNS text
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stmt text := 'pgmq_' || op::text || CASE WHEN op IN ('a', 'd') THEN 'i_' ELSE '_' END || qtable;
+    -- '-' may not appear in a setting's name (as for the low-water mark)
+    key text := 'pgmq.prep_' || replace(substr(stmt, 6), '-', '$');
+    state text := coalesce(current_setting(key, true), '');
+BEGIN
+    IF state = 'p' OR state = '3' THEN
+        IF NOT EXISTS (SELECT FROM pg_prepared_statements s WHERE s.name = stmt) THEN
+            IF octet_length(stmt) > 63
+               OR (SELECT count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
+                state := 'c';
+            ELSE
+                EXECUTE format(
+                    'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
+                    stmt, CASE WHEN op IN ('a', 'd') THEN pgmq._queue_ops_ids_sql(qtable, op)
+                               ELSE pgmq._queue_ops_sql_for(qtable, op, '$9') END);
+            END IF;
+        END IF;
+        IF state <> 'p' THEN
+            PERFORM set_config(key, CASE state WHEN 'c' THEN 'c' ELSE 'p' END, false);
+        END IF;
+        IF state <> 'c' THEN
+            RETURN stmt;
+        END IF;
+    ELSIF state IN ('', '0', '1', '2') THEN
+        PERFORM set_config(key, (coalesce(nullif(state, ''), '0')::integer + 1)::text, false);
+    ELSIF state <> 'c' THEN
+        PERFORM set_config(key, '1', false);
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_run_prepared(
     stmt text, p_qty integer, p_secs integer, p_ids bigint[], p_cond jsonb, low bigint
 )
@@ -207,11 +284,24 @@ BEGIN
 END
 $fn$;
 
--- Run one operation on one queue: the router every message function calls. A queue
--- without attributes (no row in pgmq.queue_attributes, one index lookup) runs the plain
--- statement (prepared in this session once it is used often, see above); one with
--- attributes runs the statement written for them, and its reads go through the claim
--- filter (pgmq._claim_filter, sql/25_attributes.sql).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_run_prepared_ids(stmt text, p_ids bigint[])
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $fn$
+BEGIN
+    RETURN QUERY EXECUTE format('EXECUTE %I(NULL, NULL, NULL, NULL, %L, NULL, NULL, NULL, NULL)', stmt, p_ids);
+END
+$fn$;
+
+-- Run one operation on one queue: the router every message function that returns
+-- records calls (read, pop, set_vt; it takes every op). A queue without attributes (no
+-- row in pgmq.queue_attributes, one index lookup) runs the plain statement (prepared in
+-- this session once it is used often, see above); one with attributes runs the
+-- statement written for them, and its reads go through the claim filter
+-- (pgmq._claim_filter, sql/25_attributes.sql).
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(
     queue_name text, p_op "char", p_qty integer, p_secs integer, p_vt timestamptz,
     p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb
@@ -226,11 +316,9 @@ DECLARE
     low bigint := 0;
     op "char" := CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
     stmt text;
-    key text;
-    state text;
 BEGIN
     IF p_op = 'r' OR p_op = 'p' THEN
-        low := pgmq._low_water_mark(queue_name);
+        low := pgmq._low_water_mark_for(qtable);
     END IF;
     SELECT a.attributes INTO attrs
     FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
@@ -239,36 +327,50 @@ BEGIN
             queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
         RETURN;
     END IF;
-    IF op IN ('r', 'p', 'a', 'd') THEN
-        stmt := 'pgmq_' || op::text || '_' || qtable;
-        -- '-' may not appear in a setting's name (as for the low-water mark)
-        key := 'pgmq.prep_' || op::text || '_' || replace(qtable, '-', '$');
-        state := coalesce(current_setting(key, true), '');
-        IF state = 'p' OR state = '3' THEN
-            IF NOT EXISTS (SELECT FROM pg_prepared_statements s WHERE s.name = stmt) THEN
-                IF octet_length(stmt) > 63
-                   OR (SELECT count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
-                    state := 'c';
-                ELSE
-                    EXECUTE format(
-                        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
-                        stmt, pgmq._queue_ops_sql_for(qtable, op, '$9'));
-                END IF;
-            END IF;
-            IF state <> 'p' THEN
-                PERFORM set_config(key, CASE state WHEN 'c' THEN 'c' ELSE 'p' END, false);
-            END IF;
-            IF state <> 'c' THEN
-                RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(stmt, p_qty, p_secs, p_ids, p_cond, low);
-                RETURN;
-            END IF;
-        ELSIF state IN ('', '0', '1', '2') THEN
-            PERFORM set_config(key, (coalesce(nullif(state, ''), '0')::integer + 1)::text, false);
-        ELSIF state <> 'c' THEN
-            PERFORM set_config(key, '1', false);
+    IF op = 'r' OR op = 'p' THEN
+        stmt := pgmq._queue_ops_prepared(qtable, op);
+        IF stmt IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(stmt, p_qty, p_secs, p_ids, p_cond, low);
+            RETURN;
         END IF;
     END IF;
     RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, op, '$9')
         USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+END
+$fn$;
+
+-- The router of the operations that return only msg_id (send, send_batch, archive,
+-- delete): the same choice as pgmq._queue_ops_route, with the plain statements of
+-- pgmq._queue_ops_ids_sql, which return msg_id alone.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_route_ids(
+    queue_name text, p_op "char", p_vt timestamptz, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[]
+)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
+    qtable text := pgmq._message_table_name(queue_name, 'q');
+    attrs jsonb;
+    op "char" := CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
+    stmt text;
+BEGIN
+    SELECT a.attributes INTO attrs
+    FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    IF attrs IS NOT NULL THEN
+        RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_with_attributes(
+            queue_name, attrs, p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,
+            NULL::jsonb, 0::bigint) r;
+        RETURN;
+    END IF;
+    IF op = 'a' OR op = 'd' THEN
+        stmt := pgmq._queue_ops_prepared(qtable, op);
+        IF stmt IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(stmt, p_ids);
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY EXECUTE pgmq._queue_ops_ids_sql(qtable, op)
+        USING p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers, NULL::jsonb, 0::bigint;
 END
 $fn$;

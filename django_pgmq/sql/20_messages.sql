@@ -1,6 +1,8 @@
 -- Messages: send, send_batch, read, read_with_poll, pop, delete, archive, set_vt.
 -- Each family has one plpgsql implementation, which checks its arguments and calls
--- the router pgmq._queue_ops_route (sql/15_queue_ops.sql) with one op; the other overloads
+-- a router (sql/15_queue_ops.sql) with one op: pgmq._queue_ops_route_ids for those
+-- that return msg_id (send, send_batch, archive, delete), pgmq._queue_ops_route for
+-- those that return messages; the other overloads
 -- call it with defaults or turn an integer delay into a timestamp (send and send_batch's
 -- in PL/pgSQL, whose static call is cheaper per call than an SQL function's).
 --
@@ -32,9 +34,8 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
-        queue_name, 's'::"char", NULL::integer, NULL::integer, delay,
-        NULL::bigint[], ARRAY[msg], ARRAY[headers], NULL::jsonb) r;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route_ids(
+        queue_name, 's'::"char", delay, NULL::bigint[], ARRAY[msg], ARRAY[headers]);
 END
 $fn$;
 
@@ -43,9 +44,8 @@ CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
 RETURNS SETOF bigint LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
-        queue_name, 's'::"char", NULL::integer, NULL::integer, NULL::timestamptz,
-        NULL::bigint[], ARRAY[msg], ARRAY[NULL::jsonb], NULL::jsonb) r;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route_ids(
+        queue_name, 's'::"char", NULL::timestamptz, NULL::bigint[], ARRAY[msg], ARRAY[NULL::jsonb]);
 END
 $fn$;
 
@@ -94,9 +94,8 @@ LANGUAGE plpgsql
 AS $fn$
 BEGIN
     PERFORM pgmq._validate_batch_params(msgs, headers);
-    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
-        queue_name, 's'::"char", NULL::integer, NULL::integer, delay,
-        NULL::bigint[], msgs, headers, NULL::jsonb) r;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route_ids(
+        queue_name, 's'::"char", delay, NULL::bigint[], msgs, headers);
 END
 $fn$;
 
@@ -224,9 +223,8 @@ RETURNS boolean
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN EXISTS (SELECT 1 FROM pgmq._queue_ops_route(
-        queue_name, op, NULL::integer, NULL::integer, NULL::timestamptz, ARRAY[$3],
-        NULL::jsonb[], NULL::jsonb[], NULL::jsonb));
+    RETURN EXISTS (SELECT 1 FROM pgmq._queue_ops_route_ids(
+        queue_name, op, NULL::timestamptz, ARRAY[$3], NULL::jsonb[], NULL::jsonb[]));
 END
 $fn$;
 
@@ -235,9 +233,8 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
-        queue_name, 'd'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[],
-        NULL::jsonb[], NULL::jsonb) r;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route_ids(
+        queue_name, 'd'::"char", NULL::timestamptz, msg_ids, NULL::jsonb[], NULL::jsonb[]);
 END
 $fn$;
 
@@ -252,9 +249,8 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_route(
-        queue_name, 'a'::"char", NULL::integer, NULL::integer, NULL::timestamptz, msg_ids, NULL::jsonb[],
-        NULL::jsonb[], NULL::jsonb) r;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route_ids(
+        queue_name, 'a'::"char", NULL::timestamptz, msg_ids, NULL::jsonb[], NULL::jsonb[]);
 END
 $fn$;
 

@@ -56,7 +56,8 @@ def cycle(db: psycopg.Connection, queue: str, times: int = 5) -> None:
 
 
 def names(queue: str) -> set[str]:
-    return {f"pgmq_{op}_q_{queue}" for op in "rpad"}
+    """read and pop keep the record form; archive and delete the msg_id-only form (0026)."""
+    return {f"pgmq_{op}_q_{queue}" for op in ("r", "p", "ai", "di")}
 
 
 @pytest.fixture
@@ -131,7 +132,7 @@ def test_deallocate_inside_a_transaction(pg_connect, queue):
     with db.transaction():
         ids = send(db, queue, 2)
         assert read(db, queue) == ids
-        db.execute(sql.SQL("DEALLOCATE {}").format(sql.Identifier(f"pgmq_a_q_{queue}")))
+        db.execute(sql.SQL("DEALLOCATE {}").format(sql.Identifier(f"pgmq_ai_q_{queue}")))
         assert archive(db, queue, ids) == ids
     assert prepared(db) == names(queue)
 
@@ -139,7 +140,7 @@ def test_deallocate_inside_a_transaction(pg_connect, queue):
 @pytest.mark.parametrize("value", ["garbage", "99999999999999", "p", "c", "-1", "3"])
 def test_a_bad_session_setting_never_fails_a_call(pg_connect, queue, value):
     db = pg_connect()
-    for op in "rpad":
+    for op in ("r", "p", "ai", "di", "a", "d"):
         db.execute("SELECT set_config(%s, %s, false)", [f"pgmq.prep_{op}_q_{queue}", value])
     cycle(db, queue)
 
@@ -194,3 +195,17 @@ def test_at_most_32_statements_per_session(db, pg_connect, queue_name):
     finally:
         for q in qs:
             admin.execute("SELECT pgmq.drop_queue(%s)", [q])
+
+
+def test_a_session_holding_statements_of_migration_0025_runs_on(pg_connect, queue):
+    """0025 prepared archive and delete under pgmq_a_/pgmq_d_ with the record form; a
+    session that made them before 0026 was applied must not run them as msg_id-only."""
+    db = pg_connect()
+    for op in "ad":
+        stmt = sql.Identifier(f"pgmq_{op}_q_{queue}")
+        db.execute(
+            sql.SQL("PREPARE {} (bigint[]) AS SELECT x, 1, now() FROM unnest($1) x").format(stmt)
+        )
+        db.execute("SELECT set_config(%s, 'p', false)", [f"pgmq.prep_{op}_q_{queue}"])
+    cycle(db, queue)
+    assert names(queue) <= prepared(db)

@@ -1,0 +1,21 @@
+"""lean_id_statements_and_fresher_marks.
+
+Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
+migrations/sql/ (0026_lean_id_statements_and_fresher_marks.sql, and its _reverse) and is
+never edited.
+"""
+
+from django.db import migrations
+
+from django_pgmq.migrations import _frozen
+
+
+class Migration(migrations.Migration):
+    dependencies = [("django_pgmq", "0025_prepared_plans_per_session")]
+
+    operations = [
+        migrations.RunSQL(
+            sql=_frozen.read("0026_lean_id_statements_and_fresher_marks.sql"),
+            reverse_sql=_frozen.read("0026_lean_id_statements_and_fresher_marks_reverse.sql"),
+        )
+    ]
