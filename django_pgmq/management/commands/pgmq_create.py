@@ -83,7 +83,7 @@ examples:
         if options["throttle"] is not None and not options["notify"]:
             raise CommandError("--throttle goes with --notify")
         manager = self.manager(options)
-        existing = {q.queue_name for q in manager.list_queues()}
+        existing = {(q.database, q.queue_name) for q in manager.list_queues()}
         with transaction.atomic(using=manager.using):
             for queue in options["queues"]:
                 if partitioning is None:
@@ -96,7 +96,7 @@ examples:
                     throttle = options["throttle"]
                     manager.enable_notify(queue, 250 if throttle is None else throttle)
         for queue in options["queues"]:
-            state = "already exists" if queue in existing else "created"
+            state = "already exists" if (manager.alias_for(queue), queue) in existing else "created"
             self.stdout.write(f'queue "{queue}" {state}')
 
 
