@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from datetime import timedelta
 from typing import Any
 
@@ -85,6 +86,12 @@ examples:
         ):
             actions.add_parser(name, help=text).add_argument("name", metavar="NAME")
         actions.add_parser("due", help="Send the due ticks now.")
+        for action in actions.choices.values():  # --database after the action too
+            action.add_argument(
+                "--database",
+                default=argparse.SUPPRESS,  # not given here: the one before the action stands
+                help="Database alias to use (as before the action).",
+            )
 
     def handle(self, *args: Any, **options: Any) -> None:
         manager = self.manager(options)
