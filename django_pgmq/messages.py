@@ -28,6 +28,7 @@ class QueueInfo:
     is_partitioned: bool
     is_unlogged: bool
     created_at: datetime
+    database: str = ""  # the alias of the database holding the queue
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class QueueMetrics:
     scrape_time: datetime
     queue_visible_length: int
     default_partition_length: int | None
+    database: str = ""  # the alias of the database holding the queue
 
 
 @dataclass(frozen=True)
@@ -69,3 +71,4 @@ class QueueLimits:
     rate_seconds: float | None
     handed_out: int
     next_free_at: datetime | None
+    database: str = ""  # the alias of the database holding the queue

@@ -14,6 +14,7 @@ class TopicBinding:
     queue_name: str
     bound_at: datetime
     compiled_regex: str
+    database: str = ""  # the alias of the database holding the binding (and the queue)
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class TopicRoute:
     pattern: str
     queue_name: str
     compiled_regex: str
+    database: str = ""  # the alias of the database holding the binding (and the queue)
 
 
 @dataclass(frozen=True)
@@ -31,3 +33,4 @@ class TopicDelivery:
 
     queue_name: str
     msg_id: int
+    database: str = ""  # the alias of the database holding the queue

@@ -1,8 +1,9 @@
 """The overview of every queue database at once, when ``PGMQ["QUEUE_DATABASES"]`` routes queues.
 
-Shown at the overview's address without ``?db=``: each database's queues (the same
-page of each, searched alike), with a database column and a filter that opens one
-database's own overview (``?db=ALIAS``). A database that cannot be read is listed as
+Shown at the overview's address without ``?db=``: the queues of every database as one
+list, paged, searched and sorted (name, depth, oldest age) as the one-database overview
+is, with a database column and a filter that opens one database's own overview
+(``?db=ALIAS``). A database that cannot be read is listed as
 down with its error; the others still show. Figures come from the replica when
 ``PGMQ["READ_DATABASE"]`` names one (`routing.read_database`).
 """
@@ -10,6 +11,8 @@ down with its error; the others still show. Figures come from the replica when
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import ceil
+from typing import Any
 
 from django.contrib.admin import ModelAdmin
 from django.db import DatabaseError
@@ -21,7 +24,16 @@ from django.utils.translation import gettext as _
 from .. import conf, routing
 from .access import require, url
 from .display import duration
-from .listing import BadListing, Listing, list_page
+from .listing import (
+    DEFAULT_DESCENDING,
+    PAGE_SIZE,
+    SORT_KEYS,
+    BadListing,
+    Listing,
+    count_matching,
+    first_entries,
+    order_entries,
+)
 from .overview import QueueRow, load_overview, total_stats
 from .pages import render
 
@@ -33,7 +45,7 @@ class DatabaseState:
     alias: str
     url: str
     error: str = ""
-    pages: int = 1
+    matching: int = 0  # its queues the search matches
 
 
 def shows_every_database(request: HttpRequest) -> bool:
@@ -42,32 +54,41 @@ def shows_every_database(request: HttpRequest) -> bool:
 
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
-    """Every queue database's queues on one page, with a database column and filter."""
+    """Every queue database's queues on one page, with a database column and filter.
+
+    One list over all databases, in any order the one-database overview offers (name,
+    depth, age; `listing.order_entries`): each database gives its first ``page x
+    PAGE_SIZE`` queues in that order, the merge keeps the page's, and figures are
+    computed for those only.
+    """
     require(request, "view")
     try:
         listing = Listing.from_query(request.GET)
     except BadListing as exc:
         raise Http404(str(exc)) from exc
-    rows: list[QueueRow] = []
-    states = []
-    for alias in routing.queue_databases():
-        state = DatabaseState(alias, _own_overview(alias, listing))
+    states = [
+        DatabaseState(alias, _own_overview(alias, listing)) for alias in routing.queue_databases()
+    ]
+    for state in states:
         try:
-            read = routing.read_database(alias)
-            listed = list_page(read, listing)
-            found = load_overview(read, listed.names)
-            state.pages = listed.pages
+            state.matching = count_matching(routing.read_database(state.alias), listing)
         except DatabaseError as exc:
-            state.error = _first_line(exc)
-            found = []
-        for row in found:
-            row.url = url("change", alias, row.name)
-            row.database = alias
-        rows += found
-        states.append(state)
-    rows.sort(key=lambda r: (r.name, r.database))
-    pages = max(s.pages for s in states)
+            state.error = error_line(exc)
+    matching = sum(s.matching for s in states)
+    pages = max(1, ceil(matching / PAGE_SIZE))
     page = min(max(listing.page, 1), pages)
+    entries: list[tuple[str, str, Any]] = []
+    for state in (s for s in states if not s.error):
+        try:
+            read = routing.read_database(state.alias)
+            found = first_entries(read, listing, page * PAGE_SIZE)
+        except DatabaseError as exc:
+            state.error = error_line(exc)
+            continue
+        entries += [(state.alias, name, value) for name, value in found]
+    order_entries(listing, entries)
+    shown = entries[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    rows = _rows(states, shown)
     return render(
         request,
         admin,
@@ -79,13 +100,51 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         down=[s for s in states if s.error],
         total=total_stats(rows),
         listing=listing,
+        matching=matching,
+        columns=_sort_links(listing),
         pages=pages,
         page=page,
         prev_url=_page_url(listing, page - 1) if page > 1 else None,
         next_url=_page_url(listing, page + 1) if page < pages else None,
+        sample_interval=conf.get("SAMPLE_INTERVAL"),
         exact_limit=conf.get("DASHBOARD_EXACT_LIMIT"),
         duration=duration,
     )
+
+
+def _rows(states: list[DatabaseState], shown: list[tuple[str, str, Any]]) -> list[QueueRow]:
+    """The overview lines of the page's (database, name) entries, in the page's order; a
+    database that fails now is marked down and its queues left out."""
+    found: dict[tuple[str, str], QueueRow] = {}
+    for state in states:
+        names = [name for alias, name, _ in shown if alias == state.alias]
+        if not names or state.error:
+            continue
+        try:
+            loaded = load_overview(routing.read_database(state.alias), names)
+        except DatabaseError as exc:
+            state.error = error_line(exc)
+            continue
+        for row in loaded:
+            row.url = url("change", state.alias, row.name)
+            row.database = state.alias
+            found[state.alias, row.name] = row
+    return [found[alias, name] for alias, name, _ in shown if (alias, name) in found]
+
+
+def _sort_links(listing: Listing) -> dict[str, dict[str, Any]]:
+    """Per sortable column: the URL its header links to (this every-database page) and the
+    arrow it shows now."""
+    links = {}
+    for key in SORT_KEYS:
+        active = key == listing.sort
+        descending = not listing.descending if active else DEFAULT_DESCENDING[key]
+        query = {"o": key, "dir": "desc" if descending else "asc"}
+        links[key] = {
+            "url": _url({**query, **({"q": listing.search} if listing.search else {})}),
+            "arrow": ("▼" if listing.descending else "▲") if active else "",
+        }
+    return links
 
 
 def _own_overview(alias: str, listing: Listing) -> str:
@@ -95,11 +154,22 @@ def _own_overview(alias: str, listing: Listing) -> str:
 
 
 def _page_url(listing: Listing, page: int) -> str:
-    """This every-database page at another page number (search kept)."""
-    query = {"page": str(page), **({"q": listing.search} if listing.search else {})}
+    """This every-database page at another page number (order and search kept)."""
+    query = {
+        "o": listing.sort,
+        "dir": "desc" if listing.descending else "asc",
+        **({"q": listing.search} if listing.search else {}),
+        "page": str(page),
+    }
+    return _url(query)
+
+
+def _url(query: dict[str, str]) -> str:
+    """The every-database overview with ``query`` (never ``db``: that is one database's)."""
     return f"{reverse('admin:django_pgmq_queue_changelist')}?{urlencode(query)}"
 
 
-def _first_line(exc: BaseException) -> str:
+def error_line(exc: BaseException) -> str:
+    """The first line of a database error, for a page that names a database down."""
     text = str(exc.__cause__ or exc).strip().splitlines()
     return text[0] if text else type(exc).__name__

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from math import ceil
+from typing import Any
 
 from django.db.models import F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -97,11 +98,54 @@ def _ordered(queues: QuerySet, listing: Listing) -> QuerySet:
     return queues.annotate(key=key).order_by(order, "queue_name")
 
 
-def list_page(using: str, listing: Listing) -> ListedPage:
-    """The names of the page ``listing`` asks for (clamped to the pages there are)."""
+def _matching(using: str, listing: Listing) -> QuerySet:
+    """The queues of ``using`` whose names the listing's search matches."""
     queues = Queue.objects.using(using).all()
     if listing.search:
         queues = queues.filter(queue_name__icontains=listing.search)
+    return queues
+
+
+def count_matching(using: str, listing: Listing) -> int:
+    """How many queues of ``using`` the listing's search matches."""
+    return _matching(using, listing).count()
+
+
+def first_entries(using: str, listing: Listing, limit: int) -> list[tuple[str, Any]]:
+    """The first ``limit`` queues of ``using`` in the listing's order: (name, sort value),
+    the value None for a name sort; what `sort_key` orders across databases."""
+    queues = _ordered(_matching(using, listing), listing)
+    if listing.sort == "name":
+        return [(name, None) for name in queues.values_list("queue_name", flat=True)[:limit]]
+    return list(queues.values_list("queue_name", "key")[:limit])
+
+
+def order_entries(listing: Listing, entries: list[tuple[str, str, Any]]) -> None:
+    """Sort (database, name, sort value) entries of several databases, in place, in the
+    order `_ordered` gives one database's: a queue never sampled as an empty one, names
+    breaking ties (ascending), then the databases' order."""
+    if listing.sort == "name":
+        entries.sort(key=lambda e: e[1], reverse=listing.descending)  # stable: database order
+        return
+    if listing.sort == "depth":
+        sign = -1 if listing.descending else 1
+        entries.sort(key=lambda e: (sign * (e[2] or 0), e[1]))
+        return
+
+    def age(entry: tuple[str, str, Any]) -> tuple:
+        """By the oldest message's time: oldest first when descending; no message last
+        (descending) or first (ascending)."""
+        stamp = entry[2].timestamp() if entry[2] is not None else 0.0
+        if listing.descending:
+            return (entry[2] is None, stamp, entry[1])
+        return (entry[2] is not None, -stamp, entry[1])
+
+    entries.sort(key=age)
+
+
+def list_page(using: str, listing: Listing) -> ListedPage:
+    """The names of the page ``listing`` asks for (clamped to the pages there are)."""
+    queues = _matching(using, listing)
     matching = queues.count()
     pages = max(1, ceil(matching / PAGE_SIZE))
     page = min(max(listing.page, 1), pages)

@@ -6,11 +6,17 @@ ticks in the user's time zone (and the schedule's own), its last ticks with the
 message each sent (or why pgmq.send refused it) and how many ticks were skipped.
 A schedule declared in ``PGMQ["SCHEDULES"]`` can be edited too, but the next
 ``migrate`` or worker start puts the settings back: the page says so.
+
+With ``PGMQ["QUEUE_DATABASES"]`` routes, a schedule lives in its queue's database: the
+list without ``?db=`` shows every queue database's schedules with a database column
+(a database that is down is named, the others still show), and every link and form
+carries its schedule's database.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -19,17 +25,21 @@ from django.contrib import messages
 from django.contrib.admin import ModelAdmin
 from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import ImproperlyConfigured
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..errors import PgmqError
+from .. import routing
+from ..errors import InvalidArgument, PgmqError
 from ..internal import InternalManager
+from ..manager import QueueManager
 from ..manager.schedule_ops import Schedule
 from ..schedule_settings import apply, resolve
 from .access import current_db, log, require
+from .all_databases import error_line
 from .databases import database_aliases
 from .forms import JsonField
 from .pages import render
@@ -39,12 +49,24 @@ LAST_TICKS = 20
 
 
 def schedule_url(db: str, name: str | None = None) -> str:
-    """The schedules page, or one schedule's page, keeping a non-default database."""
+    """The schedules page, or one schedule's page, keeping a non-default database; with
+    several queue databases a schedule's page always names its database (two may hold
+    one of the same name)."""
     if name is None:
         base = reverse("admin:django_pgmq_queue_schedules")
     else:
         base = reverse("admin:django_pgmq_queue_schedule", args=(quote(name),))
-    return base if db == database_aliases()[0] else f"{base}?db={db}"
+    routed = name is not None and len(routing.queue_databases()) > 1
+    return base if db == database_aliases()[0] and not routed else f"{base}?{urlencode({'db': db})}"
+
+
+@dataclass
+class DatabaseListing:
+    """One queue database on the every-database schedules page: its list's URL, its error."""
+
+    alias: str
+    url: str
+    error: str = ""
 
 
 class ScheduleForm(forms.Form):
@@ -129,18 +151,61 @@ def initial(schedule: Schedule) -> dict[str, Any]:
 
 
 def schedule_list(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
-    """Every schedule: cron, zone, queue, on/off, last and next tick, ticks skipped."""
+    """Every schedule: cron, zone, queue, on/off, last and next tick, ticks skipped; of
+    every queue database when routes exist and ``?db=`` names none."""
     require(request, "view")
+    if "db" not in request.GET and len(routing.queue_databases()) > 1:
+        return _every_database_list(request, admin)
     db = current_db(request)
     rows = [(s, schedule_url(db, s.name)) for s in InternalManager(db).list_schedules()]
     return render(request, admin, "schedules.html", _("Schedules"), db, rows=rows)
 
 
+def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
+    """The schedules of every queue database, by name, each with its database."""
+    rows: list[tuple[Schedule, str]] = []
+    states = []
+    for alias in routing.queue_databases():
+        own = reverse("admin:django_pgmq_queue_schedules") + "?" + urlencode({"db": alias})
+        state = DatabaseListing(alias, own)
+        try:
+            rows += [
+                (s, schedule_url(alias, s.name)) for s in InternalManager(alias).list_schedules()
+            ]
+        except DatabaseError as exc:
+            state.error = error_line(exc)
+        states.append(state)
+    rows.sort(key=lambda row: row[0].name)  # stable: a name in two databases keeps their order
+    db = routing.queue_databases()[0]
+    return render(
+        request,
+        admin,
+        "schedules.html",
+        _("Schedules"),
+        db,
+        rows=rows,
+        states=states,
+        down=[s for s in states if s.error],
+    )
+
+
+def _schedule_database(request: HttpRequest, name: str) -> str:
+    """The database a schedule's page is about: ``?db=``; without it, with routes, the one
+    queue database holding the schedule (404 asking for ``?db=`` when two do)."""
+    if request.POST.get("db") or request.GET.get("db") or len(routing.queue_databases()) == 1:
+        return current_db(request)
+    try:
+        found = QueueManager().get_schedule(name)
+    except InvalidArgument as exc:
+        raise Http404(str(exc)) from exc
+    return found.database if found is not None else current_db(request)
+
+
 def schedule_page(request: HttpRequest, admin: ModelAdmin, name: str) -> HttpResponse:
     """One schedule: GET shows it; POST saves the form, turns it on or off, or runs it now."""
     require(request, "view")
-    db = current_db(request)
     name = unquote(name)
+    db = _schedule_database(request, name)
     manager = InternalManager(db)
     schedule = manager.get_schedule(name)
     if schedule is None:
@@ -194,8 +259,18 @@ def schedule_page(request: HttpRequest, admin: ModelAdmin, name: str) -> HttpRes
 def _save(request: HttpRequest, manager: InternalManager, name: str, form: ScheduleForm) -> bool:
     """Apply the form; False (the error on the form) when the schedule is refused."""
     try:
+        item = resolve(name, form.entry())
+        routes = routing.queue_databases()
+        if len(routes) > 1 and manager.using in routes and item.database != manager.using:
+            raise InvalidArgument(
+                _(
+                    "queue %(queue)s lives in database %(there)s, and a schedule lives in its "
+                    "queue's database: remove this one and create it there"
+                )
+                % {"queue": item.queue, "there": item.database}
+            )
         with transaction.atomic(using=manager.using):  # the queue too, or nothing
-            apply(manager, resolve(name, form.entry()))
+            apply(manager, item)
     except (ValueError, TypeError, ImportError, ImproperlyConfigured, PgmqError) as exc:
         form.add_error(None, str(exc))
         return False

@@ -105,6 +105,10 @@ class PgmqCommand(BaseCommand):
             return [options["database"]]
         return routing.queue_databases()
 
+    def several_databases(self, options: dict[str, Any]) -> bool:
+        """Whether the output covers several databases: then it names each row's."""
+        return len(self.databases(options)) > 1
+
     def add_msg_ids(self, parser: argparse.ArgumentParser) -> None:
         """The ``QUEUE MSG_ID [MSG_ID ...]`` positional arguments."""
         parser.add_argument("queue", metavar="QUEUE", help="The queue holding the messages.")
@@ -194,6 +198,15 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON-serializable")
 
 
+def record(value: Any, several: bool) -> dict[str, Any]:
+    """A record (`QueueInfo`, `QueueMetrics`, ...) as a dict for JSON output; its
+    ``database`` key only when the output covers several databases."""
+    fields = asdict(value)
+    if not several:
+        fields.pop("database", None)
+    return fields
+
+
 def to_json(value: Any) -> str:
     """Compact JSON with datetimes as ISO-8601, for machine-readable output."""
     return json.dumps(value, default=_default, ensure_ascii=False)
@@ -234,11 +247,13 @@ def format_age(seconds: int | None) -> str | None:
 METRICS_HEADERS = ("queue", "length", "visible", "newest age", "oldest age", "total")
 
 
-def metrics_table(metrics: Iterable[QueueMetrics]) -> str:
-    """The metrics of queues as an aligned table (shared by pgmq_metrics and pgmq_demo)."""
+def metrics_table(metrics: Iterable[QueueMetrics], several: bool = False) -> str:
+    """The metrics of queues as an aligned table (shared by pgmq_metrics and pgmq_demo);
+    with ``several``, a database column after the queue's name."""
     rows = [
         (
             m.queue_name,
+            *((m.database,) if several else ()),
             m.queue_length,
             m.queue_visible_length,
             format_age(m.newest_msg_age_sec),
@@ -247,4 +262,6 @@ def metrics_table(metrics: Iterable[QueueMetrics]) -> str:
         )
         for m in metrics
     ]
-    return format_table(METRICS_HEADERS, rows, right=range(1, 6))
+    headers = (METRICS_HEADERS[0], "database", *METRICS_HEADERS[1:]) if several else METRICS_HEADERS
+    first = 2 if several else 1
+    return format_table(headers, rows, right=range(first, first + 5))

@@ -15,7 +15,7 @@ from django.db import connections
 
 from ..messages import QueueLimits
 from ..names import validate_queue_name
-from .plumbing import Base, _check_int, _dump, _json
+from .plumbing import Base, _check_int, _dump, _json, _labelled
 
 logger = logging.getLogger(__name__)
 
@@ -78,10 +78,18 @@ class AttributeOps(Base):
 
     def queue_limits(self, queue: str | None = None) -> list[QueueLimits]:
         """The limits of ``queue`` (or of every queue with ``max_in_flight`` or ``rate_limit``)
-        and where each stands now: in flight, handed out in the current window."""
+        and where each stands now: in flight, handed out in the current window. Routed and
+        without ``queue``: those of every queue database."""
         if queue is not None:
             validate_queue_name(queue)
-        return [QueueLimits(*row) for row in self._fetch("queue_limits", {"queue": queue}, queue)]
+            aliases = [self.alias_for(queue)]
+        else:
+            aliases = self.each_database()
+        return [
+            QueueLimits(*_labelled(row, alias))
+            for alias in aliases
+            for row in self._fetch("queue_limits", {"queue": queue}, queue, alias=alias)
+        ]
 
     def dead_letter_sources(self, queue: str) -> list[str]:
         """The queues whose ``dead_letter_queue`` attribute names ``queue``."""

@@ -136,6 +136,11 @@ def _id_array(ids: list[int]) -> str:
     return "{" + ",".join(map(str, ids)) + "}"
 
 
+def _labelled(row: Sequence[Any], alias: str) -> tuple[Any, ...]:
+    """A row with the database alias it came from appended (the records' ``database``)."""
+    return (*row, alias)
+
+
 def _json(value: Any) -> Any:
     """Django's psycopg backend returns jsonb as text; decode it."""
     return json.loads(value) if isinstance(value, str) else value
@@ -171,8 +176,10 @@ class Base:
 
     Without ``using`` the manager is *routed*: each queue operation goes to the
     database ``PGMQ["QUEUE_DATABASES"]`` gives the queue (`routing.database_for`);
-    operations on no queue (``list_queues``, ``metrics_all``) and ``self.using`` are
-    ``PGMQ["DATABASE"]``. With ``using`` every operation goes to that alias.
+    operations on every queue (``list_queues``, ``metrics_all``, topic sends, schedule
+    listings) cover every queue database (`each_database`), a schedule named alone is
+    looked for in each; ``self.using`` is ``PGMQ["DATABASE"]``. With ``using`` every
+    operation goes to that alias.
     """
 
     def __init__(self, using: str | None = None) -> None:
@@ -187,6 +194,12 @@ class Base:
             return routing.database_for(queue)
         return self.using
 
+    def each_database(self) -> list[str]:
+        """The databases an operation on every queue covers (``list_queues``, ``metrics_all``,
+        topic sends, schedules by name): with ``using``, that one; routed, every database
+        that holds queues (`routing.queue_databases`, ``PGMQ["DATABASE"]`` first)."""
+        return routing.queue_databases() if self.routed else [self.using]
+
     # -- plumbing -----------------------------------------------------------
 
     def _fetch(
@@ -197,6 +210,7 @@ class Base:
         identifiers: dict[str, str] | None = None,
         *,
         commit: bool = False,
+        alias: str | None = None,
     ) -> list[tuple]:
         """Run a named query and return its rows, with database errors translated.
 
@@ -204,12 +218,14 @@ class Base:
         ``commit`` sends COMMIT in the same round trip, right after the query: only
         for a caller whose outermost atomic block ends at once (Django's commit
         then finds the transaction over and just runs the on-commit callbacks).
+        ``alias`` runs it on that database instead of the queue's (`each_database`).
         """
         if identifiers or commit:
             sql = _statement(query, tuple(identifiers.items()) if identifiers else (), commit)
         else:
             sql = sqlfiles.queries()[query]
-        alias = self.alias_for(queue) if self.routed else self.using
+        if alias is None:
+            alias = self.alias_for(queue) if self.routed else self.using
         connection = connections[alias]
         try:
             return _rows(connection, sql, params)
@@ -220,6 +236,20 @@ class Base:
             raise translated from exc
 
 
+def transactions_not_joined(alias: str) -> list[str]:
+    """The aliases whose open ``transaction.atomic()`` a send on ``alias`` would not join;
+    [] when there is none, when ``alias`` has its own open, or when
+    ``PGMQ["ALLOW_CROSS_DATABASE_SEND"]`` accepts separate commits."""
+    if connections[alias].in_atomic_block:
+        return []
+    open_on = [
+        c.alias
+        for c in connections.all(initialized_only=True)
+        if c.alias != alias and c.in_atomic_block
+    ]
+    return open_on if open_on and not conf.get("ALLOW_CROSS_DATABASE_SEND") else []
+
+
 def check_joins_transaction(queue: str, alias: str) -> None:
     """Refuse a routed send that cannot join the caller's open transaction.
 
@@ -228,14 +258,8 @@ def check_joins_transaction(queue: str, alias: str) -> None:
     unless ``PGMQ["ALLOW_CROSS_DATABASE_SEND"]`` is True. Callers that name the
     alias (``QueueManager(using=...)``) are not checked: they chose it.
     """
-    if connections[alias].in_atomic_block:
-        return
-    open_on = [
-        c.alias
-        for c in connections.all(initialized_only=True)
-        if c.alias != alias and c.in_atomic_block
-    ]
-    if open_on and not conf.get("ALLOW_CROSS_DATABASE_SEND"):
+    open_on = transactions_not_joined(alias)
+    if open_on:
         raise CrossDatabaseTransaction(
             f'queue "{queue}" lives in database {alias!r}, but the send runs inside '
             f"transaction.atomic() on {', '.join(map(repr, open_on))}: it could not commit "

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..messages import QueueInfo, QueueMetrics
 from ..names import table_name, validate_queue_name
-from .plumbing import Base
+from .plumbing import Base, _labelled
 
 # How long a drop or purge waits for this process's background index build (seconds).
 INDEX_BUILD_WAIT = 30.0
@@ -54,15 +54,21 @@ class QueueOps(Base):
         return int(self._fetch("purge_queue", {"queue": queue}, queue)[0][0])
 
     def list_queues(self) -> list[QueueInfo]:
-        """Every queue, by name."""
-        return [QueueInfo(*row) for row in self._fetch("list_queues", {}, None)]
+        """Every queue, by name: database by database when routed (`each_database`,
+        ``PGMQ["DATABASE"]`` first); ``database`` names each one's."""
+        return [
+            QueueInfo(*_labelled(row, alias))
+            for alias in self.each_database()
+            for row in self._fetch("list_queues", {}, None, alias=alias)
+        ]
 
     # -- metrics ------------------------------------------------------------
 
     def metrics(self, queue: str) -> QueueMetrics:
         """Lengths, ages and total count of one queue."""
         validate_queue_name(queue)
-        return QueueMetrics(*self._fetch("metrics", {"queue": queue}, queue)[0])
+        row = self._fetch("metrics", {"queue": queue}, queue)[0]
+        return QueueMetrics(*_labelled(row, self.alias_for(queue)))
 
     def archive_count(self, queue: str) -> int:
         """How many messages the queue's archive (``pgmq.a_<queue>``) holds."""
@@ -70,5 +76,10 @@ class QueueOps(Base):
         return int(self._fetch("archive_count", {}, queue, {"archive": archive})[0][0])
 
     def metrics_all(self) -> list[QueueMetrics]:
-        """Metrics of every queue, by name."""
-        return [QueueMetrics(*row) for row in self._fetch("metrics_all", {}, None)]
+        """Metrics of every queue, by name: database by database when routed, like
+        `list_queues`; ``database`` names each one's."""
+        return [
+            QueueMetrics(*_labelled(row, alias))
+            for alias in self.each_database()
+            for row in self._fetch("metrics_all", {}, None, alias=alias)
+        ]

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import (
+    CrossDatabaseTransaction,
     InvalidArgument,
     InvalidPayload,
 )
@@ -18,7 +19,9 @@ from .plumbing import (
     _check_int,
     _check_when,
     _dump,
+    _labelled,
     _message,
+    transactions_not_joined,
 )
 
 
@@ -92,7 +95,10 @@ class RoutingOps(Base):
         headers: dict[str, Any] | None = None,
         delay: int = 0,
     ) -> int:
-        """Send one message to every queue bound to a matching pattern; how many queues got it."""
+        """Send one message to every queue bound to a matching pattern; how many queues got it.
+
+        Routed, the bindings of every queue database count (`_send_topic_everywhere`).
+        """
         key = self._text("routing_key", routing_key)
         params = {
             "key": key,
@@ -100,7 +106,9 @@ class RoutingOps(Base):
             "headers": self._topic_json(key, "headers", headers),
             "delay": _check_int("delay", delay, 0),
         }
-        return int(self._fetch("send_topic", params, None)[0][0])
+        return sum(
+            int(rows[0][0]) for _, rows in self._send_topic_everywhere(key, "send_topic", params)
+        )
 
     def send_batch_topic(
         self,
@@ -110,7 +118,10 @@ class RoutingOps(Base):
         headers: Sequence[dict[str, Any] | None] | None = None,
         delay: int | datetime = 0,
     ) -> list[TopicDelivery]:
-        """Send messages to every queue bound to a matching pattern; one row per message stored."""
+        """Send messages to every queue bound to a matching pattern; one row per message stored.
+
+        Routed, the bindings of every queue database count (`_send_topic_everywhere`).
+        """
         key = self._text("routing_key", routing_key)
         if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
             raise InvalidPayload(
@@ -130,21 +141,59 @@ class RoutingOps(Base):
             "delay": when,
         }
         query = "send_batch_topic_at" if isinstance(when, datetime) else "send_batch_topic"
-        return [TopicDelivery(*row) for row in self._fetch(query, params, None)]
+        return [
+            TopicDelivery(*_labelled(row, alias))
+            for alias, rows in self._send_topic_everywhere(key, query, params)
+            for row in rows
+        ]
+
+    def _send_topic_everywhere(
+        self, key: str, query: str, params: dict[str, Any]
+    ) -> list[tuple[str, list[tuple]]]:
+        """Run a topic send in each database (`each_database`): each sends to its own bindings.
+
+        Each database's part is one statement, all or nothing there; the parts are not
+        one transaction. Inside ``transaction.atomic()``, a database whose bindings the
+        key matches but whose send could not join that transaction refuses the whole
+        send first (`CrossDatabaseTransaction`, as `send` does), before anything is sent.
+        """
+        aliases = self.each_database()
+        if len(aliases) > 1:
+            for alias in aliases:
+                open_on = transactions_not_joined(alias)
+                if open_on and self._fetch("test_routing", {"key": key}, None, alias=alias):
+                    raise CrossDatabaseTransaction(
+                        f'routing key "{key}" matches bindings in database {alias!r}, but the '
+                        f"send runs inside transaction.atomic() on "
+                        f"{', '.join(map(repr, open_on))}: that copy could not commit or roll "
+                        "back with that transaction. Send with QueueManager(using=...) once "
+                        "per database to accept separate commits, or set "
+                        "PGMQ['ALLOW_CROSS_DATABASE_SEND'] = True"
+                    )
+        return [(alias, self._fetch(query, params, None, alias=alias)) for alias in aliases]
 
     def list_topic_bindings(self, queue: str | None = None) -> list[TopicBinding]:
-        """Every binding (of one queue, when given), newest first."""
-        if queue is None:
-            rows = self._fetch("list_topic_bindings", {}, None)
-        else:
+        """Every binding (of one queue, when given), newest first; routed, database by
+        database (`each_database`), ``database`` naming each one's."""
+        if queue is not None:
             validate_queue_name(queue)
             rows = self._fetch("list_queue_topic_bindings", {"queue": queue}, queue)
-        return [TopicBinding(*row) for row in rows]
+            return [TopicBinding(*_labelled(row, self.alias_for(queue))) for row in rows]
+        return [
+            TopicBinding(*_labelled(row, alias))
+            for alias in self.each_database()
+            for row in self._fetch("list_topic_bindings", {}, None, alias=alias)
+        ]
 
     def test_routing(self, routing_key: str) -> list[TopicRoute]:
-        """The bindings a routing key would reach, without sending anything."""
+        """The bindings a routing key would reach, without sending anything (routed: in
+        every queue database)."""
         key = self._text("routing_key", routing_key)
-        return [TopicRoute(*row) for row in self._fetch("test_routing", {"key": key}, None)]
+        return [
+            TopicRoute(*_labelled(row, alias))
+            for alias in self.each_database()
+            for row in self._fetch("test_routing", {"key": key}, None, alias=alias)
+        ]
 
     @staticmethod
     def _text(name: str, value: object) -> str:

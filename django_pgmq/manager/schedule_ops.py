@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from ..errors import InvalidArgument, QueueNotFound
 from ..names import validate_queue_name
-from .plumbing import Base, _dump, _json, _sqlstate
+from .plumbing import Base, _dump, _json, _labelled, _sqlstate
 
 DEFAULT_CATCH_UP = timedelta(minutes=10)
 
@@ -39,6 +39,7 @@ class Schedule:
     next_tick: datetime | None
     skipped: int
     origin: str | None  # "settings" for a schedule PGMQ["SCHEDULES"] declares
+    database: str = ""  # the alias of the database holding it (its queue's)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class ScheduledSend:
     queue_name: str
     tick: datetime
     msg_id: int
+    database: str = ""  # the alias of the database that sent it
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,12 @@ def as_catch_up(value: timedelta | int | float) -> timedelta:
 
 
 class ScheduleOps(Base):
-    """Create, drop, enable, list, inspect and drive periodic schedules."""
+    """Create, drop, enable, list, inspect and drive periodic schedules.
+
+    A schedule lives in its queue's database. Routed (no ``using``), a schedule named
+    alone is looked for in every queue database (`_schedule_database`), and listing and
+    driving cover them all; with ``using``, only that database.
+    """
 
     def create_schedule(
         self,
@@ -108,45 +115,60 @@ class ScheduleOps(Base):
             "catch_up": as_catch_up(catch_up),
             "enabled": enabled,
         }
+        self._refuse_elsewhere(name, self.alias_for(queue))
         self._schedule_fetch("create_schedule", params, queue)
 
     def drop_schedule(self, name: str) -> bool:
         """Delete a schedule and its ticks; False when there was none of that name."""
-        return bool(self._schedule_fetch("drop_schedule", {"name": name})[0][0])
+        return bool(self._schedule_fetch("drop_schedule", {"name": name}, by_name=name)[0][0])
 
     def enable_schedule(self, name: str, enabled: bool = True) -> None:
         """Turn a schedule on (from the next tick after now) or off; `ScheduleNotFound`
         when there is none of that name."""
-        self._schedule_fetch("enable_schedule", {"name": name, "enabled": enabled})
+        params = {"name": name, "enabled": enabled}
+        self._schedule_fetch("enable_schedule", params, by_name=name)
 
     def run_schedule_now(self, name: str) -> int:
         """Send the schedule's message now, outside its ticks; returns the message id."""
-        return int(self._schedule_fetch("run_schedule_now", {"name": name})[0][0])
+        return int(self._schedule_fetch("run_schedule_now", {"name": name}, by_name=name)[0][0])
 
     def list_schedules(self) -> list[Schedule]:
-        """Every schedule, by name, with its last and next tick."""
-        rows = self._schedule_fetch("list_schedules", {})
-        return [
-            Schedule(
-                name=row[0],
-                cron=row[1],
-                time_zone=row[2],
-                queue=row[3],
-                message=_json(row[4]),
-                headers=_json(row[5]),
-                catch_up=row[6],
-                enabled=row[7],
-                last_tick=row[8],
-                next_tick=row[9],
-                skipped=row[10],
-                origin=row[11],
-            )
-            for row in rows
+        """Every schedule, by name, with its last and next tick; routed, those of every
+        queue database (``database`` names each one's)."""
+        aliases = self.each_database()
+        found = [
+            self._schedule_of(row, alias)
+            for alias in aliases
+            for row in self._schedule_fetch("list_schedules", {}, alias=alias)
         ]
+        return sorted(found, key=lambda s: s.name) if len(aliases) > 1 else found
+
+    @staticmethod
+    def _schedule_of(row: tuple, alias: str) -> Schedule:
+        """A `Schedule` from a ``list_schedules`` row of database ``alias``."""
+        return Schedule(
+            name=row[0],
+            cron=row[1],
+            time_zone=row[2],
+            queue=row[3],
+            message=_json(row[4]),
+            headers=_json(row[5]),
+            catch_up=row[6],
+            enabled=row[7],
+            last_tick=row[8],
+            next_tick=row[9],
+            skipped=row[10],
+            origin=row[11],
+            database=alias,
+        )
 
     def get_schedule(self, name: str) -> Schedule | None:
-        """The schedule of that name, or None."""
-        return next((s for s in self.list_schedules() if s.name == name), None)
+        """The schedule of that name, or None; routed, `InvalidArgument` when two
+        databases hold one of that name."""
+        found = [s for s in self.list_schedules() if s.name == name]
+        if len(found) > 1:
+            raise self._ambiguous(name, [s.database for s in found])
+        return found[0] if found else None
 
     def next_ticks(
         self, cron: str, time_zone: str | None = None, after: datetime | None = None, n: int = 5
@@ -163,22 +185,74 @@ class ScheduleOps(Base):
     def enqueue_due_schedules(self, at: datetime | None = None) -> list[ScheduledSend]:
         """Send every due tick not sent before (each exactly once, whoever calls);
         returns what this call sent. ``at`` defaults to the database's now()."""
-        rows = self._schedule_fetch("enqueue_due_schedules", {"at": at})
-        return [ScheduledSend(*row) for row in rows]
+        return [
+            ScheduledSend(*_labelled(row, alias))
+            for alias in self.each_database()
+            for row in self._schedule_fetch("enqueue_due_schedules", {"at": at}, alias=alias)
+        ]
 
     def schedule_ticks(self, name: str, limit: int = 20) -> list[ScheduleTick]:
         """The last ticks a schedule sent (or tried to), newest first."""
-        rows = self._schedule_fetch("schedule_ticks", {"name": name, "limit": limit})
-        return [ScheduleTick(*row) for row in rows]
+        params = {"name": name, "limit": limit}
+        return [
+            ScheduleTick(*row)
+            for row in self._schedule_fetch("schedule_ticks", params, by_name=name)
+        ]
+
+    def _schedule_database(self, name: str) -> str:
+        """The database holding the schedule ``name``: ``using``; routed over one database,
+        that one; else the one database among them that holds it (``PGMQ["DATABASE"]``
+        when none does: its "does not exist"). Two holding it: `InvalidArgument`."""
+        aliases = self.each_database()
+        if len(aliases) == 1:
+            return aliases[0]
+        schedule = self.get_schedule(name)
+        return schedule.database if schedule is not None else self.using
+
+    def _refuse_elsewhere(self, name: str, alias: str) -> None:
+        """Refuse to create ``name`` in ``alias`` while another queue database holds it
+        (routed only): the two would make every later call by name ambiguous."""
+        if len(self.each_database()) == 1:
+            return
+        other = next((s for s in self.list_schedules() if s.name == name), None)
+        if other is not None and other.database != alias:
+            raise InvalidArgument(
+                f'schedule "{name}" already exists in database {other.database!r} (queue '
+                f'"{other.queue}"), and a schedule lives in its queue\'s database '
+                f"({alias!r} here): remove it there first (manage.py pgmq_schedule remove "
+                f"{name} --database {other.database}, or QueueManager(using="
+                f"{other.database!r}).drop_schedule({name!r}))"
+            )
+
+    @staticmethod
+    def _ambiguous(name: str, aliases: list[str]) -> InvalidArgument:
+        listed = ", ".join(map(repr, aliases))
+        return InvalidArgument(
+            f'schedule "{name}" exists in several databases ({listed}): name one with '
+            "--database ALIAS (manage.py pgmq_schedule), QueueManager(using=ALIAS) or "
+            "?db=ALIAS (the admin)"
+        )
 
     def _schedule_fetch(
-        self, query: str, params: dict[str, Any], queue: str | None = None
+        self,
+        query: str,
+        params: dict[str, Any],
+        queue: str | None = None,
+        *,
+        alias: str | None = None,
+        by_name: str | None = None,
     ) -> list[tuple]:
-        """`_fetch` for a schedule statement: the database's text names the schedule."""
+        """`_fetch` for a schedule statement: in the database of ``queue`` (a schedule lives
+        in its queue's), of ``alias``, or of the schedule ``by_name``; else ``using``."""
+        if alias is None:
+            if queue is not None:
+                alias = self.alias_for(queue)
+            elif by_name is not None:
+                alias = self._schedule_database(by_name)
+            else:
+                alias = self.using
         try:
-            if queue is not None and self.routed:  # a schedule lives in its queue's database
-                return type(self)(using=self.alias_for(queue))._fetch(query, params, None)
-            return self._fetch(query, params, None)
+            return self._fetch(query, params, None, alias=alias)
         except DatabaseError as exc:
             if queue is not None and _sqlstate(exc) == "PQ002":
                 raise QueueNotFound(queue, "a schedule sends to an existing queue") from exc

@@ -17,6 +17,10 @@ A routing key is dot-separated words of letters, digits, '_' and '-'. In a
 pattern '*' matches exactly one word and '#' any run of characters (dots
 included). Binding twice is not an error. --list prints the bindings instead.
 
+A binding lives in its queue's database (PGMQ['QUEUE_DATABASES'], or --database).
+--list without --database lists the bindings of every queue database, with a
+database column when there are several.
+
 examples:
   manage.py pgmq_bind 'orders.*' orders_audit
   manage.py pgmq_bind 'orders.#' orders_all
@@ -42,8 +46,18 @@ examples:
             if not bindings:
                 self.stdout.write("no bindings")
                 return
-            rows = [(b.pattern, b.queue_name, b.bound_at.isoformat()) for b in bindings]
-            self.stdout.write(format_table(("pattern", "queue", "bound at"), rows))
+            several = self.several_databases(options)
+            rows = [
+                (
+                    b.pattern,
+                    b.queue_name,
+                    *((b.database,) if several else ()),
+                    b.bound_at.isoformat(),
+                )
+                for b in bindings
+            ]
+            head = ("pattern", "queue", *(("database",) if several else ()), "bound at")
+            self.stdout.write(format_table(head, rows))
             return
         if queue is None or options["list_queue"] is not None:
             raise CommandError("give PATTERN and QUEUE (or --list)")

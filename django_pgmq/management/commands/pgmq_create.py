@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import transaction
 
+from ...manager import QueueManager
 from ..attribute_args import duration, rate, size
 from ..command_base import PgmqCommand, positive_int
 from .pgmq_notify import throttle_ms
@@ -83,7 +84,9 @@ examples:
         if options["throttle"] is not None and not options["notify"]:
             raise CommandError("--throttle goes with --notify")
         manager = self.manager(options)
-        existing = {q.queue_name for q in manager.list_queues()}
+        targets = dict.fromkeys(manager.alias_for(q) for q in options["queues"])
+        # Only the databases the queues go to: another one being down is no reason to fail.
+        existing = {(a, q.queue_name) for a in targets for q in QueueManager(a).list_queues()}
         with transaction.atomic(using=manager.using):
             for queue in options["queues"]:
                 if partitioning is None:
@@ -96,7 +99,7 @@ examples:
                     throttle = options["throttle"]
                     manager.enable_notify(queue, 250 if throttle is None else throttle)
         for queue in options["queues"]:
-            state = "already exists" if queue in existing else "created"
+            state = "already exists" if (manager.alias_for(queue), queue) in existing else "created"
             self.stdout.write(f'queue "{queue}" {state}')
 
 

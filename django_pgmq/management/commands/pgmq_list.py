@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
-from ...manager import QueueManager
-from ..command_base import PgmqCommand, format_table, to_json
+from ..command_base import PgmqCommand, format_table, record, to_json
 
 
 class Command(PgmqCommand):
@@ -25,12 +23,10 @@ examples:
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        aliases = self.databases(options)
-        queues = [(alias, q) for alias in aliases for q in QueueManager(alias).list_queues()]
-        several = len(aliases) > 1
+        queues = self.manager(options).list_queues()  # routed: every queue database
+        several = self.several_databases(options)
         if options["json"]:
-            records = [{**asdict(q), **({"database": a} if several else {})} for a, q in queues]
-            self.stdout.write(to_json(records))
+            self.stdout.write(to_json([record(q, several) for q in queues]))
             return
         if not queues:
             self.stdout.write("no queues")
@@ -38,12 +34,12 @@ examples:
         rows = [
             (
                 q.queue_name,
-                *((alias,) if several else ()),
+                *((q.database,) if several else ()),
                 _yes(q.is_partitioned),
                 _yes(q.is_unlogged),
                 q.created_at.isoformat(),
             )
-            for alias, q in queues
+            for q in queues
         ]
         head = (
             "queue",

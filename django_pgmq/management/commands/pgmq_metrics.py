@@ -16,6 +16,7 @@ from ..command_base import (
     metrics_table,
     non_negative_int,
     positive_int,
+    record,
     to_json,
 )
 
@@ -25,11 +26,12 @@ DEFAULT_LIMIT = 100
 LIMITS_HEADERS = ("queue", "in flight", "max_in_flight", "handed out", "rate_limit")
 
 
-def limits_table(limits: Iterable[QueueLimits]) -> str:
-    """The limited queues' figures as an aligned table."""
+def limits_table(limits: Iterable[QueueLimits], several: bool = False) -> str:
+    """The limited queues' figures as an aligned table (a database column with ``several``)."""
     rows = [
         (
             row.queue_name,
+            *((row.database,) if several else ()),
             row.in_flight if row.max_in_flight else None,
             row.max_in_flight,
             row.handed_out if row.rate_count else None,
@@ -37,11 +39,15 @@ def limits_table(limits: Iterable[QueueLimits]) -> str:
         )
         for row in limits
     ]
-    return format_table(LIMITS_HEADERS, rows, right=range(1, 4))
+    headers = (LIMITS_HEADERS[0], "database", *LIMITS_HEADERS[1:]) if several else LIMITS_HEADERS
+    first = 2 if several else 1
+    return format_table(headers, rows, right=range(first, first + 3))
 
 
 def _limits_json(row: QueueLimits | None) -> dict[str, Any] | None:
-    return None if row is None else {k: v for k, v in asdict(row).items() if k != "queue_name"}
+    if row is None:
+        return None
+    return {k: v for k, v in asdict(row).items() if k not in ("queue_name", "database")}
 
 
 class Command(PgmqCommand):
@@ -57,6 +63,11 @@ Without QUEUE names it shows the first {DEFAULT_LIMIT} queues by name; --limit a
 --offset choose another page, --all shows every queue. When some queues are left
 out, a line on stderr says which were shown and how to see the rest; stdout holds
 only the table (or the JSON array).
+
+With PGMQ['QUEUE_DATABASES'] routes and no --database, the queues of every queue
+database are shown (PGMQ['DATABASE'] first, then each routed one, by name in each),
+with a database column (JSON: a "database" key); a QUEUE named is looked up in its
+routed database. --database limits it all to one database.
 
 examples:
   manage.py pgmq_metrics
@@ -90,47 +101,61 @@ examples:
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        manager = self.manager(options)
+        several = self.several_databases(options)
         if options["queues"]:
             if options["limit"] or options["all"] or options["offset"] is not None:
                 raise CommandError(
                     "--limit, --offset and --all page through all queues; "
                     "they cannot be combined with QUEUE names"
                 )
+            manager = self.manager(options)
             metrics = [manager.metrics(q) for q in options["queues"]]
         else:
-            metrics = self.page(manager, options)
-        shown = {m.queue_name for m in metrics}
-        limits = {row.queue_name: row for row in manager.queue_limits() if row.queue_name in shown}
+            metrics = self.page(options)
+        shown = {(m.database, m.queue_name) for m in metrics}
+        limits = {
+            (row.database, row.queue_name): row
+            for row in self.manager(options).queue_limits()
+            if (row.database, row.queue_name) in shown
+        }
         if options["json"]:
             rows = [
-                {**asdict(m), "limits": _limits_json(limits.get(m.queue_name))} for m in metrics
+                {
+                    **record(m, several),
+                    "limits": _limits_json(limits.get((m.database, m.queue_name))),
+                }
+                for m in metrics
             ]
             self.stdout.write(to_json(rows))
         elif metrics:
-            self.stdout.write(metrics_table(metrics))
+            self.stdout.write(metrics_table(metrics, several))
             if limits:
                 self.stdout.write("")
-                self.stdout.write(limits_table(limits.values()))
+                self.stdout.write(limits_table(limits.values(), several))
         else:
             self.stdout.write("no queues")
 
-    def page(self, manager: QueueManager, options: dict[str, Any]) -> list[QueueMetrics]:
-        """The queues of the page asked for, by name; says on stderr what was left out.
+    def page(self, options: dict[str, Any]) -> list[QueueMetrics]:
+        """The queues of the page asked for, database by database (``PGMQ["DATABASE"]``
+        first) and by name in each; says on stderr what was left out.
 
         Only the page's queues are counted: a page of 100 among 10,000 queues costs
         what 100 queues cost. ``--all`` uses ``metrics_all()``, one pass over all.
         """
+        manager = self.manager(options)  # routed: every queue database
         offset = options["offset"] or 0
         if options["all"]:
             metrics = manager.metrics_all()
             total = len(metrics)
             metrics = metrics[offset:]
         else:
-            names = [q.queue_name for q in manager.list_queues()]
-            total = len(names)
+            queues = manager.list_queues()
+            total = len(queues)
             limit = options["limit"] or DEFAULT_LIMIT
-            metrics = [manager.metrics(name) for name in names[offset : offset + limit]]
+            metrics = [
+                QueueManager(q.database).metrics(q.queue_name)
+                for q in queues[offset : offset + limit]
+            ]
         shown = len(metrics)
         if shown < total:
             self.stderr.write(_left_out(offset, shown, total, paged=not options["all"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from datetime import timedelta
 from typing import Any
 
@@ -33,6 +34,13 @@ tick; the workers (pgmq_consume) and pgmq_maintain send the due ticks.
 
 CRON is five fields (minute hour day-of-month month day-of-week), @yearly,
 @monthly, @weekly, @daily, @hourly, or "@every N seconds|minutes|hours".
+
+A schedule lives in its queue's database (PGMQ['QUEUE_DATABASES']). Without
+--database: list and due cover every queue database (list adds a database column,
+JSON a "database" key, when there are several); remove, enable, disable and run-now
+find the schedule in whichever database holds it (when two hold that name, they
+stop and ask for --database); add writes to the queue's database, and refuses a
+name another database already holds. --database limits any of them to one database.
 
 examples:
   manage.py pgmq_schedule list --ticks 3
@@ -78,12 +86,19 @@ examples:
         ):
             actions.add_parser(name, help=text).add_argument("name", metavar="NAME")
         actions.add_parser("due", help="Send the due ticks now.")
+        for action in actions.choices.values():  # --database after the action too
+            action.add_argument(
+                "--database",
+                default=argparse.SUPPRESS,  # not given here: the one before the action stands
+                help="Database alias to use (as before the action).",
+            )
 
     def handle(self, *args: Any, **options: Any) -> None:
         manager = self.manager(options)
         action = options["action"]
+        several = self.several_databases(options)
         if action == "list":
-            self._list(manager, options["ticks"], options["json"])
+            self._list(manager, options["ticks"], options["json"], several)
         elif action == "add":
             manager.create_schedule(
                 options["name"],
@@ -97,7 +112,10 @@ examples:
             )
             schedule = manager.get_schedule(options["name"])
             next_tick = schedule.next_tick if schedule else None
-            self.stdout.write(f'schedule "{options["name"]}" saved; next tick: {next_tick or "-"}')
+            where = f" in database {schedule.database}" if schedule and several else ""
+            self.stdout.write(
+                f'schedule "{options["name"]}" saved{where}; next tick: {next_tick or "-"}'
+            )
         elif action == "remove":
             if not manager.drop_schedule(options["name"]):
                 raise CommandError(f'schedule "{options["name"]}" does not exist')
@@ -110,12 +128,13 @@ examples:
             self.stdout.write(f'schedule "{options["name"]}": sent message {msg_id}')
         else:
             for sent in manager.enqueue_due_schedules():
+                where = f" (database {sent.database})" if several else ""
                 self.stdout.write(
                     f'schedule "{sent.schedule_name}": tick {sent.tick.isoformat()} sent to '
-                    f'"{sent.queue_name}" as message {sent.msg_id}'
+                    f'"{sent.queue_name}"{where} as message {sent.msg_id}'
                 )
 
-    def _list(self, manager: QueueManager, ticks: int, as_json: bool) -> None:
+    def _list(self, manager: QueueManager, ticks: int, as_json: bool, several: bool) -> None:
         rows = []
         for s in manager.list_schedules():
             upcoming = []
@@ -136,6 +155,7 @@ examples:
                     "next_ticks": upcoming,
                     "skipped": s.skipped,
                     "origin": s.origin,
+                    **({"database": s.database} if several else {}),
                 }
                 for s, upcoming in rows
             ):
@@ -150,6 +170,7 @@ examples:
                 s.cron,
                 s.time_zone,
                 s.queue,
+                *((s.database,) if several else ()),
                 "yes" if s.enabled else "no",
                 s.last_tick.isoformat() if s.last_tick else None,
                 ", ".join(t.isoformat() for t in upcoming) or None,
@@ -157,5 +178,15 @@ examples:
             )
             for s, upcoming in rows
         ]
-        headers = ("name", "cron", "zone", "queue", "on", "last tick", "next", "skipped")
-        self.stdout.write(format_table(headers, table, right=(7,)))
+        headers = (
+            "name",
+            "cron",
+            "zone",
+            "queue",
+            *(("database",) if several else ()),
+            "on",
+            "last tick",
+            "next",
+            "skipped",
+        )
+        self.stdout.write(format_table(headers, table, right=(len(headers) - 1,)))

@@ -13,6 +13,12 @@ key matches (see pgmq_bind) stores a copy. Prints one line per copy: the queue
 and the new msg_id. A key that matches nothing sends nothing (noted on stderr).
 --dry-run prints the matching bindings instead, and sends nothing.
 
+With PGMQ['QUEUE_DATABASES'] routes and no --database, the bindings of every queue
+database count: each database stores its copies in one statement (all or none
+there), but the databases commit one after the other, not together. Each line
+then ends with the copy's database. --database sends through that database's
+bindings only.
+
 examples:
   manage.py pgmq_send_topic orders.eu.created '{"order_id": 42}'
   manage.py pgmq_send_topic orders.created '{"id": 1}' --headers '{"trace": "abc"}' --delay 10
@@ -38,10 +44,12 @@ examples:
 
     def handle(self, *args: Any, **options: Any) -> None:
         manager = self.manager(options)
+        several = self.several_databases(options)
         key = options["routing_key"]
         if options["dry_run"]:
             for route in manager.test_routing(key):
-                self.stdout.write(f"{route.queue_name}\t{route.pattern}")
+                where = f"\t{route.database}" if several else ""
+                self.stdout.write(f"{route.queue_name}\t{route.pattern}{where}")
             return
         message = json_arg(options["payload"] or "", "PAYLOAD")
         headers = json_object_arg(options["headers"], "--headers")
@@ -49,6 +57,7 @@ examples:
             key, [message], headers=None if headers is None else [headers], delay=options["delay"]
         )
         for copy in delivered:
-            self.stdout.write(f"{copy.queue_name}\t{copy.msg_id}")
+            where = f"\t{copy.database}" if several else ""
+            self.stdout.write(f"{copy.queue_name}\t{copy.msg_id}{where}")
         if not delivered:
             self.stderr.write(f'no queue is bound to a pattern matching "{key}": nothing sent')

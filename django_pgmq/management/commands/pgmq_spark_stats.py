@@ -8,6 +8,7 @@ from django.core.management.base import CommandError
 
 from django_pgmq import routing
 from django_pgmq.contrib.spark.command import SparkCommand
+from django_pgmq.manager import QueueManager
 
 
 class Command(SparkCommand):
@@ -31,7 +32,9 @@ examples:
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        queues = options["queues"] or [q.queue_name for q in self.manager(options).list_queues()]
+        # Without names: the queues of one database (--database, else PGMQ['DATABASE']).
+        one = QueueManager(self.databases(options)[0])
+        queues = options["queues"] or [q.queue_name for q in one.list_queues()]
         if not queues:
             self.stdout.write("no queues")
             return
