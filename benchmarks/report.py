@@ -13,6 +13,8 @@ GOALS = [
     ("read+archive b10", "ours-sql", "pgmq-sql", 1.3),
     ("e2e 22B", "ours-sql", "pgmq-sql", 1.3),
     ("e2e 22B", "ours-worker", "pgmq-sql", 1.2),
+    # issue 22: the floors the static SQL core must hold
+    ("e2e 22B", "ours-sql", "pgmq-sql", 1.5),
     # issue 16: queue attributes
     ("read+archive b10", "ours-priorities", "pgmq-sql", 1.0),
     ("send b100", "ours-dedup", "ours-sql", 0.7),
