@@ -163,7 +163,9 @@ AS $fn$
 DECLARE
     -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
     key text := 'pgmq.low_' || replace(qtable, '-', '$');
-    mark text[] := string_to_array(current_setting(key, true), ' ');
+    kept text := current_setting(key, true);
+    -- a value this function did not write (set by hand) counts as none: never an error
+    mark text[] := CASE WHEN kept ~ '^[0-9]+ [0-9.]+ [0-9]+ [0-9.]+$' THEN string_to_array(kept, ' ') END;
     rel oid := to_regclass(format('pgmq.%I', qtable));
     now_s float8 := extract(epoch FROM clock_timestamp());
     full_look boolean;
@@ -172,8 +174,7 @@ BEGIN
     IF rel IS NULL THEN
         RETURN 0;
     END IF;
-    full_look := cardinality(mark) IS DISTINCT FROM 4 OR mark[1] <> rel::text
-                 OR mark[4]::float8 < now_s;
+    full_look := mark IS NULL OR mark[1] <> rel::text OR mark[4]::float8 < now_s;
     IF NOT full_look AND mark[2]::float8 >= now_s THEN
         RETURN mark[3]::bigint;
     END IF;

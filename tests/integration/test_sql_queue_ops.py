@@ -180,3 +180,38 @@ def test_a_queue_named_like_a_helper_works_and_drops(db, name):
     msg_id = db.execute("SELECT * FROM pgmq.send(%s, '{}')", [name]).fetchone()[0]
     assert db.execute("SELECT msg_id FROM pgmq.read(%s, 30, 1)", [name]).fetchall() == [(msg_id,)]
     assert db.execute("SELECT pgmq.drop_queue(%s)", [name]).fetchone() == (True,)
+
+
+@pytest.mark.parametrize("value", ["garbage", "1 2 3", "1 x 3 4", "", "99 1e400 5 6"])
+def test_a_low_water_mark_set_by_hand_never_fails_a_read(pg_connect, queue_name, value):
+    """A value the router did not write counts as none: the next read looks again."""
+    db = pg_connect()
+    db.execute("SELECT pgmq.create(%s)", [queue_name])
+    sent = db.execute("SELECT * FROM pgmq.send(%s, '{}')", [queue_name]).fetchone()[0]
+    db.execute("SELECT set_config(%s, %s, false)", [f"pgmq.low_q_{queue_name}", value])
+    assert db.execute("SELECT msg_id FROM pgmq.read(%s, 30, 5)", [queue_name]).fetchall() == [
+        (sent,)
+    ]
+    db.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
+
+
+def test_reads_between_full_looks_see_every_committed_message(pg_connect, queue_name):
+    """Short looks (every 50 ms, from the session's mark) never hide a message sent
+    after the mark: 40 rounds of send, read and archive in a row, each read at once."""
+    reader, sender = pg_connect(), pg_connect()
+    sender.execute("SELECT pgmq.create(%s)", [queue_name])
+    for _ in range(40):
+        ids = [
+            r[0]
+            for r in sender.execute(
+                "SELECT * FROM pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[3]))",
+                [queue_name],
+            )
+        ]
+        got = [
+            r[0] for r in reader.execute("SELECT msg_id FROM pgmq.read(%s, 30, 10)", [queue_name])
+        ]
+        assert got == ids
+        reader.execute("SELECT pgmq.archive(%s, %s::bigint[])", [queue_name, got])
+        time.sleep(0.01)
+    sender.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
