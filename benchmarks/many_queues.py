@@ -116,7 +116,9 @@ def metrics_all_figures(store: Store, label: str = "") -> dict[str, float]:
 def busy_figures(store: Store) -> dict[str, float]:
     """metrics_all() once every queue holds a message (none idle)."""
     with psycopg.connect(**store.conninfo("many"), autocommit=True) as conn:
-        run(conn, "send_everywhere")
+        after = ""
+        while after is not None:
+            after = run(conn, "send_everywhere", after=after, limit=500)[0][0]
     return metrics_all_figures(store, " with every queue busy")
 
 

@@ -26,5 +26,11 @@ SELECT count(*) FROM pgmq.meta
 SELECT sum(total_bytes)::bigint FROM pg_backend_memory_contexts
 
 -- name: send_everywhere
--- One message into every queue: no queue is idle any more.
-SELECT count(*) FROM pgmq.meta m, pgmq.send(m.queue_name::text, '{"hello": "world"}'::jsonb)
+-- One message into each of up to %(limit)s queues from %(after)s on (by name), in one
+-- transaction; the caller goes on until every queue holds one (no queue idle). A
+-- transaction keeps a lock per table it sends to, so one over 10,000 queues would
+-- overflow PostgreSQL's default lock table (max_locks_per_transaction).
+SELECT max(m.queue_name::text), count(s.*)
+FROM (SELECT queue_name FROM pgmq.meta WHERE queue_name::text > %(after)s
+      ORDER BY queue_name LIMIT %(limit)s) m,
+     pgmq.send(m.queue_name::text, '{"hello": "world"}'::jsonb) s
