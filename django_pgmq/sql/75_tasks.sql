@@ -52,7 +52,9 @@ $fn$;
 -- task queue hands out nothing and a message read past max_receive_count goes to the
 -- dead-letter queue, as pgmq.read does. The queue itself need not have the attribute
 -- (which would refuse other senders' non-integer "priority" headers). The scan walks
--- the priority index and skips rows that are invisible or locked.
+-- the priority index and skips rows that are invisible or locked. The commit of a read
+-- need not wait for its WAL flush: only a crash of the server can undo it, and then its
+-- messages are visible again as if their vt had run out (tasks run at least once).
 CREATE OR REPLACE FUNCTION pgmq._read_by_priority(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
@@ -66,6 +68,7 @@ BEGIN
             coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
+    PERFORM set_config('synchronous_commit', 'off', true);
     RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
         stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
         NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
@@ -108,9 +111,9 @@ $fn$;
 -- verdict and delete its message from task_queue (done_id; the message stays when the result row is
 -- gone, so a retry sees it), then mark the next task's result RUNNING for a new attempt
 -- by worker (next_id) and return it; no row when it was not READY (running before,
--- finished or gone: the caller takes the slower path). Either part may be NULL. When
--- both are given the commit need not wait for its WAL flush (only a server crash can
--- undo it, and then all of it: the finished task runs again, as at-least-once allows).
+-- finished or gone: the caller takes the slower path). Either part may be NULL. With a
+-- verdict the commit need not wait for its WAL flush (only a server crash can undo it,
+-- and then all of it: the finished task runs again, as at-least-once allows).
 CREATE OR REPLACE FUNCTION pgmq._task_finish_and_start(
     task_queue text, done_id uuid, done_msg_id bigint, done_status text,
     done_finished_at timestamptz, done_return_value jsonb, done_errors jsonb,
@@ -134,9 +137,7 @@ BEGIN
         IF FOUND THEN
             PERFORM pgmq.delete(task_queue, ARRAY[done_msg_id]);
         END IF;
-        IF next_id IS NOT NULL THEN
-            PERFORM set_config('synchronous_commit', 'off', true);
-        END IF;
+        PERFORM set_config('synchronous_commit', 'off', true);
     END IF;
     IF next_id IS NULL THEN
         RETURN;

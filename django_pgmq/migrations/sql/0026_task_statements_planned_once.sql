@@ -1,6 +1,29 @@
 -- 0026_task_statements_planned_once: task statements planned once
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+CREATE OR REPLACE FUNCTION pgmq._read_by_priority(queue_name text, vt integer, qty integer)
+ RETURNS SETOF pgmq.message_record
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    attrs jsonb := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+BEGIN
+    IF vt IS NULL OR vt < 0 OR qty IS NULL OR qty < 1 THEN
+        RAISE EXCEPTION 'vt must be 0 or more and qty 1 or more, got vt % and qty %',
+            coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    PERFORM set_config('synchronous_commit', 'off', true);
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
+        stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
+        NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._read_by_priority(text,integer,integer) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._read_by_priority(text,integer,integer) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._task_enqueue(queue_name text, msg jsonb, headers jsonb, delay timestamp with time zone, result_id uuid, backend text, task_path text, priority integer, args jsonb, kwargs jsonb, run_after timestamp with time zone, enqueued_at timestamp with time zone, max_attempts integer)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -36,9 +59,7 @@ BEGIN
         IF FOUND THEN
             PERFORM pgmq.delete(task_queue, ARRAY[done_msg_id]);
         END IF;
-        IF next_id IS NOT NULL THEN
-            PERFORM set_config('synchronous_commit', 'off', true);
-        END IF;
+        PERFORM set_config('synchronous_commit', 'off', true);
     END IF;
     IF next_id IS NULL THEN
         RETURN;
