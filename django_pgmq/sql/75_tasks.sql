@@ -111,9 +111,10 @@ $fn$;
 -- verdict and delete its message from task_queue (done_id; the message stays when the result row is
 -- gone, so a retry sees it), then mark the next task's result RUNNING for a new attempt
 -- by worker (next_id) and return it; no row when it was not READY (running before,
--- finished or gone: the caller takes the slower path). Either part may be NULL. With a
--- verdict the commit need not wait for its WAL flush (only a server crash can undo it,
--- and then all of it: the finished task runs again, as at-least-once allows).
+-- finished or gone: the caller takes the slower path). Either part may be NULL. The
+-- commit need not wait for its WAL flush: only a crash of the server can undo it, and
+-- then all of it and every commit after it, so a task runs again (at least once, as
+-- documented), never is lost.
 CREATE OR REPLACE FUNCTION pgmq._task_finish_and_start(
     task_queue text, done_id uuid, done_msg_id bigint, done_status text,
     done_finished_at timestamptz, done_return_value jsonb, done_errors jsonb,
@@ -129,6 +130,7 @@ LANGUAGE plpgsql
 AS $fn$
 #variable_conflict use_variable
 BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
     IF done_id IS NOT NULL THEN
         UPDATE django_pgmq_taskresultrecord AS t
         SET status = done_status, finished_at = done_finished_at,
@@ -137,7 +139,6 @@ BEGIN
         IF FOUND THEN
             PERFORM pgmq.delete(task_queue, ARRAY[done_msg_id]);
         END IF;
-        PERFORM set_config('synchronous_commit', 'off', true);
     END IF;
     IF next_id IS NULL THEN
         RETURN;

@@ -51,6 +51,7 @@ CREATE OR REPLACE FUNCTION pgmq._task_finish_and_start(task_queue text, done_id 
 AS $function$
 #variable_conflict use_variable
 BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
     IF done_id IS NOT NULL THEN
         UPDATE django_pgmq_taskresultrecord AS t
         SET status = done_status, finished_at = done_finished_at,
@@ -59,7 +60,6 @@ BEGIN
         IF FOUND THEN
             PERFORM pgmq.delete(task_queue, ARRAY[done_msg_id]);
         END IF;
-        PERFORM set_config('synchronous_commit', 'off', true);
     END IF;
     IF next_id IS NULL THEN
         RETURN;
