@@ -10,7 +10,6 @@ from datetime import datetime
 from typing import Any
 
 from django.db import DatabaseError, connections
-from psycopg import sql as psql
 
 from .. import sqlfiles
 from ..manager.plumbing import (
@@ -61,55 +60,46 @@ class TaskOps(Base):
         queue: str,
         message: dict[str, Any],
         priority: int,
-        delay: int | datetime,
-        results_table: str,
+        run_after: datetime | None,
         row: dict[str, Any],
     ) -> int:
-        """Send a task's message and insert its result ``row``, in one statement; the msg_id.
+        """Send a task's message and insert its result ``row``, in one call; the msg_id.
 
         ``row``: ``id``, ``backend``, ``task_path``, ``args`` and ``kwargs`` (JSON text),
         ``run_after``, ``enqueued_at``, ``max_attempts``; the queue, the priority and
-        the message id fill the rest. On the caller's connection and transaction.
+        the message id fill the rest. ``run_after`` (aware) is the message's delay, None
+        for none. On the caller's connection and transaction.
         """
         validate_queue_name(queue)
-        when = _check_when("delay", delay)
         params = {
             **row,
             "queue": queue,
             "msg": _dump_message(message, queue),
             "headers": _dump_headers({"priority": priority}, queue),
             "priority": _check_int("priority", priority, -100, 100),
-            "delay": when,
+            "delay": None if run_after is None else _check_when("run_after", run_after),
         }
-        # No delay goes as pgmq.send's timestamp form with NULL ("none given", as an
-        # integer 0 is): the integer form is a PL/pgSQL call more that converts to it.
-        timed = isinstance(when, datetime) or when == 0
-        if when == 0:
-            params["delay"] = None
-        name = "task_enqueue_at" if timed else "task_enqueue"
-        rows = self._fetch_task_query(name, params, queue, results_table, prepared=True)
+        rows = self._fetch_task_query("task_enqueue", params, queue, prepared=True)
         return int(rows[0][0])
 
-    def finish_task(
-        self, queue: str, msg_id: int, results_table: str, params: dict[str, Any]
-    ) -> bool:
-        """Write a task's verdict into its result row and delete its message, in one statement.
+    def finish_and_start_task(self, queue: str | None, params: dict[str, Any]) -> list[tuple]:
+        """Store a verdict and delete its message, and/or mark the next result RUNNING.
 
-        ``params``: ``id``, ``status``, ``finished_at``, ``return_value`` and ``errors``
-        (JSON text). True when the message was deleted (false: no such result row,
-        or the message was gone).
+        ``params``: ``done_id`` (None: no verdict), ``done_msg_id``, ``done_status``,
+        ``done_finished_at``, ``done_return_value`` and ``done_errors`` (JSON text);
+        ``id`` (None: nothing to start), ``now``, ``worker``; ``queue`` holds the
+        finished task's message (None without a verdict). One call, one transaction
+        (Django's autocommit). The started row (the results table's columns), if any.
         """
-        validate_queue_name(queue)
-        params = {**params, "queue": queue, "msg_id": _check_int("msg_id", msg_id, 1, 2**63 - 1)}
-        rows = self._fetch_task_query("task_finish", params, queue, results_table)
-        return bool(rows and rows[0][0])
+        if queue is not None:
+            validate_queue_name(queue)
+        return self._fetch_task_query("task_finish_and_start", {**params, "queue": queue}, queue)
 
     def _fetch_task_query(
         self,
         name: str,
         params: dict[str, Any],
-        queue: str,
-        results_table: str | None = None,
+        queue: str | None,
         prepared: bool = False,
     ) -> list[tuple]:
         """Run a statement of ``sql/tasks_queries.sql``, database errors translated.
@@ -119,7 +109,7 @@ class TaskOps(Base):
         """
         alias = self.alias_for(queue)
         connection = connections[alias]
-        statement = task_statement(name, results_table)
+        statement = task_statement(name)
         try:
             if prepared:
                 rows = _prepared_rows(connection, statement, params)
@@ -134,9 +124,6 @@ class TaskOps(Base):
 
 
 @functools.lru_cache(maxsize=32)
-def task_statement(name: str, results_table: str | None = None) -> str:
-    """A statement of ``sql/tasks_queries.sql``, its ``{results}`` slot the quoted table name."""
-    text = sqlfiles.queries(QUERIES)[name]
-    if results_table is None:
-        return text
-    return psql.SQL(text).format(results=psql.Identifier(results_table)).as_string(None)
+def task_statement(name: str) -> str:
+    """A statement of ``sql/tasks_queries.sql``."""
+    return sqlfiles.queries(QUERIES)[name]

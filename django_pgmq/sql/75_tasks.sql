@@ -52,7 +52,9 @@ $fn$;
 -- task queue hands out nothing and a message read past max_receive_count goes to the
 -- dead-letter queue, as pgmq.read does. The queue itself need not have the attribute
 -- (which would refuse other senders' non-integer "priority" headers). The scan walks
--- the priority index and skips rows that are invisible or locked.
+-- the priority index and skips rows that are invisible or locked. The commit of a read
+-- need not wait for its WAL flush: only a crash of the server can undo it, and then its
+-- messages are visible again as if their vt had run out (tasks run at least once).
 CREATE OR REPLACE FUNCTION pgmq._read_by_priority(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
@@ -66,8 +68,91 @@ BEGIN
             coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
+    PERFORM set_config('synchronous_commit', 'off', true);
     RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
         stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
         NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
+END
+$fn$;
+
+-- The statements of a task's life in one place each, as PL/pgSQL functions so that each
+-- session plans them once (PL/pgSQL keeps the plans of its static statements; a client
+-- statement sent by Django's client-side binding is parsed and planned on every call,
+-- which cost an enqueue more than its writes). The results table is the Django model's
+-- (django_pgmq.models.TaskResultRecord, table django_pgmq_taskresultrecord), found through
+-- the caller's search_path as Django's own queries find it.
+
+-- Enqueue a task: send its message (pgmq.send's way, through the router, so the queue's
+-- attributes apply; delay NULL: none given) and insert its READY result row pointing at
+-- it, in the caller's transaction. Returns the msg_id.
+CREATE OR REPLACE FUNCTION pgmq._task_enqueue(
+    queue_name text, msg jsonb, headers jsonb, delay timestamptz, result_id uuid,
+    backend text, task_path text, priority integer, args jsonb, kwargs jsonb,
+    run_after timestamptz, enqueued_at timestamptz, max_attempts integer
+)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    sent bigint;
+BEGIN
+    SELECT r.msg_id INTO sent FROM pgmq._queue_ops_route(
+        queue_name, 's'::"char", NULL::integer, NULL::integer, delay,
+        NULL::bigint[], ARRAY[msg], ARRAY[headers], NULL::jsonb) r;
+    INSERT INTO django_pgmq_taskresultrecord AS t (
+        id, backend, queue_name, task_path, priority, status, args, kwargs, run_after,
+        enqueued_at, errors, worker_ids, max_attempts, msg_id)
+    VALUES ($5, $6, $1, $7, $8, 'READY', $9, $10, $11, $12, '[]', '[]', $13, sent);
+    RETURN sent;
+END
+$fn$;
+
+-- The worker's step between two tasks, in one transaction: store a finished task's
+-- verdict and delete its message from task_queue (done_id; the message stays when the result row is
+-- gone, so a retry sees it), then mark the next task's result RUNNING for a new attempt
+-- by worker (next_id) and return it; no row when it was not READY (running before,
+-- finished or gone: the caller takes the slower path). Either part may be NULL. The
+-- commit need not wait for its WAL flush: only a crash of the server can undo it, and
+-- then all of it and every commit after it, so a task runs again (at least once, as
+-- documented), never is lost.
+CREATE OR REPLACE FUNCTION pgmq._task_finish_and_start(
+    task_queue text, done_id uuid, done_msg_id bigint, done_status text,
+    done_finished_at timestamptz, done_return_value jsonb, done_errors jsonb,
+    next_id uuid, started timestamptz, worker text
+)
+RETURNS TABLE (
+    id uuid, backend text, queue_name text, task_path text, priority integer,
+    status text, args jsonb, kwargs jsonb, run_after timestamptz, enqueued_at timestamptz,
+    started_at timestamptz, finished_at timestamptz, last_attempted_at timestamptz,
+    return_value jsonb, errors jsonb, worker_ids jsonb, max_attempts integer, msg_id bigint
+)
+LANGUAGE plpgsql
+AS $fn$
+#variable_conflict use_variable
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    IF done_id IS NOT NULL THEN
+        UPDATE django_pgmq_taskresultrecord AS t
+        SET status = done_status, finished_at = done_finished_at,
+            return_value = done_return_value, errors = done_errors
+        WHERE t.id = done_id;
+        IF FOUND THEN
+            PERFORM pgmq.delete(task_queue, ARRAY[done_msg_id]);
+        END IF;
+    END IF;
+    IF next_id IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    UPDATE django_pgmq_taskresultrecord AS t
+    SET status = 'RUNNING',
+        started_at = coalesce(t.started_at, started),
+        last_attempted_at = started,
+        worker_ids = t.worker_ids || jsonb_build_array(worker)
+    WHERE t.id = next_id AND t.status = 'READY'
+    RETURNING t.id, t.backend::text, t.queue_name::text, t.task_path::text,
+              t.priority::integer, t.status::text, t.args, t.kwargs, t.run_after,
+              t.enqueued_at, t.started_at, t.finished_at, t.last_attempted_at,
+              t.return_value, t.errors, t.worker_ids, t.max_attempts::integer, t.msg_id;
 END
 $fn$;

@@ -112,8 +112,7 @@ class PgmqBackend(BaseTaskBackend):
             task.queue_name,
             {"id": result.id, "task": task.module_path},
             task.priority,
-            run_after or 0,
-            TaskResultRecord._meta.db_table,
+            run_after,
             {
                 "id": uuid.UUID(result.id),
                 "backend": self.alias,

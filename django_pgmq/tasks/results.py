@@ -18,7 +18,6 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from ..internal import InternalManager
-from ..internal.task_ops import task_statement
 from ..messages import Message
 from ..models import TaskResultRecord
 from .compat import Task, TaskError, TaskResult, TaskResultDoesNotExist, TaskResultStatus
@@ -120,10 +119,9 @@ def start_attempt(using: str, result_id: str, worker_id: str) -> TaskResultRecor
         key = uuid.UUID(result_id)
     except ValueError:
         return None
-    params = {"id": key, "now": timezone.now(), "worker": worker_id}
-    started = list(TaskResultRecord.objects.using(using).raw(_statement("task_start"), params))
-    if started:
-        return started[0]
+    started = _finish_and_start(using, None, None, None, key, worker_id)
+    if started is not None:
+        return started
     return _start_otherwise(using, key, worker_id)
 
 
@@ -190,27 +188,64 @@ def finish_and_start(
     except ValueError:
         write_verdict(using, done, message, return_value)
         return None
-    params = {
-        "done_id": done.id,
-        "done_status": done.status,
-        "done_finished_at": done.finished_at,
-        "done_return_value": return_value,
-        "done_errors": json.dumps(done.errors),
-        "done_msg_id": message[1],
-        "queue": message[0],
-        "id": key,
-        "now": timezone.now(),
-        "worker": worker_id,
-    }
-    statement = _statement("task_finish_and_start")
-    [started] = list(TaskResultRecord.objects.using(using).raw(statement, params))
-    if started.pk is not None:
+    started = _finish_and_start(using, done, message, return_value, key, worker_id)
+    if started is not None:
         return started
     return _start_otherwise(using, key, worker_id)
 
 
-def _statement(name: str) -> str:
-    return task_statement(name, TaskResultRecord._meta.db_table)
+# The results table's columns as pgmq._task_finish_and_start returns them: the model's
+# concrete fields in their order (so `Model.from_db` takes them as they come).
+_COLUMNS = tuple(f.attname for f in TaskResultRecord._meta.concrete_fields)
+_JSON_COLUMNS = frozenset(
+    i
+    for i, f in enumerate(TaskResultRecord._meta.concrete_fields)
+    if f.get_internal_type() == "JSONField"
+)
+
+
+def _finish_and_start(
+    using: str,
+    done: TaskResultRecord | None,
+    message: tuple[str, int] | None,
+    return_value: str | None,
+    next_id: uuid.UUID | None,
+    worker_id: str,
+) -> TaskResultRecord | None:
+    """One call of pgmq._task_finish_and_start: ``done``'s verdict stored and its message
+    deleted (if given), ``next_id`` marked RUNNING (if given and READY) and returned."""
+    params: dict[str, Any] = {
+        "done_id": None,
+        "done_msg_id": None,
+        "done_status": None,
+        "done_finished_at": None,
+        "done_return_value": None,
+        "done_errors": None,
+        "id": next_id,
+        "now": timezone.now(),
+        "worker": worker_id,
+    }
+    queue: str | None = None  # the finished task's, whose message is deleted
+    if done is not None and message is not None:
+        params.update(
+            done_id=done.id,
+            done_msg_id=message[1],
+            done_status=done.status,
+            done_finished_at=done.finished_at,
+            done_return_value=return_value,
+            done_errors=json.dumps(done.errors),
+        )
+        queue = message[0]
+    rows = InternalManager(using).finish_and_start_task(queue, params)
+    return _record(using, rows[0]) if rows else None
+
+
+def _record(using: str, row: tuple) -> TaskResultRecord:
+    """A `TaskResultRecord` from a row of the results table's columns (JSON as text)."""
+    values = [
+        json.loads(v) if i in _JSON_COLUMNS and isinstance(v, str) else v for i, v in enumerate(row)
+    ]
+    return TaskResultRecord.from_db(using, _COLUMNS, values)
 
 
 def _start_otherwise(using: str, result_id: uuid.UUID, worker_id: str) -> TaskResultRecord | None:
@@ -258,14 +293,7 @@ def write_verdict(
     using: str, record: TaskResultRecord, message: tuple[str, int], return_value: str | None
 ) -> None:
     """Store the verdict `decide` set and delete the task's message, in one statement."""
-    params = {
-        "id": record.id,
-        "status": record.status,
-        "finished_at": record.finished_at,
-        "return_value": return_value,
-        "errors": json.dumps(record.errors),
-    }
-    InternalManager(using).finish_task(*message, TaskResultRecord._meta.db_table, params)
+    _finish_and_start(using, record, message, return_value, None, "")
 
 
 def retry_later(using: str, record: TaskResultRecord, exc: BaseException) -> bool:

@@ -12,6 +12,7 @@ after a backoff. A message whose result is already finished is only acknowledged
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 import os
@@ -52,10 +53,16 @@ def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+@functools.lru_cache(maxsize=1024)
+def _arguments_signature(func: Any, takes_context: bool) -> inspect.Signature:
+    """The signature a task's stored arguments must fit (without its context), made once."""
+    params = list(inspect.signature(func).parameters.values())[int(takes_context) :]
+    return inspect.Signature([p.replace(annotation=p.empty) for p in params])
+
+
 def check_arguments(task: Task, args: list[Any], kwargs: dict[str, Any]) -> None:
     """TypeError naming the task when its stored arguments do not fit its signature."""
-    params = list(inspect.signature(task.func).parameters.values())[int(task.takes_context) :]
-    signature = inspect.Signature([p.replace(annotation=p.empty) for p in params])
+    signature = _arguments_signature(task.func, task.takes_context)
     try:
         signature.bind(*args, **kwargs)
     except TypeError as exc:

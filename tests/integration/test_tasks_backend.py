@@ -327,7 +327,7 @@ def test_enqueue_is_a_prepared_statement_when_the_project_allows_them(m):
     connection.ensure_connection()
     pg = connection.connection
     prepared = "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s"
-    pattern = "%INSERT INTO%taskresultrecord%"
+    pattern = "%pgmq._task_enqueue(%"
     with connection.cursor() as cursor:
         task_funcs.add.enqueue(1, 2)
         cursor.execute(prepared, [pattern])
