@@ -1,4 +1,4 @@
--- 0026_task_statements_planned_once: task statements planned once
+-- 0027_task_statements_planned_once: task statements planned once
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 CREATE OR REPLACE FUNCTION pgmq._read_by_priority(queue_name text, vt integer, qty integer)
