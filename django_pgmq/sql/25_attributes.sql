@@ -590,7 +590,10 @@ BEGIN
         ),
             $dead$,
             qtable, f.max_receive_count, low)
-            || pgmq._dead_letter_move_sql(queue_name, f.dead_letter_queue) || ',' END,
+            -- the name as stored, as the worker's dead letters write it, whatever the
+            -- caller's spelling
+            || pgmq._dead_letter_move_sql(pgmq._stored_queue_name(queue_name),
+                                          f.dead_letter_queue) || ',' END,
         CASE WHEN op = 'r' THEN format(
             $upd$
             UPDATE pgmq.%I m

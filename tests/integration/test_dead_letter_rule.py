@@ -157,3 +157,19 @@ def test_a_refused_retry_is_not_counted_as_a_retry(queue, pg_connect, caplog, ho
     ).fetchall()
     # Deleted: nothing to retry. Locked: left as the lock holder's, no error recorded.
     assert left == ([] if how == "deleted" else [(1, None)])
+
+
+def test_a_read_under_another_spelling_names_the_queue_as_stored(m, queue_name):
+    """The redrive's header names the queue as the worker's does, not as the reader spelt it."""
+    dlq = f"{queue_name}_dlq"
+    m.create_queue(queue_name, max_receive_count=1, dead_letter_queue=dlq)
+    by_redrive = m.send(queue_name, {"n": 1})
+    m.read(queue_name, vt=0, qty=1)
+    assert m.read(queue_name.upper(), vt=30, qty=1) == []
+    by_worker = m.send(queue_name, {"n": 2})
+    InternalManager().dead_letter(queue_name.upper(), by_worker, dlq, "boom")
+    letters = [r["headers"]["dead_letter"] for r in dlq_rows(dlq)]
+    assert [(x["queue"], x["msg_id"]) for x in letters] == [
+        (queue_name, by_redrive),
+        (queue_name, by_worker),
+    ]
