@@ -309,6 +309,34 @@ AS $fn$
                                                 THEN headers -> 'attempt_errors' -> -1 ->> 'error' END)));
 $fn$;
 
+-- The one way a message becomes a dead letter, shared by the read-time redrive, the
+-- FIFO readers (pgmq._dead_letter_ids) and the worker (pgmq._dead_letter): the text of
+-- a data-modifying CTE "moved" that inserts the rows of a CTE "dead" (msg_id, read_ct,
+-- enqueued_at, message, headers, error; deleted from queue_name by the same statement)
+-- into dead_letter_queue's table as they are, visible at once, headers gaining
+-- "dead_letter". Its RETURNING gives the new msg_id. A plain insert, never pgmq.send:
+-- the dead-letter queue's send-side attributes (delivery_delay, max_message_size,
+-- deduplication_window) do not apply, so a size limit or a deduplication window there
+-- can never refuse, and so lose, a failed message; and the move stays one statement
+-- with the delete, so the message is in exactly one of the two queues.
+CREATE FUNCTION pgmq._dead_letter_move_sql(queue_name text, dead_letter_queue text)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT format(
+        $sql$
+        moved AS (
+            INSERT INTO pgmq.%I (vt, message, headers)
+            SELECT clock_timestamp(), x.message,
+                   pgmq._dead_letter_headers(x.headers, %L, x.msg_id, x.read_ct,
+                                             x.enqueued_at, x.error)
+            FROM dead x ORDER BY x.msg_id
+            RETURNING msg_id
+        )
+        $sql$,
+        pgmq.format_table_name(dead_letter_queue, 'q'), queue_name);
+$fn$;
+
 -- The statements -------------------------------------------------------------------
 
 -- The SQL test (on u.msg and u.hdr) that a message passes the send checks of attrs:
@@ -549,25 +577,23 @@ BEGIN
             DELETE FROM pgmq.%1$I m
             WHERE m.msg_id = ANY(ARRAY(
                 SELECT q.msg_id FROM pgmq.%1$I q
-                WHERE q.msg_id >= %5$s AND q.vt <= clock_timestamp()
+                WHERE q.msg_id >= %3$s AND q.vt <= clock_timestamp()
                   AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
-                  AND q.read_ct >= %3$s
+                  AND q.read_ct >= %2$s
                   AND ((SELECT count(*) FROM picked) < $2
                        OR q.msg_id < (SELECT max(p.msg_id) FROM picked p))
                 ORDER BY q.msg_id
                 LIMIT greatest($2, 100)
                 FOR UPDATE SKIP LOCKED))
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers
-        ),
-        moved AS (
-            INSERT INTO pgmq.%2$I (vt, message, headers)
-            SELECT clock_timestamp(), x.message,
-                   pgmq._dead_letter_headers(x.headers, %4$L, x.msg_id, x.read_ct, x.enqueued_at, NULL)
-            FROM dead x ORDER BY x.msg_id
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers,
+                      NULL::text AS error
         ),
             $dead$,
-            qtable, pgmq.format_table_name(f.dead_letter_queue, 'q'), f.max_receive_count,
-            queue_name, low) END,
+            qtable, f.max_receive_count, low)
+            -- the name as stored, as the worker's dead letters write it, whatever the
+            -- caller's spelling
+            || pgmq._dead_letter_move_sql(pgmq._stored_queue_name(queue_name),
+                                          f.dead_letter_queue) || ',' END,
         CASE WHEN op = 'r' THEN format(
             $upd$
             UPDATE pgmq.%I m
@@ -726,18 +752,13 @@ BEGIN
         $q$
         WITH dead AS (
             DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY($1)
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers
-        ), moved AS (
-            INSERT INTO pgmq.%2$I (vt, message, headers)
-            SELECT clock_timestamp(), x.message,
-                   pgmq._dead_letter_headers(x.headers, %3$L, x.msg_id, x.read_ct - $2, x.enqueued_at, NULL)
-            FROM dead x ORDER BY x.msg_id
-            RETURNING 1
-        )
+            RETURNING m.msg_id, m.read_ct - $2 AS read_ct, m.enqueued_at, m.message, m.headers,
+                      NULL::text AS error
+        ), %2$s
         SELECT count(*) FROM moved
         $q$,
-        pgmq.format_table_name(queue_name, 'q'), pgmq.format_table_name(dlq, 'q'),
-        pgmq._stored_queue_name(queue_name)
+        pgmq.format_table_name(queue_name, 'q'),
+        pgmq._dead_letter_move_sql(pgmq._stored_queue_name(queue_name), dlq)
     ) INTO moved USING msg_ids, coalesce(delivered, 0);
     RETURN moved;
 END

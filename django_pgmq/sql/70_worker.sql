@@ -38,8 +38,10 @@ END
 $fn$;
 
 -- Move one message from its queue to a dead-letter queue (created on demand),
--- in one transaction. Its headers gain "dead_letter": where it came from, how
--- often it was read, and the last error. Returns its id in the dead-letter
+-- in one transaction, by the statement the read-time redrive uses
+-- (pgmq._dead_letter_move_sql): the same row and the same "dead_letter" header
+-- (where it came from, how often it was read, and the last error), the dead-letter
+-- queue's send-side attributes not applied. Returns its id in the dead-letter
 -- queue, or NULL when the message is no longer in the source queue.
 CREATE FUNCTION pgmq._dead_letter(
     queue_name text, msg_id bigint, dead_letter_queue text, error text DEFAULT NULL
@@ -49,10 +51,8 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     source text := pgmq._require_queue(queue_name);
-    v_read_ct integer;
-    v_enqueued_at timestamptz;
-    v_message jsonb;
-    v_headers jsonb;
+    qtable text := pgmq.format_table_name(source, 'q');
+    there bigint;
     new_id bigint;
 BEGIN
     PERFORM pgmq.validate_queue_name(dead_letter_queue);
@@ -60,24 +60,24 @@ BEGIN
         RAISE EXCEPTION 'queue "%" cannot be its own dead-letter queue', source
             USING ERRCODE = 'PQ004';
     END IF;
-    EXECUTE format(
-        'DELETE FROM pgmq.%I WHERE msg_id = $1 RETURNING read_ct, enqueued_at, message, headers',
-        pgmq.format_table_name(source, 'q')
-    ) INTO v_read_ct, v_enqueued_at, v_message, v_headers USING msg_id;
-    IF v_enqueued_at IS NULL THEN
+    -- Locked first, so that a message already gone creates no dead-letter queue.
+    EXECUTE format('SELECT msg_id FROM pgmq.%I WHERE msg_id = $1 FOR UPDATE', qtable)
+        INTO there USING msg_id;
+    IF there IS NULL THEN
         RETURN NULL;
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower(dead_letter_queue)) THEN
-        PERFORM pgmq."create"(dead_letter_queue);
-    END IF;
-    -- The header a read past the queue's max_receive_count writes (sql/25_attributes.sql).
-    SELECT s.id INTO new_id
-    FROM pgmq.send(
-        queue_name => dead_letter_queue,
-        msg => v_message,
-        headers => pgmq._dead_letter_headers(v_headers, source, msg_id, v_read_ct, v_enqueued_at, error),
-        delay => 0
-    ) AS s(id);
+    PERFORM pgmq._ensure_dead_letter_queue(dead_letter_queue);
+    EXECUTE format(
+        $q$
+        WITH dead AS (
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = $1
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers,
+                      $2::text AS error
+        ), %2$s
+        SELECT msg_id FROM moved
+        $q$,
+        qtable, pgmq._dead_letter_move_sql(source, dead_letter_queue)
+    ) INTO new_id USING msg_id, error;
     RETURN new_id;
 END
 $fn$;

@@ -18,12 +18,16 @@ class Outcome:
     released: int = 0
     given_up: int = 0  # settled as failed by the handler itself (a task's FAILED verdict)
     set_aside: int = 0  # left in the queue, hidden, by the handler (not a task)
+    # Failed, but its retry or dead letter could not be recorded: by then the message
+    # was gone (deleted, or taken by another consumer after its vt ran out) or held by
+    # another transaction. Not retried by this worker; whoever has it decides.
+    unrecorded: int = 0
     following: list[Message] = field(default_factory=list)  # the next batch, already read
 
     @property
     def failed(self) -> int:
-        """Attempts that failed: retried, dead-lettered or given up."""
-        return self.retried + self.dead + self.given_up
+        """Attempts that failed: retried, dead-lettered, given up, or failed unrecorded."""
+        return self.retried + self.dead + self.given_up + self.unrecorded
 
     @property
     def settled(self) -> int:
@@ -33,7 +37,7 @@ class Outcome:
     @property
     def attempts(self) -> int:
         """Reads of this batch that ended with a verdict (a retried message counts each time)."""
-        return self.settled + self.retried
+        return self.settled + self.retried + self.unrecorded
 
     @property
     def finished(self) -> int:
@@ -42,7 +46,16 @@ class Outcome:
 
     def add(self, other: Outcome) -> None:
         """Add another batch's counts to these (the worker's running totals)."""
-        for name in ("done", "retried", "dead", "lost", "released", "given_up", "set_aside"):
+        for name in (
+            "done",
+            "retried",
+            "dead",
+            "lost",
+            "released",
+            "given_up",
+            "set_aside",
+            "unrecorded",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def totals(self) -> str:
@@ -73,5 +86,7 @@ class Outcome:
         parts += [f"{self.given_up} failed"] if self.given_up else []
         parts += [f"{self.set_aside} set aside"] if self.set_aside else []
         parts += [f"{self.lost} gone before they ran"] if self.lost else []
+        if self.unrecorded:
+            parts += [f"{self.unrecorded} failed but gone or held elsewhere before recorded"]
         parts += [f"{self.released} released"] if self.released else []
         return ", ".join(parts)

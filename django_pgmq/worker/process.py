@@ -361,16 +361,33 @@ class Processor:
             self.holdings.retrying(monotonic() + max(delays.values()) + RETRY_MARGIN)
         self.holdings.drop(self.queue, [m.msg_id for m in messages])  # no vt extension now
         notes = []
+        unrecorded = []
         for message in messages:
             if message.msg_id in dead:
                 new_id = self.manager.dead_letter(
                     self.queue, message.msg_id, settings.dead_letter, error_text(exc)
                 )
-                outcome.dead += new_id is not None
+                if new_id is None:
+                    unrecorded.append(message.msg_id)
+                    notes.append(f"{message.msg_id} not dead-lettered: gone")
+                    continue
+                outcome.dead += 1
                 notes.append(f"{message.msg_id} dead-lettered to {settings.dead_letter}")
             else:
                 delay = delays[message.msg_id]
-                self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc))
+                if not self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc)):
+                    unrecorded.append(message.msg_id)
+                    notes.append(f"{message.msg_id} not retried: gone or locked")
+                    continue
                 outcome.retried += 1
                 notes.append(f"{message.msg_id} retried in {delay:.2f}s (read {message.read_ct})")
+        outcome.unrecorded += len(unrecorded)
         log.warning("%s: handler failed: %s: %s", self.queue, "; ".join(notes), exc, exc_info=exc)
+        if unrecorded:
+            log.warning(
+                "%s: the failure of messages %s was not recorded: they were gone (deleted, "
+                "or taken by another consumer after their vt ran out) or locked by another "
+                "transaction; whoever has them decides what becomes of them",
+                self.queue,
+                unrecorded,
+            )
