@@ -17,76 +17,64 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from ..attribute_spec import AttributeSpec
+from ..attributes_declared import DECLARED, LABELS
 from ..errors import PgmqError
 from ..manager import QueueManager
 from .access import current_db, log, require, url
 from .forms import JsonField
 from .pages import queue_or_404
 
-_SECONDS = gettext_lazy("seconds; empty: not set")
+# What each kind of attribute asks for, beside its label (from the declaration).
+_KIND_HELP = {
+    "seconds": gettext_lazy("seconds; empty: not set"),
+    "bytes": gettext_lazy("bytes"),
+    "rate": gettext_lazy("COUNT/SECONDS: at most COUNT handed out in any SECONDS, e.g. 100/60"),
+}
+# Attributes with a control of their own: a checkbox left empty here would clear them.
+_OWN_CONTROLS = ("paused",)
 
 
-class AttributesForm(forms.Form):
-    """Every attribute but ``paused``; an empty field removes its attribute."""
+def attribute_field(spec: AttributeSpec) -> forms.Field:
+    """The form field of one declared attribute (its kind decides the field)."""
+    label = LABELS.get(spec.key, spec.label)
+    help_text = _KIND_HELP.get(spec.kind, "")
+    if spec.kind in ("seconds", "bytes", "count"):
+        return forms.IntegerField(
+            label=label, min_value=spec.minimum, required=False, help_text=help_text
+        )
+    if spec.kind == "switch":
+        return forms.BooleanField(label=label, required=False)
+    if spec.kind == "queue":
+        return forms.CharField(label=label, max_length=47, required=False)
+    return forms.CharField(label=label, required=False, help_text=help_text)
 
-    delivery_delay = forms.IntegerField(
-        label=gettext_lazy("Delivery delay"), min_value=0, required=False, help_text=_SECONDS
-    )
-    deduplication_window = forms.IntegerField(
-        label=gettext_lazy("Deduplication window"), min_value=0, required=False, help_text=_SECONDS
-    )
-    max_receive_count = forms.IntegerField(
-        label=gettext_lazy("Max receive count"), min_value=1, required=False
-    )
-    dead_letter_queue = forms.CharField(
-        label=gettext_lazy("Dead-letter queue"), max_length=47, required=False
-    )
-    message_retention = forms.IntegerField(
-        label=gettext_lazy("Message retention"), min_value=1, required=False, help_text=_SECONDS
-    )
-    archive_retention = forms.IntegerField(
-        label=gettext_lazy("Archive retention"), min_value=1, required=False, help_text=_SECONDS
-    )
-    max_message_size = forms.IntegerField(
-        label=gettext_lazy("Max message size"),
-        min_value=1,
-        required=False,
-        help_text=gettext_lazy("bytes"),
-    )
-    priorities = forms.BooleanField(label=gettext_lazy("Priorities"), required=False)
-    max_in_flight = forms.IntegerField(
-        label=gettext_lazy("Max in flight"),
-        min_value=1,
-        required=False,
-        help_text=gettext_lazy("messages read and not yet deleted, archived or visible again"),
-    )
-    rate_limit = forms.CharField(
-        label=gettext_lazy("Rate limit"),
-        required=False,
-        help_text=gettext_lazy(
-            "COUNT/SECONDS: at most COUNT handed out in any SECONDS, e.g. 100/60"
-        ),
-    )
+
+class BaseAttributesForm(forms.Form):
+    """The attributes form's behaviour; its fields come from the declaration."""
+
+    specs: tuple[AttributeSpec, ...] = ()
 
     @classmethod
-    def of(cls, attributes: dict[str, Any]) -> AttributesForm:
+    def of(cls, attributes: dict[str, Any]) -> BaseAttributesForm:
         """The form showing a queue's current attributes."""
         initial = {k: v for k, v in attributes.items() if k in cls.base_fields}
-        if isinstance(rate := initial.get("rate_limit"), dict):
-            initial["rate_limit"] = f"{rate.get('count')}/{rate.get('seconds')}"
+        for spec in cls.specs:
+            if spec.kind == "rate" and isinstance(rate := initial.get(spec.key), dict):
+                initial[spec.key] = f"{rate.get('count')}/{rate.get('seconds')}"
         return cls(initial=initial)
 
-    def clean_rate_limit(self) -> dict[str, int | float] | None:
-        """``COUNT/SECONDS`` as the attribute's object; the SQL API checks the ranges."""
-        text = (self.cleaned_data["rate_limit"] or "").strip()
-        if not text:
-            return None
-        count, _sep, seconds = text.partition("/")
-        try:
-            per = float(seconds)
-            return {"count": int(count), "seconds": int(per) if per.is_integer() else per}
-        except ValueError:
-            raise forms.ValidationError(_("must be COUNT/SECONDS, such as 100/60")) from None
+    def clean(self) -> dict[str, Any]:
+        """Rate fields (``COUNT/SECONDS``) as the attribute's object; the SQL API checks
+        the ranges."""
+        cleaned = super().clean() or {}
+        for spec in self.specs:
+            if spec.kind == "rate" and spec.key in cleaned:
+                try:
+                    cleaned[spec.key] = _rate(cleaned[spec.key])
+                except forms.ValidationError as exc:
+                    self.add_error(spec.key, exc)
+        return cleaned
 
     def attributes(self) -> dict[str, Any]:
         """What to merge into the queue's attributes: empty fields remove theirs."""
@@ -94,9 +82,35 @@ class AttributesForm(forms.Form):
             k: None if v is None or v == "" or v is False else v
             for k, v in self.cleaned_data.items()
         }
-        if data.get("dead_letter_queue"):
-            data["dead_letter_queue"] = data["dead_letter_queue"].strip()
+        for spec in self.specs:
+            if spec.kind == "queue" and data.get(spec.key):
+                data[spec.key] = data[spec.key].strip()
         return data
+
+
+def _rate(text: str | None) -> dict[str, int | float] | None:
+    """``COUNT/SECONDS`` as a rate attribute's object (None when empty)."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    count, _sep, seconds = text.partition("/")
+    try:
+        per = float(seconds)
+        return {"count": int(count), "seconds": int(per) if per.is_integer() else per}
+    except ValueError:
+        raise forms.ValidationError(_("must be COUNT/SECONDS, such as 100/60")) from None
+
+
+def attributes_form_class(specs: tuple[AttributeSpec, ...]) -> type[BaseAttributesForm]:
+    """A form with one field per declared attribute but those with their own control;
+    an empty field removes its attribute."""
+    fields: dict[str, Any] = {
+        spec.key: attribute_field(spec) for spec in specs if spec.key not in _OWN_CONTROLS
+    }
+    return type("AttributesForm", (BaseAttributesForm,), {"specs": specs, **fields})
+
+
+AttributesForm = attributes_form_class(DECLARED)
 
 
 class RedriveForm(forms.Form):

@@ -1,7 +1,8 @@
 """Command-line values of queue attributes: durations (``14d``), sizes (``256KiB``), switches.
 
-Shared by pgmq_create's attribute options and pgmq_attributes ``--set KEY=VALUE``; the
-SQL API checks the resulting values again (unknown keys, ranges).
+Shared by pgmq_create's attribute options and pgmq_attributes ``--set KEY=VALUE``, both
+derived from the declared attributes (``attribute_spec``); the SQL API checks the
+resulting values again (unknown keys, ranges).
 """
 
 from __future__ import annotations
@@ -9,22 +10,18 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Callable
 from typing import Any
+
+from ..attribute_spec import AttributeSpec
+from ..attributes_declared import DECLARED
+from .command_base import positive_int
 
 _DURATION = re.compile(r"^\s*(\d+)\s*(s|m|h|d|w)?\s*$", re.IGNORECASE)
 _DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _SIZE = re.compile(r"^\s*(\d+)\s*(b|kb|kib|mb|mib)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
 _SWITCHES = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
-
-# How each key's value is written on a command line.
-SECONDS_KEYS = (
-    "delivery_delay",
-    "deduplication_window",
-    "message_retention",
-    "archive_retention",
-)
-SWITCH_KEYS = ("priorities", "paused")
 
 
 def duration(text: str) -> int:
@@ -83,25 +80,92 @@ def key_value(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(f"must be KEY=VALUE, got {text!r}")
     if raw.strip().lower() in ("", "null", "none"):
         return key, None
+    spec = DECLARED_BY_KEY.get(key)
+    if spec is None:  # unknown: the SQL API names it and lists the known keys
+        return key, _json_or_text(raw)
+    if spec.kind == "queue":
+        return key, raw.strip()
+    if spec.kind == "rate" and raw.strip().startswith("{"):
+        return key, _json_or_text(raw)
     try:
-        if key in SECONDS_KEYS:
-            return key, duration(raw)
-        if key == "max_message_size":
-            return key, size(raw)
-        if key in SWITCH_KEYS:
-            return key, switch(raw)
-        if key == "max_in_flight":
-            return key, positive(raw)
-        if key == "rate_limit" and not raw.strip().startswith("{"):
-            return key, rate(raw)
+        return key, KIND_TYPES[spec.kind](raw)
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"{key}: {exc}") from None
-    if key == "dead_letter_queue":
-        return key, raw.strip()
+
+
+def _json_or_text(raw: str) -> Any:
     try:
-        return key, json.loads(raw)
+        return json.loads(raw)
     except ValueError:
-        return key, raw
+        return raw
+
+
+# How each kind of declared attribute is written on a command line: argparse type, metavar.
+KIND_TYPES: dict[str, Callable[[str], Any]] = {
+    "seconds": duration,
+    "bytes": size,
+    "count": positive,
+    "switch": switch,
+    "queue": str,
+    "rate": rate,
+}
+KIND_METAVARS = {
+    "seconds": "DURATION",
+    "bytes": "SIZE",
+    "count": "N",
+    "switch": "true|false",
+    "queue": "QUEUE",
+    "rate": "COUNT/DURATION",
+}
+# What the help says each kind's values look like.
+KIND_VALUES = {
+    "seconds": "durations: 300, 5m, 2h, 14d",
+    "bytes": "sizes: 1000, 256KiB, 1MiB",
+    "count": "N",
+    "switch": "true/false",
+    "queue": "a queue",
+    "rate": "COUNT/DURATION: 100/1m",
+}
+DECLARED_BY_KEY = {spec.key: spec for spec in DECLARED}
+
+
+def add_attribute_options(parser: Any, specs: tuple[AttributeSpec, ...] = DECLARED) -> None:
+    """pgmq_create's options: one per declared attribute that names one (dest: its key)."""
+    for spec in specs:
+        if spec.option is None:
+            continue
+        if spec.kind == "switch":
+            parser.add_argument(
+                spec.option, dest=spec.key, action="store_true", default=None, help=spec.help
+            )
+        else:
+            parser.add_argument(
+                spec.option,
+                dest=spec.key,
+                # pgmq_create's counts say "a positive integer", as its other options do
+                type=positive_int if spec.kind == "count" else KIND_TYPES[spec.kind],
+                metavar=KIND_METAVARS[spec.kind],
+                help=spec.help,
+            )
+
+
+def attribute_options(
+    options: dict[str, Any], specs: tuple[AttributeSpec, ...] = DECLARED
+) -> dict[str, Any]:
+    """The queue attributes pgmq_create's options ask for."""
+    return {
+        spec.key: options[spec.key]
+        for spec in specs
+        if spec.option is not None and options.get(spec.key) is not None
+    }
+
+
+def keys_help(specs: tuple[AttributeSpec, ...] = DECLARED) -> str:
+    """The keys pgmq_attributes knows, grouped by how their values are written."""
+    groups: dict[str, list[str]] = {}
+    for spec in specs:
+        groups.setdefault(spec.kind, []).append(spec.key)
+    return "; ".join(f"{', '.join(keys)} ({KIND_VALUES[kind]})" for kind, keys in groups.items())
 
 
 def describe(value: Any) -> str:

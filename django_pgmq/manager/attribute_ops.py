@@ -21,21 +21,6 @@ logger = logging.getLogger(__name__)
 
 RETENTION_BATCH = 5000  # rows per statement and commit (pgmq.enforce_retention's too)
 
-# The keys the SQL API knows (it checks their values; kept here for help texts).
-ATTRIBUTE_KEYS = (
-    "delivery_delay",
-    "deduplication_window",
-    "max_receive_count",
-    "dead_letter_queue",
-    "message_retention",
-    "archive_retention",
-    "max_message_size",
-    "priorities",
-    "paused",
-    "max_in_flight",
-    "rate_limit",
-)
-
 
 @dataclass(frozen=True)
 class RetentionResult:

@@ -53,23 +53,64 @@ FOR EACH ROW EXECUTE FUNCTION pgmq._forget_deduplication();
 
 -- Validation ------------------------------------------------------------------
 
+-- THE declaration of the queue attributes: one row per key. Everything else derives
+-- from it: the checks below (by kind and minimum), the error messages (allowed), and,
+-- through the generated module django_pgmq/attributes_declared.py, the admin form,
+-- pgmq_create's options (option), pgmq_attributes' help and the docs table
+-- (python -m django_pgmq.attribute_spec write; a test fails when one drifts).
+--   kind     seconds | bytes | count (whole numbers, minimum or more), switch (true or
+--            false), queue (another queue's name), rate ({"count": N, "seconds": S})
+--   side     send (applied when a message is sent), read (when it is read), both,
+--            retention (by pgmq.enforce_retention)
+--   option   pgmq_create's option for it (NULL: none)
+--   allowed  what a value must be (the error messages say it)
+--   help     what it does, in one line
+CREATE FUNCTION pgmq._queue_attribute_declaration()
+RETURNS TABLE(key text, kind text, minimum integer, side text, option text, allowed text, help text)
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    VALUES
+        ('delivery_delay', 'seconds', 0, 'send', '--delay',
+         'an integer number of seconds, 0 or more',
+         'Delay every send that gives no delay of its own.'),
+        ('deduplication_window', 'seconds', 0, 'send', '--dedup-window',
+         'an integer number of seconds, 0 (off) or more',
+         'Drop a send whose deduplication_id was sent within this duration.'),
+        ('max_receive_count', 'count', 1, 'read', '--max-receives',
+         'an integer, 1 or more, set together with dead_letter_queue',
+         'Move a message to the dead-letter queue instead of delivering it more often than this.'),
+        ('dead_letter_queue', 'queue', NULL, 'read', '--dead-letter',
+         'the name of another queue, set together with max_receive_count',
+         'The dead-letter queue (with max_receive_count).'),
+        ('message_retention', 'seconds', 1, 'retention', '--retention',
+         'an integer number of seconds, 1 or more',
+         'Delete live messages enqueued longer ago (by pgmq_maintain and the workers).'),
+        ('archive_retention', 'seconds', 1, 'retention', '--archive-retention',
+         'an integer number of seconds, 1 or more',
+         'Delete archived messages archived longer ago (by pgmq_maintain and the workers).'),
+        ('max_message_size', 'bytes', 1, 'send', '--max-size',
+         'an integer number of bytes, 1 or more',
+         'Refuse messages whose JSON text is larger.'),
+        ('priorities', 'switch', NULL, 'both', '--priorities',
+         'true or false',
+         'Read messages with a higher "priority" header (-100..100) first.'),
+        ('paused', 'switch', NULL, 'read', NULL,
+         'true or false',
+         'Readers return no messages; sends go on.'),
+        ('max_in_flight', 'count', 1, 'read', '--max-in-flight',
+         'an integer, 1 or more',
+         'Hand out at most N messages at once (read, not yet deleted, archived or visible again).'),
+        ('rate_limit', 'rate', NULL, 'read', '--rate-limit',
+         'an object {"count": N, "seconds": S}, N an integer 1 or more, S a number of seconds more than 0',
+         'Hand out at most COUNT messages in any window of DURATION.')
+$fn$;
+
 -- The attribute keys and what each allows (the error messages list them).
 CREATE FUNCTION pgmq._queue_attribute_rules()
 RETURNS TABLE(key text, allowed text)
 LANGUAGE sql IMMUTABLE
 AS $fn$
-    VALUES
-        ('delivery_delay', 'an integer number of seconds, 0 or more'),
-        ('deduplication_window', 'an integer number of seconds, 0 (off) or more'),
-        ('max_receive_count', 'an integer, 1 or more, set together with dead_letter_queue'),
-        ('dead_letter_queue', 'the name of another queue, set together with max_receive_count'),
-        ('message_retention', 'an integer number of seconds, 1 or more'),
-        ('archive_retention', 'an integer number of seconds, 1 or more'),
-        ('max_message_size', 'an integer number of bytes, 1 or more'),
-        ('priorities', 'true or false'),
-        ('paused', 'true or false'),
-        ('max_in_flight', 'an integer, 1 or more'),
-        ('rate_limit', 'an object {"count": N, "seconds": S}, N an integer 1 or more, S a number of seconds more than 0')
+    SELECT d.key, d.allowed FROM pgmq._queue_attribute_declaration() d;
 $fn$;
 
 CREATE FUNCTION pgmq._bad_queue_attribute(queue_name text, key text, got jsonb)
@@ -110,21 +151,20 @@ DECLARE
     k text;
     v jsonb;
     ok boolean;
+    kind text;
+    minimum integer;
 BEGIN
     FOR k, v IN SELECT e.key, e.value FROM jsonb_each(attrs) e ORDER BY e.key LOOP
-        ok := CASE k
-            WHEN 'delivery_delay' THEN pgmq._json_int_at_least(v, 0)
-            WHEN 'deduplication_window' THEN pgmq._json_int_at_least(v, 0)
-            WHEN 'max_receive_count' THEN pgmq._json_int_at_least(v, 1)
-            WHEN 'message_retention' THEN pgmq._json_int_at_least(v, 1)
-            WHEN 'archive_retention' THEN pgmq._json_int_at_least(v, 1)
-            WHEN 'max_message_size' THEN pgmq._json_int_at_least(v, 1)
-            WHEN 'priorities' THEN jsonb_typeof(v) = 'boolean'
-            WHEN 'paused' THEN jsonb_typeof(v) = 'boolean'
-            WHEN 'dead_letter_queue' THEN jsonb_typeof(v) = 'string'
-            WHEN 'max_in_flight' THEN pgmq._json_int_at_least(v, 1)
+        SELECT d.kind, d.minimum INTO kind, minimum
+        FROM pgmq._queue_attribute_declaration() d WHERE d.key = k;
+        ok := CASE kind
+            WHEN 'seconds' THEN pgmq._json_int_at_least(v, minimum)
+            WHEN 'bytes' THEN pgmq._json_int_at_least(v, minimum)
+            WHEN 'count' THEN pgmq._json_int_at_least(v, minimum)
+            WHEN 'switch' THEN jsonb_typeof(v) = 'boolean'
+            WHEN 'queue' THEN jsonb_typeof(v) = 'string'
             -- CASE, not AND: each test may only run once the one before it held.
-            WHEN 'rate_limit' THEN CASE
+            WHEN 'rate' THEN CASE
                 WHEN jsonb_typeof(v) <> 'object' THEN false
                 WHEN (SELECT array_agg(x ORDER BY x) FROM jsonb_object_keys(v) x)
                      <> '{count,seconds}' THEN false
@@ -132,7 +172,7 @@ BEGIN
                 ELSE pgmq._json_int_at_least(v -> 'count', 1)
                      AND (v ->> 'seconds')::numeric > 0 AND (v ->> 'seconds')::numeric <= 31536000
                 END
-            ELSE false
+            ELSE false  -- unknown key (no row): the error says so
         END;
         IF NOT ok THEN
             PERFORM pgmq._bad_queue_attribute(queue_name, k, v);

@@ -16,7 +16,13 @@ import django_pgmq
 
 PACKAGE = Path(django_pgmq.__file__).parent
 TEMPLATES = sorted((PACKAGE / "templates" / "django_pgmq" / "admin").glob("*.html"))
-PYTHON = sorted([*(PACKAGE / "dashboard").glob("*.py"), *(PACKAGE / "templatetags").glob("*.py")])
+PYTHON = sorted(
+    [
+        *(PACKAGE / "dashboard").glob("*.py"),
+        *(PACKAGE / "templatetags").glob("*.py"),
+        PACKAGE / "attributes_declared.py",  # the attributes form's labels
+    ]
+)
 POT = PACKAGE / "locale" / "django.pot"
 GERMAN = PACKAGE / "locale" / "de" / "LC_MESSAGES"
 GETTEXT = {"_", "gettext", "gettext_lazy", "ngettext", "pgettext"}

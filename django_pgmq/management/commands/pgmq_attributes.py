@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+from textwrap import fill
 from typing import Any
 
-from ..attribute_args import describe, key_value
+from ..attribute_args import describe, key_value, keys_help
 from ..command_base import PgmqCommand
 
 
 class Command(PgmqCommand):
-    help = """Show a queue's attributes, or change them with --set KEY=VALUE (repeatable;
+    help = f"""Show a queue's attributes, or change them with --set KEY=VALUE (repeatable;
 an empty VALUE removes the key). All changes are one step: a bad key or value
-changes nothing. Keys: delivery_delay, deduplication_window, message_retention,
-archive_retention (durations: 300, 5m, 2h, 14d), max_message_size (sizes: 1000,
-256KiB, 1MiB), max_receive_count and dead_letter_queue (together), priorities and
-paused (true/false), max_in_flight (N) and rate_limit (COUNT/DURATION: 100/1m).
+changes nothing. max_receive_count and dead_letter_queue go together.
+{fill("Keys: " + keys_help() + ".", 80)}
 
 examples:
   manage.py pgmq_attributes orders

@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 
 from ...manager import QueueManager
-from ..attribute_args import duration, rate, size
+from ..attribute_args import add_attribute_options, attribute_options
 from ..command_base import PgmqCommand, positive_int
 from .pgmq_notify import throttle_ms
 
@@ -76,11 +76,11 @@ examples:
             metavar="N",
             help="Partitions to keep ready ahead of the current one (default: 4).",
         )
-        _add_attribute_options(parser)
+        add_attribute_options(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         partitioning = _partitioning(options)
-        attributes = _attributes(options)
+        attributes = attribute_options(options)
         if options["throttle"] is not None and not options["notify"]:
             raise CommandError("--throttle goes with --notify")
         manager = self.manager(options)
@@ -120,65 +120,3 @@ def _partitioning(options: dict[str, Any]) -> dict[str, Any] | None:
     if given.get("retention_interval", "").strip().lower() == "none":
         given["retention_interval"] = None
     return given
-
-
-# pgmq_create option -> (queue attribute, argparse type, help)
-_ATTRIBUTE_OPTIONS: dict[str, tuple[str, Any, str]] = {
-    "--dedup-window": (
-        "deduplication_window",
-        duration,
-        "Drop a send whose deduplication_id was sent within this duration.",
-    ),
-    "--max-receives": (
-        "max_receive_count",
-        positive_int,
-        "Move a message to --dead-letter instead of delivering it more often than N times.",
-    ),
-    "--dead-letter": ("dead_letter_queue", str, "The dead-letter queue (with --max-receives)."),
-    "--retention": (
-        "message_retention",
-        duration,
-        "Delete live messages enqueued longer ago (by pgmq_maintain and the workers).",
-    ),
-    "--archive-retention": (
-        "archive_retention",
-        duration,
-        "Delete archived messages archived longer ago (by pgmq_maintain and the workers).",
-    ),
-    "--delay": ("delivery_delay", duration, "Delay every send that gives no delay of its own."),
-    "--max-size": ("max_message_size", size, "Refuse messages whose JSON text is larger."),
-    "--max-in-flight": (
-        "max_in_flight",
-        positive_int,
-        "Hand out at most N messages at once (read, not yet deleted, archived or visible again).",
-    ),
-    "--rate-limit": (
-        "rate_limit",
-        rate,
-        "Hand out at most COUNT messages in any DURATION window, e.g. 100/1m.",
-    ),
-}
-
-
-def _add_attribute_options(parser: Any) -> None:
-    for flag, (attribute, kind, text) in _ATTRIBUTE_OPTIONS.items():
-        metavar = {
-            duration: "DURATION",
-            size: "SIZE",
-            positive_int: "N",
-            rate: "COUNT/DURATION",
-        }.get(kind, "QUEUE")
-        parser.add_argument(flag, dest=attribute, type=kind, metavar=metavar, help=text)
-    parser.add_argument(
-        "--priorities",
-        dest="priorities",
-        action="store_true",
-        default=None,
-        help='Read messages with a higher "priority" header (-100..100) first.',
-    )
-
-
-def _attributes(options: dict[str, Any]) -> dict[str, Any]:
-    """The queue attributes the options ask for."""
-    keys = [attribute for attribute, _, _ in _ATTRIBUTE_OPTIONS.values()] + ["priorities"]
-    return {key: options[key] for key in keys if options.get(key) is not None}

@@ -1,0 +1,33 @@
+"""What is generated from the queue attributes' declaration has not drifted from it
+(the database side: tests/integration/test_attribute_declaration.py)."""
+
+from __future__ import annotations
+
+from django_pgmq import attribute_spec
+from django_pgmq.attribute_spec import check, docs_table_in, render_docs_table, render_module
+from django_pgmq.attributes_declared import DECLARED, LABELS
+
+REGENERATE = "run: python -m django_pgmq.attribute_spec write (see CONTRIBUTING.md)"
+
+
+def test_the_declaration_is_well_formed():
+    assert check(DECLARED) == []
+    assert [s.key for s in DECLARED] == list(LABELS)
+
+
+def test_the_generated_module_is_as_the_generator_writes_it():
+    text = attribute_spec.GENERATED.read_text(encoding="utf-8")
+    assert text == render_module(DECLARED), REGENERATE
+
+
+def test_the_docs_table_is_the_declarations():
+    text = attribute_spec.DOCS_TABLE.read_text(encoding="utf-8")
+    assert docs_table_in(text) == render_docs_table(DECLARED), REGENERATE
+
+
+def test_a_bad_declaration_is_reported():
+    (first, *_) = DECLARED
+    bad = type(first)(**{**first.__dict__, "kind": "colour", "minimum": None})
+    assert check((bad,)) == [
+        "delivery_delay: kind 'colour' is not one of seconds, bytes, count, switch, queue, rate"
+    ]
