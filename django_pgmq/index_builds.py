@@ -60,6 +60,10 @@ WHERE pg_has_role((SELECT c.relowner FROM pg_class c
 # One session builds a given index at a time (the bigint key space).
 _LOCK = "SELECT pg_try_advisory_lock(hashtext('pgmq.index_build.' || %s))"
 _UNLOCK = "SELECT pg_advisory_unlock(hashtext('pgmq.index_build.' || %s))"
+# Whether the index is valid (no row: missing).
+_INDEX_STATE = """
+SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass(format('pgmq.%%I', %s::text))
+"""
 # The queue's table lock, held at session level around a build: the key of
 # pgmq._queue_table_lock_key (sql/00_schema.sql), computed here too so that a build
 # runs on a database not migrated yet (where no DDL takes the lock).
@@ -121,12 +125,16 @@ def build_on(conn: psycopg.Connection, lock_wait: float | None = None) -> list[s
     build (seconds; None: as long as it takes); the index is left for the next run then.
     """
     built: list[str] = []
-    for queue, index, kind, invalid in conn.execute(_PENDING).fetchall():
-        locked = conn.execute(_LOCK, [index]).fetchone()
-        if not (locked and locked[0]):
-            continue  # another session is building it
+    for queue, index, kind, _ in conn.execute(_PENDING).fetchall():
+        # Another session building it: a background build leaves it to that one,
+        # pgmq_maintain (no lock_wait) waits for it to end, then looks again.
+        if not _poll(conn, _LOCK, [index], None if lock_wait is None else 0):
+            continue
         try:
-            if _build_one(conn, queue, index, kind, invalid, lock_wait):
+            state = conn.execute(_INDEX_STATE, [index]).fetchone()
+            if state and state[0]:
+                continue  # built meanwhile, by the session it waited for
+            if _build_one(conn, queue, index, kind, state is not None, lock_wait):
                 built.append(index)
         finally:
             conn.execute(_UNLOCK, [index])
@@ -197,9 +205,14 @@ def _take_table_lock(conn: psycopg.Connection, key: Any, wait: float | None) -> 
     Tries rather than queues for it: a build waiting in the lock's queue would look
     like a DDL to the build holding it, which would give way to it.
     """
+    return _poll(conn, _TABLE_TRY_LOCK, key, wait)
+
+
+def _poll(conn: psycopg.Connection, try_lock: str, args: Any, wait: float | None) -> bool:
+    """Run ``try_lock`` every `GIVE_WAY_POLL` s until it is true or ``wait`` s passed."""
     deadline = None if wait is None else time.monotonic() + wait
     while True:
-        row = conn.execute(_TABLE_TRY_LOCK, key).fetchone()
+        row = conn.execute(try_lock, args).fetchone()
         if row and row[0]:
             return True
         if deadline is not None and time.monotonic() >= deadline:
