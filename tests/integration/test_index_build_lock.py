@@ -94,12 +94,16 @@ class Run(threading.Thread):
 
 
 @pytest.fixture
-def wanting(pg_connect) -> Callable[[], str]:
-    """A queue with messages whose priority index is wanted, not built; dropped after."""
+def wanting(pg_connect, pg_dsn) -> Callable[[], str]:
+    """A queue with messages whose priority index is wanted, not built; dropped after.
+
+    The indexes other tests left wanted are built first: a build takes every wanted
+    index, and one of theirs would wait for this test's open transactions."""
     made: list[str] = []
     db = pg_connect()
 
     def make() -> str:
+        index_builds.build_pending_dsn(pg_dsn)
         name = f"bl_{uuid.uuid4().hex[:12]}"
         db.execute("SELECT pgmq.create(%s)", [name])
         db.execute(
@@ -131,13 +135,16 @@ def test_a_ddl_waits_for_a_running_build_which_gives_way(pg_connect, pg_dsn, wan
     look, ddl_session = pg_connect(), pg_connect(autocommit=False)
     # The DDL's transaction is older than the build: the build waits for it (a sender).
     ddl_session.execute("SELECT pgmq.send(%s, '{}')", [queue])
-    build = Run(lambda: index_builds.build_pending_dsn(pg_dsn))  # as pgmq_maintain: no timeout
-    build.start()
-    builder = until(lambda: table_lock_holder(look, queue), "the build to take the lock")
-    until(lambda: waits_for_a_transaction(look, builder), "the build to wait for the DDL")
-    # Before: the drop waited for the build's table lock, the build for the drop.
-    result = ddl_session.execute(f"SELECT pgmq.{ddl}(%s)", [queue]).fetchone()
-    ddl_session.commit()
+    try:
+        build = Run(lambda: index_builds.build_pending_dsn(pg_dsn))  # as pgmq_maintain
+        build.start()
+        builder = until(lambda: table_lock_holder(look, queue), "the build to take the lock")
+        until(lambda: waits_for_a_transaction(look, builder), "the build to wait for the DDL")
+        # Before: the drop waited for the build's table lock, the build for the drop.
+        result = ddl_session.execute(f"SELECT pgmq.{ddl}(%s)", [queue]).fetchone()
+        ddl_session.commit()
+    finally:
+        ddl_session.rollback()  # a failure must not leave the teardown's drop waiting
     built = build.outcome()
     if ddl == "drop_queue":
         assert result == (True,)
@@ -157,11 +164,14 @@ def test_a_build_waits_for_a_drop_in_progress_then_skips_the_queue(pg_connect, p
     queue = wanting()
     look, dropper = pg_connect(), pg_connect(autocommit=False)
     assert dropper.execute("SELECT pgmq.drop_queue(%s)", [queue]).fetchone() == (True,)
-    build = Run(lambda: index_builds.build_pending_dsn(pg_dsn))
-    build.start()
-    time.sleep(0.3)  # the build tries for the table lock the drop holds
-    assert build.is_alive()
-    dropper.commit()
+    try:
+        build = Run(lambda: index_builds.build_pending_dsn(pg_dsn))
+        build.start()
+        time.sleep(0.3)  # the build tries for the table lock the drop holds
+        assert build.is_alive()
+        dropper.commit()
+    finally:
+        dropper.rollback()
     assert build.outcome() == []
     assert not index_exists(look, queue)
 
