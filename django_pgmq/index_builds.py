@@ -11,12 +11,21 @@ given index at a time (an advisory lock); the others skip it. A role builds only
 indexes of tables it owns: an application role's wishes on the owner's queues wait for
 the owner's ``pgmq_maintain`` (or a worker running as the owner).
 
-The background builds (after a commit, and the workers') wait at most
-`BACKGROUND_LOCK_TIMEOUT` for a lock: a build waits for every transaction older than
-it, and one of those that then takes a lock the build holds (``purge_queue``, a drop)
-would otherwise deadlock with it, and PostgreSQL might abort the caller's transaction
-rather than the build. The background build gives way instead and tries again later
-(`BACKGROUND_TRIES`); ``pgmq_maintain`` waits as long as it takes.
+A build never meets the DDL on its queue's table (drop_queue, purge_queue,
+convert_archive_partitioned, the notify trigger): both take the queue's table lock
+(``pgmq._queue_table_lock_key``, an advisory lock), the DDL for its transaction, a build
+at session level around its CREATE INDEX CONCURRENTLY. A build waits for every
+transaction older than it, so a DDL waiting for the build would deadlock with it: the
+build gives way instead. While it runs, a second connection looks every
+`GIVE_WAY_POLL` seconds for a session waiting for that lock and cancels the build (a
+libpq cancel request, no privilege needed); the build then releases the lock, waits
+for the DDL's transaction to end and, unless the queue is gone, starts again (at most
+`GIVE_WAY_RETRIES` times; after that the index stays wanted for the next run).
+
+The background builds (after a commit, and the workers') also wait at most
+`BACKGROUND_LOCK_TIMEOUT` for any lock (a build waits for every older transaction, a
+consumer's too), then give way and try again later (`BACKGROUND_TRIES`);
+``pgmq_maintain`` waits as long as it takes.
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -42,16 +53,46 @@ EXPRESSIONS = {
 _PENDING = """
 SELECT p.queue_name, p.index_name, p.kind, p.invalid FROM pgmq.pending_indexes() p
 WHERE pg_has_role((SELECT c.relowner FROM pg_class c
-                   WHERE c.oid = format('pgmq.%I', pgmq.format_table_name(p.queue_name, 'q'))
-                                 ::regclass), 'USAGE')
+                   WHERE c.oid = to_regclass(format('pgmq.%I',
+                                                    pgmq.format_table_name(p.queue_name, 'q')))),
+                  'USAGE')
 """
+# One session builds a given index at a time (the bigint key space).
 _LOCK = "SELECT pg_try_advisory_lock(hashtext('pgmq.index_build.' || %s))"
 _UNLOCK = "SELECT pg_advisory_unlock(hashtext('pgmq.index_build.' || %s))"
+# Whether the index is valid (no row: missing).
+_INDEX_STATE = """
+SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass(format('pgmq.%%I', %s::text))
+"""
+# The queue's table lock, held at session level around a build: the key of
+# pgmq._queue_table_lock_key (sql/00_schema.sql), computed here too so that a build
+# runs on a database not migrated yet (where no DDL takes the lock).
+TABLE_LOCK_CLASS = 1885826417  # the bytes 'pgmq'
+_TABLE_KEY = "SELECT %s::integer, hashtext(lower(%s))"
+_TABLE_TRY_LOCK = "SELECT pg_try_advisory_lock(%s, %s)"
+_TABLE_UNLOCK = "SELECT pg_advisory_unlock(%s, %s)"
+_TABLE_EXISTS = """
+SELECT to_regclass(format('pgmq.%%I', pgmq.format_table_name(%s, 'q'))) IS NOT NULL
+       AND EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower(%s))
+"""
+# A session waiting for the table lock (a drop, a purge): the build must give way.
+_DDL_WAITING = """
+SELECT EXISTS (SELECT 1 FROM pg_locks l
+               WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 2
+                 AND l.classid = %s::integer::oid AND l.objid = %s::integer::oid
+                 AND l.database = (SELECT d.oid FROM pg_database d
+                                   WHERE d.datname = current_database()))
+"""
 
 # A background build gives way after this long waiting for a lock, then tries again
 # after 1, 4, 16 ... seconds, this many times in all.
 BACKGROUND_LOCK_TIMEOUT = "500ms"
 BACKGROUND_TRIES = 4
+# How often a running build looks for a DDL waiting for it (seconds; well below
+# PostgreSQL's deadlock_timeout, 1 s by default), how long a build taking the table lock
+# waits between tries, and how often it starts again after giving way.
+GIVE_WAY_POLL = 0.05
+GIVE_WAY_RETRIES = 5
 
 _background: threading.Thread | None = None
 _background_lock = threading.Lock()
@@ -64,9 +105,11 @@ def build_pending(using: str, lock_timeout: str | None = None) -> list[str]:
     or, with ``lock_timeout``, skips a build that waited that long for a lock.
     """
     with _connect(using) as conn:
-        if lock_timeout is not None:
-            conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(lock_timeout)))
-        return build_on(conn)
+        if lock_timeout is None:
+            return build_on(conn)
+        conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(lock_timeout)))
+        wait = conn.execute("SELECT extract(epoch FROM current_setting('lock_timeout')::interval)")
+        return build_on(conn, lock_wait=float(wait.fetchone()[0]))  # type: ignore[index]
 
 
 def build_pending_dsn(dsn: str) -> list[str]:
@@ -75,35 +118,148 @@ def build_pending_dsn(dsn: str) -> list[str]:
         return build_on(conn)
 
 
-def build_on(conn: psycopg.Connection) -> list[str]:
-    """Build the wanted indexes on ``conn`` (in autocommit); the names of those built."""
+def build_on(conn: psycopg.Connection, lock_wait: float | None = None) -> list[str]:
+    """Build the wanted indexes on ``conn`` (in autocommit); the names of those built.
+
+    ``lock_wait``: how long to wait for a queue's table lock held by a DDL or by another
+    build (seconds; None: as long as it takes); the index is left for the next run then.
+    """
     built: list[str] = []
-    for queue, index, kind, invalid in conn.execute(_PENDING).fetchall():
-        locked = conn.execute(_LOCK, [index]).fetchone()
-        if not (locked and locked[0]):
-            continue  # another session is building it
+    for queue, index, kind, _ in conn.execute(_PENDING).fetchall():
+        # Another session building it: a background build leaves it to that one,
+        # pgmq_maintain (no lock_wait) waits for it to end, then looks again.
+        if not _poll(conn, _LOCK, [index], None if lock_wait is None else 0):
+            continue
         try:
-            if invalid:  # left by a failed build: drop it, then build again
-                conn.execute(
-                    sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(
-                        sql.Identifier("pgmq", index)
-                    )
-                )
-            conn.execute(
-                sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON {} ({})").format(
-                    sql.Identifier(index),
-                    sql.Identifier("pgmq", table_name(queue)),
-                    EXPRESSIONS[kind],
-                )
-            )
-            built.append(index)
-        except psycopg.errors.LockNotAvailable:
-            # gave way (lock_timeout): left invalid or not made; the next run builds it
-            logger.info("building pgmq.%s gave way to a lock holder; tried again later", index)
+            state = conn.execute(_INDEX_STATE, [index]).fetchone()
+            if state and state[0]:
+                continue  # built meanwhile, by the session it waited for
+            if _build_one(conn, queue, index, kind, state is not None, lock_wait):
+                built.append(index)
         finally:
             conn.execute(_UNLOCK, [index])
     conn.execute(_PENDING).fetchall()  # clears the rows of the indexes just built
     return built
+
+
+def _build_one(
+    conn: psycopg.Connection,
+    queue: str,
+    index: str,
+    kind: str,
+    invalid: bool,
+    lock_wait: float | None,
+) -> bool:
+    """Build one index under its queue's table lock; whether it was built.
+
+    Skipped when the queue is gone (dropped while the build waited); started again after
+    giving way to a DDL (a drop, a purge) that waited for the lock.
+    """
+    key = conn.execute(_TABLE_KEY, [TABLE_LOCK_CLASS, queue]).fetchone()
+    assert key is not None
+    for _ in range(GIVE_WAY_RETRIES):
+        if not _take_table_lock(conn, key, lock_wait):
+            logger.info("building pgmq.%s waits for a change to its queue; tried later", index)
+            return False
+        try:
+            exists = conn.execute(_TABLE_EXISTS, [queue, queue]).fetchone()
+            if not (exists and exists[0]):
+                return False  # the queue was dropped: nothing to build
+            with _giving_way(conn, key) as gave_way:
+                try:
+                    _create_index(conn, queue, index, kind, invalid)
+                    return True
+                except psycopg.errors.QueryCanceled:
+                    if not gave_way():
+                        raise
+                    logger.info("building pgmq.%s gave way to a change to its queue", index)
+                    invalid = True  # it may have left an invalid index behind
+                except psycopg.errors.LockNotAvailable:
+                    # gave way (lock_timeout): left invalid or not made; the next run builds it
+                    logger.info("building pgmq.%s gave way to a lock holder; tried later", index)
+                    return False
+        finally:
+            _release_table_lock(conn, key)
+    return False
+
+
+def _create_index(
+    conn: psycopg.Connection, queue: str, index: str, kind: str, invalid: bool
+) -> None:
+    if invalid:  # left by a failed build: drop it, then build again
+        conn.execute(
+            sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier("pgmq", index))
+        )
+    conn.execute(
+        sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON {} ({})").format(
+            sql.Identifier(index),
+            sql.Identifier("pgmq", table_name(queue)),
+            EXPRESSIONS[kind],
+        )
+    )
+
+
+def _take_table_lock(conn: psycopg.Connection, key: Any, wait: float | None) -> bool:
+    """Take the queue's table lock at session level, trying every `GIVE_WAY_POLL` s.
+
+    Tries rather than queues for it: a build waiting in the lock's queue would look
+    like a DDL to the build holding it, which would give way to it.
+    """
+    return _poll(conn, _TABLE_TRY_LOCK, key, wait)
+
+
+def _poll(conn: psycopg.Connection, try_lock: str, args: Any, wait: float | None) -> bool:
+    """Run ``try_lock`` every `GIVE_WAY_POLL` s until it is true or ``wait`` s passed."""
+    deadline = None if wait is None else time.monotonic() + wait
+    while True:
+        row = conn.execute(try_lock, args).fetchone()
+        if row and row[0]:
+            return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        time.sleep(GIVE_WAY_POLL)
+
+
+def _release_table_lock(conn: psycopg.Connection, key: Any) -> None:
+    try:
+        conn.execute(_TABLE_UNLOCK, key)
+    except psycopg.errors.QueryCanceled:  # a late cancel request: once more
+        conn.execute(_TABLE_UNLOCK, key)
+
+
+@contextmanager
+def _giving_way(conn: psycopg.Connection, key: Any) -> Iterator[Any]:
+    """While the block runs, cancel ``conn``'s statement once a session waits for the
+    queue's table lock; yields a callable telling whether it did."""
+    done = threading.Event()
+    cancelled = threading.Event()
+    guard = threading.Lock()  # no cancel request once the block is over
+    params: dict[str, Any] = {"autocommit": True, "application_name": "django-pgmq index build"}
+    if conn.info.password:
+        params["password"] = conn.info.password
+
+    def watch() -> None:
+        try:
+            with psycopg.connect(conn.info.dsn, **params) as look:
+                while not done.wait(GIVE_WAY_POLL):
+                    row = look.execute(_DDL_WAITING, key).fetchone()
+                    if row and row[0]:
+                        with guard:
+                            if not done.is_set():
+                                cancelled.set()
+                                conn.cancel_safe()
+                        return
+        except psycopg.Error:
+            logger.exception("watching an index build for a waiting drop failed")
+
+    watcher = threading.Thread(target=watch, name="pgmq-index-build-watch", daemon=True)
+    watcher.start()
+    try:
+        yield cancelled.is_set
+    finally:
+        with guard:
+            done.set()
+        watcher.join()
 
 
 def _build_logged(using: str) -> None:

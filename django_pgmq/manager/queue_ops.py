@@ -8,22 +8,6 @@ from ..messages import QueueInfo, QueueMetrics
 from ..names import table_name, validate_queue_name
 from .plumbing import Base, _labelled
 
-# How long a drop or purge waits for this process's background index build (seconds).
-INDEX_BUILD_WAIT = 30.0
-
-
-def _settle_index_builds() -> None:
-    """Let this process's background index build finish before a drop or purge.
-
-    Both take the queue's table exclusively; a CREATE INDEX CONCURRENTLY running on it
-    at the same time (sql/22_index_builds.sql, started after the commit that wanted the
-    index) can make the drop fail ("tuple concurrently updated") or deadlock with it.
-    Builds from other processes (workers, pgmq_maintain) give way by their lock_timeout.
-    """
-    from .. import index_builds
-
-    index_builds.wait_for_background(INDEX_BUILD_WAIT)
-
 
 class QueueOps(Base):
     """Create, drop, purge and list queues; their metrics."""
@@ -44,13 +28,11 @@ class QueueOps(Base):
     def drop_queue(self, queue: str) -> bool:
         """Drop a queue and its archive; False when there was no such queue."""
         validate_queue_name(queue)
-        _settle_index_builds()
         return bool(self._fetch("drop_queue", {"queue": queue}, queue)[0][0])
 
     def purge_queue(self, queue: str) -> int:
         """Delete every live message (the archive stays); returns how many."""
         validate_queue_name(queue)
-        _settle_index_builds()
         return int(self._fetch("purge_queue", {"queue": queue}, queue)[0][0])
 
     def list_queues(self) -> list[QueueInfo]:

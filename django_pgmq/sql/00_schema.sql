@@ -74,6 +74,29 @@ AS $fn$
     SELECT pg_advisory_xact_lock(hashtext('pgmq.queue_' || lower(queue_name)));
 $fn$;
 
+-- The advisory-lock key of a queue's live table, shared by index builds and the DDL on
+-- that table (docs/design.md, "Index builds and queue DDL"): the two-int form, class
+-- 1885826417 (the bytes 'pgmq') and hashtext of the lower-cased queue name, which is
+-- what names the table. The two-int space never meets acquire_queue_lock's bigint keys.
+CREATE FUNCTION pgmq._queue_table_lock_key(queue_name text, OUT class_id integer, OUT object_id integer)
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT 1885826417, hashtext(lower(queue_name));
+$fn$;
+
+-- Taken (until commit) by whatever drops, truncates or alters a queue's live table:
+-- drop_queue, purge_queue, convert_archive_partitioned, the notify trigger. An index
+-- build holds the same lock at session level around its CREATE INDEX CONCURRENTLY and
+-- gives way as soon as a session waits here (django_pgmq/index_builds.py), so the DDL
+-- waits for a running build's cancellation, never meets it on the table.
+CREATE FUNCTION pgmq._lock_queue_table(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    SELECT pg_advisory_xact_lock(k.class_id, k.object_id)
+    FROM pgmq._queue_table_lock_key(queue_name) k;
+$fn$;
+
 -- The queue's name as stored in pgmq.meta (any case given), or NULL; validates first.
 CREATE FUNCTION pgmq._stored_queue_name(queue_name text)
 RETURNS text

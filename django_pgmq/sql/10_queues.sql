@@ -179,6 +179,7 @@ DECLARE
     atable text := pgmq.format_table_name(queue_name, 'a');
 BEGIN
     PERFORM pgmq.acquire_queue_lock(queue_name);
+    PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
     IF to_regclass(format('pgmq.%I', qtable)) IS NULL
        AND NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
         RAISE NOTICE 'pgmq queue `%` does not exist', queue_name;
@@ -212,6 +213,7 @@ DECLARE
     removed bigint;
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
+    PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
     -- Lock first so the count and the truncate see the same rows.
     EXECUTE format('LOCK TABLE pgmq.%I IN ACCESS EXCLUSIVE MODE', qtable);
     EXECUTE format('SELECT count(*) FROM pgmq.%I', qtable) INTO removed;

@@ -124,6 +124,7 @@ DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
     trigger_name text := pgmq._notify_trigger_name(queue_name);
 BEGIN
+    PERFORM pgmq._lock_queue_table(queue_name);  -- not while an index build runs on it
     EXECUTE format('DROP TRIGGER IF EXISTS %I ON pgmq.%I', trigger_name, qtable);
     EXECUTE format(
         $ddl$
@@ -146,6 +147,7 @@ LANGUAGE plpgsql
 SET client_min_messages = warning
 AS $fn$
 BEGIN
+    PERFORM pgmq._lock_queue_table(queue_name);
     EXECUTE format(
         'DROP TRIGGER IF EXISTS %I ON pgmq.%I',
         pgmq._notify_trigger_name(queue_name), pgmq.format_table_name(queue_name, 'q')

@@ -505,6 +505,7 @@ DECLARE
 BEGIN
     stored := pgmq._require_queue(table_name);
     PERFORM pgmq.acquire_queue_lock(stored);
+    PERFORM pgmq._lock_queue_table(stored);  -- it alters the live table too (fillfactor)
     IF (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(format('pgmq.%I', atable))) = 'p' THEN
         -- pgmq's own notice, its stray 's' included ("Table a_orderss is already partitioned").
         RAISE NOTICE 'Table %s is already partitioned', atable;

@@ -192,3 +192,30 @@ def test_underscore_helpers_are_not_executable_by_public(deployed):
     assert runnable == []
     with bare.connect() as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute("SELECT pgmq._require_queue('appq')")
+
+
+def test_its_index_builds_give_way_to_its_own_drops(deployed):
+    """Advisory locks, pg_locks and a libpq cancel need no privilege: the application
+    role's build of its own queue's index gives way to its own drop of that queue."""
+    from django_pgmq import index_builds
+    from tests.integration.test_index_build_lock import (
+        Run,
+        table_lock_holder,
+        until,
+        waits_for_a_transaction,
+    )
+
+    owner, app = deployed["owner"], deployed["app"]
+    ok(owner.manage("pgmq_grant", app.name, "--create-queues"))
+    with app.connect() as look, psycopg.connect(app.dsn) as dropper:
+        look.execute("SELECT pgmq.create('mine_idx')")
+        look.execute("SELECT pgmq.set_queue_attributes('mine_idx', '{\"priorities\": true}')")
+        dropper.execute("SELECT pgmq.send('mine_idx', '{}')")  # older than the build
+        build = Run(lambda: index_builds.build_pending_dsn(app.dsn))
+        build.start()
+        builder = until(lambda: table_lock_holder(look, "mine_idx"), "the build's lock")
+        until(lambda: waits_for_a_transaction(look, builder), "the build to wait")
+        assert dropper.execute("SELECT pgmq.drop_queue('mine_idx')").fetchone() == (True,)
+        dropper.commit()
+        assert build.outcome() == []
+        assert look.execute("SELECT to_regclass('pgmq.q_mine_idx_priority')").fetchone() == (None,)
