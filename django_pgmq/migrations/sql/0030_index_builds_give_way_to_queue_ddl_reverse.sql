@@ -1,6 +1,8 @@
--- 0027_index_builds_give_way_to_queue_ddl: index_builds_give_way_to_queue_ddl
+-- 0030_index_builds_give_way_to_queue_ddl: index_builds_give_way_to_queue_ddl
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+DROP FUNCTION IF EXISTS pgmq._lock_queue_table(text);
+DROP FUNCTION IF EXISTS pgmq._queue_table_lock_key(text);
 CREATE OR REPLACE FUNCTION pgmq._install_notify_trigger(queue_name text)
  RETURNS void
  LANGUAGE plpgsql
@@ -10,7 +12,6 @@ DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
     trigger_name text := pgmq._notify_trigger_name(queue_name);
 BEGIN
-    PERFORM pgmq._lock_queue_table(queue_name);  -- not while an index build runs on it
     EXECUTE format('DROP TRIGGER IF EXISTS %I ON pgmq.%I', trigger_name, qtable);
     EXECUTE format(
         $ddl$
@@ -30,35 +31,12 @@ $function$
 COMMENT ON FUNCTION pgmq._install_notify_trigger(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._install_notify_trigger(text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._lock_queue_table(queue_name text)
- RETURNS void
- LANGUAGE sql
-AS $function$
-    SELECT pg_advisory_xact_lock(k.class_id, k.object_id)
-    FROM pgmq._queue_table_lock_key(queue_name) k;
-$function$
-;
-COMMENT ON FUNCTION pgmq._lock_queue_table(text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._lock_queue_table(text) FROM PUBLIC;
-
-CREATE OR REPLACE FUNCTION pgmq._queue_table_lock_key(queue_name text, OUT class_id integer, OUT object_id integer)
- RETURNS record
- LANGUAGE sql
- IMMUTABLE
-AS $function$
-    SELECT 1885826417, hashtext(lower(queue_name));
-$function$
-;
-COMMENT ON FUNCTION pgmq._queue_table_lock_key(text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._queue_table_lock_key(text) FROM PUBLIC;
-
 CREATE OR REPLACE FUNCTION pgmq._remove_notify_trigger(queue_name text)
  RETURNS void
  LANGUAGE plpgsql
  SET client_min_messages TO 'warning'
 AS $function$
 BEGIN
-    PERFORM pgmq._lock_queue_table(queue_name);
     EXECUTE format(
         'DROP TRIGGER IF EXISTS %I ON pgmq.%I',
         pgmq._notify_trigger_name(queue_name), pgmq.format_table_name(queue_name, 'q')
@@ -87,7 +65,6 @@ DECLARE
 BEGIN
     stored := pgmq._require_queue(table_name);
     PERFORM pgmq.acquire_queue_lock(stored);
-    PERFORM pgmq._lock_queue_table(stored);  -- it alters the live table too (fillfactor)
     IF (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(format('pgmq.%I', atable))) = 'p' THEN
         -- pgmq's own notice, its stray 's' included ("Table a_orderss is already partitioned").
         RAISE NOTICE 'Table %s is already partitioned', atable;
@@ -153,7 +130,6 @@ DECLARE
     atable text := pgmq.format_table_name(queue_name, 'a');
 BEGIN
     PERFORM pgmq.acquire_queue_lock(queue_name);
-    PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
     IF to_regclass(format('pgmq.%I', qtable)) IS NULL
        AND NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
         RAISE NOTICE 'pgmq queue `%` does not exist', queue_name;
@@ -178,7 +154,6 @@ DECLARE
     removed bigint;
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
-    PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
     -- Lock first so the count and the truncate see the same rows.
     EXECUTE format('LOCK TABLE pgmq.%I IN ACCESS EXCLUSIVE MODE', qtable);
     EXECUTE format('SELECT count(*) FROM pgmq.%I', qtable) INTO removed;

@@ -1,0 +1,21 @@
+"""index_builds_give_way_to_queue_ddl.
+
+Written by ``python -m django_pgmq.sqlmigrate make``. The SQL it runs is frozen in
+migrations/sql/ (0030_index_builds_give_way_to_queue_ddl.sql, and its _reverse) and is
+never edited.
+"""
+
+from django.db import migrations
+
+from django_pgmq.migrations import _frozen
+
+
+class Migration(migrations.Migration):
+    dependencies = [("django_pgmq", "0029_queue_attributes_declared_once")]
+
+    operations = [
+        migrations.RunSQL(
+            sql=_frozen.read("0030_index_builds_give_way_to_queue_ddl.sql"),
+            reverse_sql=_frozen.read("0030_index_builds_give_way_to_queue_ddl_reverse.sql"),
+        )
+    ]
