@@ -375,7 +375,7 @@ class Processor:
                 notes.append(f"{message.msg_id} dead-lettered to {settings.dead_letter}")
             else:
                 delay = delays[message.msg_id]
-                if not self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc)):
+                if not self.manager.hide_failed(self.queue, message.msg_id, delay, error_text(exc)):
                     unrecorded.append(message.msg_id)
                     notes.append(f"{message.msg_id} not retried: gone or locked")
                     continue
