@@ -232,7 +232,7 @@ def test_each_failed_attempt_is_kept_and_shown_with_the_dead_letter(
     operator, queue, manager, internal
 ):
     msg_id = manager.send(queue, {"n": 1, "fail_times": 9})
-    consume(queue, max_reads=3, retry_delay=0.01)
+    consume(queue, max_receive_count=3, retry_delay=0.01)
     [dead] = internal.browse_messages(queue + "_dlq")
     errors = dead.headers["attempt_errors"]
     assert [e["attempt"] for e in errors] == [1, 2]
