@@ -40,8 +40,9 @@ class WorkerOps(Base):
     ) -> list[int]:
         """Hide messages for ``seconds`` (fractions allowed); returns the ids moved.
 
-        The worker's heartbeat, retry backoff and release. Rows another
-        transaction is acknowledging are skipped, not waited for; ``unread``
+        The worker's heartbeat and release (a failed message's retry backoff
+        is `hide_failed`). Rows another transaction is acknowledging are
+        skipped, not waited for; ``unread``
         also takes back the read of messages handed back before their handler ran.
         """
         validate_queue_name(queue)
@@ -58,7 +59,7 @@ class WorkerOps(Base):
         }
         return sorted(row[0] for row in self._fetch("worker_set_vt_seconds", params, queue))
 
-    def retry_later(self, queue: str, msg_id: int, seconds: float, error: str) -> bool:
+    def hide_failed(self, queue: str, msg_id: int, seconds: float, error: str) -> bool:
         """Hide a failed message for ``seconds`` and append ``error`` to its headers.
 
         The headers' ``attempt_errors`` list keeps one entry per failed attempt
@@ -72,7 +73,7 @@ class WorkerOps(Base):
         if not 0 <= seconds <= MAX_INT4:
             raise InvalidArgument(f"seconds must be between 0 and {MAX_INT4}, got {seconds}")
         params = {"queue": queue, "id": msg, "seconds": float(seconds), "error": error}
-        return self._fetch("worker_retry_later", params, queue)[0][0] is not None
+        return self._fetch("hide_failed", params, queue)[0][0] is not None
 
     def dead_letter(
         self, queue: str, msg_id: int, dead_letter_queue: str, error: str | None = None

@@ -3,7 +3,8 @@
 -- Not part of pgmq's API; the leading underscore says so.
 
 -- Hide messages for `seconds` from now (fractions allowed): the worker's
--- heartbeat (vt extension), retry backoff and shutdown release. Rows locked by
+-- heartbeat (vt extension) and shutdown release (a failed message's retry
+-- backoff is pgmq._hide_failed, sql/71_worker_failures.sql). Rows locked by
 -- another transaction are being acknowledged or dead-lettered: they are
 -- skipped, never waited for. With `unread`, read_ct is taken back by one, for
 -- messages handed back without their handler having run.

@@ -1,13 +1,13 @@
 -- The worker's record of failed attempts, kept on the message itself so that it
 -- travels with it (into the archive, or a dead-letter queue) and any client sees it.
 
--- Retry a failed message later and remember why: vt moves `seconds` from now and
+-- Hide a failed message for its retry backoff and remember why: vt moves `seconds` from now and
 -- the headers' "attempt_errors" list gains {"attempt": read_ct, "at": now, "error":
 -- error}, oldest first, the newest `keep` entries kept. Headers that are not a JSON
 -- object (or whose "attempt_errors" is not a list) are left as they are. Rows locked
 -- by another transaction are skipped, as pgmq._set_vt_seconds does. Returns the id,
 -- or NULL when the message was not updated.
-CREATE FUNCTION pgmq._retry_later(
+CREATE FUNCTION pgmq._hide_failed(
     queue_name text, msg_id bigint, seconds double precision, error text, keep integer DEFAULT 20
 )
 RETURNS bigint

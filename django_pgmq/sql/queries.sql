@@ -161,14 +161,16 @@ SELECT * FROM pgmq._dashboard_match_batch(
     after_id => %(after_id)s::bigint, up_to_id => %(up_to_id)s::bigint,
     max_rows => %(max_rows)s::integer);
 
--- name: worker_retry_later
--- Worker (sql/71_worker_failures.sql): retry after a backoff, the error kept in the headers.
-SELECT pgmq._retry_later(
+-- name: hide_failed
+-- Worker (sql/71_worker_failures.sql): hide a failed message for its retry backoff, the
+-- error kept in the headers. Statement, SQL function and Python method share the name.
+SELECT pgmq._hide_failed(
     queue_name => %(queue)s, msg_id => %(id)s::bigint,
     seconds => %(seconds)s::double precision, error => %(error)s::text);
 
 -- name: worker_set_vt_seconds
--- Worker (sql/70_worker.sql): heartbeat, retry backoff and release, in fractional seconds.
+-- Worker (sql/70_worker.sql): heartbeat and release, in fractional seconds (a failed
+-- message's retry backoff is hide_failed).
 SELECT * FROM pgmq._set_vt_seconds(
     queue_name => %(queue)s, msg_ids => %(ids)s::bigint[],
     seconds => %(seconds)s::double precision, unread => %(unread)s::boolean);

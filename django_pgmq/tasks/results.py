@@ -296,7 +296,7 @@ def write_verdict(
     _finish_and_start(using, record, message, return_value, None, "")
 
 
-def retry_later(using: str, record: TaskResultRecord, exc: BaseException) -> bool:
+def record_failed_attempt(using: str, record: TaskResultRecord, exc: BaseException) -> bool:
     """Record a failed attempt; True (READY again) when it has attempts left, else False.
 
     With attempts left the row is saved now (the worker then hides the message for

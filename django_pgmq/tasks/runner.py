@@ -240,7 +240,7 @@ class TaskRunner:
         where: tuple[str, int],
     ) -> Settled:
         attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
-        if results.retry_later(self.using, record, exc):
+        if results.record_failed_attempt(self.using, record, exc):
             raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
         self._settle(record, result, where, Status.FAILED)
         log.warning(

@@ -71,7 +71,7 @@ def plan(
         consumer = Consumer(
             runner.run,
             queue=queue,
-            max_reads=0,
+            max_receive_count=0,
             on_success="delete",
             retry_delay=float(backend.retry_delay),
             atomic=False,

@@ -8,8 +8,8 @@ only mirrors what the last worker used) and the defaults, so a default never
 overwrites them. An explicit worker option (command line or decorator) that
 differs from them wins, and the worker says so at start in one WARNING line
 naming both values. The result is written back to `QueueConfig`, so the admin
-sees what the running workers use, and its max_reads and dead-letter queue into
-the queue's attributes: a read past them moves the message in SQL, whoever reads it.
+sees what the running workers use, and its max_receive_count and dead-letter
+queue into the queue's attributes: a read past them moves the message in SQL, whoever reads it.
 """
 
 from __future__ import annotations
@@ -27,21 +27,21 @@ from .registry import Consumer, check_settings, find_consumer
 DEFAULTS: dict[str, Any] = {
     "batch": 10,
     "vt": 30,
-    "max_reads": 5,
+    "max_receive_count": 5,
     "on_success": "archive",
     "retry_delay": 1.0,
 }
 DEAD_LETTER_SUFFIX = "_dlq"
 # Worker setting -> the queue attribute that holds the same choice in SQL.
-_ATTRIBUTE = {"max_reads": "max_receive_count", "dead_letter": "dead_letter_queue"}
-_OPTION = {"max_reads": "--max-reads", "dead_letter": "--dead-letter"}
+_ATTRIBUTE = {"max_receive_count": "max_receive_count", "dead_letter": "dead_letter_queue"}
+_OPTION = {"max_receive_count": "--max-receives", "dead_letter": "--dead-letter"}
 
 log = logging.getLogger("django_pgmq.worker")
 # QueueConfig field holding each setting (retry_delay is not stored).
 _STORED = {
     "batch": "batch",
     "vt": "vt",
-    "max_reads": "max_reads",
+    "max_receive_count": "max_reads",  # the model's field keeps its name (admin SQL reads it)
     "on_success": "on_success",
     "dead_letter": "dead_letter_queue",
 }
@@ -55,7 +55,7 @@ class QueueSettings:
     consumer: Consumer
     batch: int
     vt: int
-    max_reads: int
+    max_receive_count: int
     dead_letter: str
     on_success: str
     retry_delay: float
@@ -72,7 +72,8 @@ class QueueSettings:
         )
         return (
             f"{self.queue} (handler {self.consumer.path}, batch={self.batch}, vt={self.vt}s, "
-            f"max_reads={self.max_reads or 'unlimited'}, dead_letter={self.dead_letter}, "
+            f"max_receive_count={self.max_receive_count or 'unlimited'}, "
+            f"dead_letter={self.dead_letter}, "
             f"on_success={self.on_success}, retry_delay={self.retry_delay:g}s{extra})"
         )
 
@@ -134,7 +135,7 @@ def resolve(
         consumer=consumer,
         batch=pick("batch"),
         vt=pick("vt"),
-        max_reads=pick("max_reads"),
+        max_receive_count=pick("max_receive_count"),
         dead_letter=dead_letter,
         on_success=pick("on_success"),
         retry_delay=float(pick("retry_delay")),
@@ -161,7 +162,7 @@ def attribute_conflicts(
             continue
         current = attributes.get(attribute)
         if value != current:
-            shown = "0 (never dead-letter)" if name == "max_reads" and value == 0 else value
+            shown = "0 (never dead-letter)" if name == "max_receive_count" and value == 0 else value
             differences.append(f"{source} {shown} vs attribute {attribute} {current}")
     if not differences:
         return None
@@ -172,10 +173,13 @@ def attribute_conflicts(
 
 
 def redrive_attributes(settings: QueueSettings) -> dict[str, Any]:
-    """The queue attributes that make SQL dead-letter as the worker does (max_reads 0: none)."""
-    if not settings.max_reads:
+    """The queue attributes that make SQL dead-letter as the worker does (0: none)."""
+    if not settings.max_receive_count:
         return {"max_receive_count": None, "dead_letter_queue": None}
-    return {"max_receive_count": settings.max_reads, "dead_letter_queue": settings.dead_letter}
+    return {
+        "max_receive_count": settings.max_receive_count,
+        "dead_letter_queue": settings.dead_letter,
+    }
 
 
 def plan(

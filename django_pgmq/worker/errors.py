@@ -12,7 +12,7 @@ class PoisonMessage(Exception):
 
 
 class Unsettled(PoisonMessage):
-    """Read more than ``max_reads`` times and never settled: whoever ran it died or overran.
+    """Read more than ``max_receive_count`` times, never settled: its runner died or overran.
 
     Such a message (say, one whose handler crashes the process) is dead-lettered
     without running its handler again.

@@ -193,9 +193,10 @@ class Processor:
         """Dead-letter messages read too often without a verdict; the others."""
         pending = []
         for message in messages:
-            if retry.unsettled_too_often(message.read_ct, self.settings.max_reads):
+            if retry.unsettled_too_often(message.read_ct, self.settings.max_receive_count):
                 error = Unsettled(
-                    f"read {message.read_ct} times (max_reads {self.settings.max_reads}) "
+                    f"read {message.read_ct} times "
+                    f"(max_receive_count {self.settings.max_receive_count}) "
                     "without being settled: the consumers running it died or overran its vt"
                 )
                 self._fail([message], error, outcome)
@@ -350,7 +351,8 @@ class Processor:
         dead = {
             m.msg_id
             for m in messages
-            if isinstance(exc, PoisonMessage) or retry.exhausted(m.read_ct, settings.max_reads)
+            if isinstance(exc, PoisonMessage)
+            or retry.exhausted(m.read_ct, settings.max_receive_count)
         }
         delays = {
             m.msg_id: retry.backoff(m.read_ct, settings.retry_delay)
@@ -375,7 +377,7 @@ class Processor:
                 notes.append(f"{message.msg_id} dead-lettered to {settings.dead_letter}")
             else:
                 delay = delays[message.msg_id]
-                if not self.manager.retry_later(self.queue, message.msg_id, delay, error_text(exc)):
+                if not self.manager.hide_failed(self.queue, message.msg_id, delay, error_text(exc)):
                     unrecorded.append(message.msg_id)
                     notes.append(f"{message.msg_id} not retried: gone or locked")
                     continue

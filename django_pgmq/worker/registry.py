@@ -6,6 +6,7 @@ Handlers live in an installed app's ``consumers.py`` (imported by
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ class Consumer:
     queue: str | None = None
     batch: int | None = None
     vt: int | None = None
-    max_reads: int | None = None
+    max_receive_count: int | None = None
     dead_letter: str | None = None
     on_success: str | None = None
     retry_delay: float | None = None
@@ -63,7 +64,7 @@ def check_settings(
     *,
     batch: int | None = None,
     vt: int | None = None,
-    max_reads: int | None = None,
+    max_receive_count: int | None = None,
     dead_letter: str | None = None,
     on_success: str | None = None,
     retry_delay: float | None = None,
@@ -71,7 +72,7 @@ def check_settings(
     """Refuse consumer settings out of range, naming the bad one."""
     _check_count("batch", batch, 1)
     _check_count("vt", vt, 1)
-    _check_count("max_reads", max_reads, 0)
+    _check_count("max_receive_count", max_receive_count, 0)
     if dead_letter is not None:
         validate_queue_name(dead_letter)
     if on_success is not None and on_success not in ON_SUCCESS:
@@ -89,13 +90,14 @@ def consumer(
     *,
     batch: int | None = None,
     vt: int | None = None,
-    max_reads: int | None = None,
+    max_receive_count: int | None = None,
     dead_letter: str | None = None,
     on_success: str | None = None,
     retry_delay: float | None = None,
     batch_handler: bool = False,
     atomic: bool = True,
     decode: Callable[[Any], Any] | None = None,
+    max_reads: int | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the handler of ``queue`` for ``pgmq_consume``.
 
@@ -103,14 +105,27 @@ def consumer(
     the settings are only attached, for ``pgmq_consume --handler``. ``atomic=False``
     runs it outside the transaction of its acknowledgement (for outside side
     effects); ``decode`` turns the payload into what the handler gets, and a
-    payload it cannot decode is dead-lettered.
+    payload it cannot decode is dead-lettered. ``max_receive_count`` is the
+    number of reads after which a failing message is dead-lettered (0: never),
+    the queue attribute of the same name; ``max_reads`` is its deprecated alias.
     """
     if queue is not None:
         validate_queue_name(queue)
+    if max_reads is not None:
+        if max_receive_count is not None:
+            raise InvalidArgument(
+                "max_reads is the deprecated name of max_receive_count: give only max_receive_count"
+            )
+        warnings.warn(
+            "@consumer(max_reads=...) is deprecated: use max_receive_count=...",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        max_receive_count = max_reads
     check_settings(
         batch=batch,
         vt=vt,
-        max_reads=max_reads,
+        max_receive_count=max_receive_count,
         dead_letter=dead_letter,
         on_success=on_success,
         retry_delay=retry_delay,
@@ -122,7 +137,7 @@ def consumer(
             queue,
             batch,
             vt,
-            max_reads,
+            max_receive_count,
             dead_letter,
             on_success,
             retry_delay,

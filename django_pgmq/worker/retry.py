@@ -21,15 +21,15 @@ def backoff(
     return delay / 2 + rand() * delay / 2
 
 
-def exhausted(read_ct: int, max_reads: int) -> bool:
-    """Whether a failed message has used up its reads (``max_reads`` 0: never)."""
-    return max_reads > 0 and read_ct >= max_reads
+def exhausted(read_ct: int, max_receive_count: int) -> bool:
+    """Whether a failed message has used up its reads (``max_receive_count`` 0: never)."""
+    return max_receive_count > 0 and read_ct >= max_receive_count
 
 
-def unsettled_too_often(read_ct: int, max_reads: int) -> bool:
-    """Whether a message was read more than ``max_reads`` times without being settled.
+def unsettled_too_often(read_ct: int, max_receive_count: int) -> bool:
+    """Whether a message was read more than ``max_receive_count`` times without being settled.
 
-    A failure at ``max_reads`` dead-letters the message, so more reads mean the
+    A failure at ``max_receive_count`` dead-letters the message, so more reads mean the
     earlier ones ended without a verdict: the worker died, or the vt ran out.
     """
-    return max_reads > 0 and read_ct > max_reads
+    return max_receive_count > 0 and read_ct > max_receive_count

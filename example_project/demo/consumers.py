@@ -18,7 +18,7 @@ from django_pgmq import Message
 from .models import HandlerRun
 
 
-@django_pgmq.consumer("demo_events", batch=20, vt=30, max_reads=3)
+@django_pgmq.consumer("demo_events", batch=20, vt=30, max_receive_count=3)
 def record_event(message: Message) -> None:
     """Record the event; the row commits together with the message's archive."""
     now = timezone.now()

@@ -158,6 +158,8 @@ def test_a_task_of_a_killed_worker_is_failed_as_lost_by_the_next(start):
         (["--tasks", "--backend", "nope"], "task backend 'nope'"),
         (["--tasks", "nope"], "not in task backend 'default'"),
         (["--tasks", "--handler", "x.y"], "--handler cannot be used with --tasks"),
+        (["--tasks", "--max-receives", "3"], "--max-receives cannot be used with --tasks"),
+        (["--tasks", "--max-reads", "3"], "--max-reads cannot be used with --tasks"),
         ([], "name at least one QUEUE (or run Django tasks with --tasks)"),
         (["some_queue", "--backend", "default"], "--backend goes with --tasks"),
     ],

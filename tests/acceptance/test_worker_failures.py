@@ -1,4 +1,4 @@
-"""A failing handler: retries with backoff, dead letters after max_reads, writes rolled back."""
+"""A failing handler: retries with backoff, dead letters at max_receive_count, rolls back."""
 
 from __future__ import annotations
 
@@ -43,13 +43,13 @@ def test_a_failing_message_is_retried_with_growing_delays_until_it_succeeds(queu
     assert pgmq.metrics(queue).queue_length == 0
 
 
-def test_a_message_failing_max_reads_times_moves_to_the_dead_letter_queue(
+def test_a_message_failing_max_receive_count_times_moves_to_the_dead_letter_queue(
     queue, dead_letters, start_worker
 ):
     good = pgmq.send(queue, {"n": 1})
     bad = pgmq.send(queue, {"fail_times": 99}, headers={"trace": "abc"})
     worker = start_worker(
-        queue, *WRITE_THEN_FAIL, "--max-reads", "3", "--retry-delay", "0.05", *FAST
+        queue, *WRITE_THEN_FAIL, "--max-receives", "3", "--retry-delay", "0.05", *FAST
     )
     assert worker.wait() == 0
 

@@ -232,7 +232,7 @@ def test_each_failed_attempt_is_kept_and_shown_with_the_dead_letter(
     operator, queue, manager, internal
 ):
     msg_id = manager.send(queue, {"n": 1, "fail_times": 9})
-    consume(queue, max_reads=3, retry_delay=0.01)
+    consume(queue, max_receive_count=3, retry_delay=0.01)
     [dead] = internal.browse_messages(queue + "_dlq")
     errors = dead.headers["attempt_errors"]
     assert [e["attempt"] for e in errors] == [1, 2]
@@ -246,14 +246,14 @@ def test_each_failed_attempt_is_kept_and_shown_with_the_dead_letter(
     manager.drop_queue(queue + "_dlq")
 
 
-def test_retry_later_keeps_the_newest_entries_and_leaves_odd_headers_alone(
+def test_hide_failed_keeps_the_newest_entries_and_leaves_odd_headers_alone(
     queue, manager, internal
 ):
     kept = manager.send(queue, {"n": 1})
     odd = manager.send(queue, {"n": 2}, headers={"attempt_errors": "not a list"})
     for i in range(25):
-        internal.retry_later(queue, kept, 0, f"error {i}")
-    internal.retry_later(queue, odd, 0, "ignored")
+        internal.hide_failed(queue, kept, 0, f"error {i}")
+    internal.hide_failed(queue, odd, 0, "ignored")
     by_id = {m.msg_id: m for m in internal.browse_messages(queue)}
     errors = by_id[kept].headers["attempt_errors"]
     assert [e["error"] for e in errors] == [f"error {i}" for i in range(5, 25)]

@@ -67,7 +67,7 @@ def test_an_async_handler_out_of_reads_or_poisoned_is_dead_lettered(m, q):
     assert "PoisonMessage" in dead.headers["dead_letter"]["error"]
 
     m.send(q, {"fail_times": 5})
-    outcome = processor(q, async_handlers.handle, max_reads=1).run(m.read(q, vt=30, qty=1))
+    outcome = processor(q, async_handlers.handle, max_receive_count=1).run(m.read(q, vt=30, qty=1))
     assert (outcome.done, outcome.dead) == (0, 1)
 
 

@@ -231,20 +231,22 @@ def test_pgmq_maintain_enforces_retention(manager, queue):
     assert f'queue "{queue}": retention deleted 0 message(s) and 0 archived row(s)' in out
 
 
-def test_a_worker_writes_its_max_reads_and_dead_letter_queue_as_redrive_attributes(manager, names):
+def test_a_worker_writes_its_max_receive_count_and_dead_letter_queue_as_attributes(manager, names):
     from django_pgmq.worker.config import plan
 
     q = names[0]
     names.append(q + "_dead")
     manager.create_queue(q)
     plan(
-        [q], handler="tests.handlers.handle", overrides={"max_reads": 3, "dead_letter": q + "_dead"}
+        [q],
+        handler="tests.handlers.handle",
+        overrides={"max_receive_count": 3, "dead_letter": q + "_dead"},
     )
     assert manager.get_queue_attributes(q) == {
         "max_receive_count": 3,
         "dead_letter_queue": q + "_dead",
     }
-    plan([q], handler="tests.handlers.handle", overrides={"max_reads": 0})
+    plan([q], handler="tests.handlers.handle", overrides={"max_receive_count": 0})
     assert manager.get_queue_attributes(q) == {}
 
 

@@ -83,7 +83,7 @@ def test_the_worker_and_the_redrive_write_the_same_dead_letter(m, queue_name, dl
     by_worker = m.send(q, PAYLOAD, headers=HEADERS)
     for _ in range(2):
         [message] = m.read(q, vt=30, qty=1)
-        processor(q, fail, max_reads=2, dead_letter=dlq).run([message])
+        processor(q, fail, max_receive_count=2, dead_letter=dlq).run([message])
         m.set_vt(q, by_worker, 0)
     assert m.read(q, vt=30, qty=1) == []
 
@@ -91,7 +91,7 @@ def test_the_worker_and_the_redrive_write_the_same_dead_letter(m, queue_name, dl
     # read 3 finds it read max_receive_count times and moves it.
     by_redrive = m.send(q, PAYLOAD, headers=HEADERS)
     [message] = m.read(q, vt=30, qty=1)
-    outcome = processor(q, fail, max_reads=5, dead_letter=dlq).run([message])
+    outcome = processor(q, fail, max_receive_count=5, dead_letter=dlq).run([message])
     assert outcome.retried == 1
     m.set_vt(q, by_redrive, 0)
     m.read(q, vt=0, qty=1)

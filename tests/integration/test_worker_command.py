@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -32,7 +34,13 @@ def test_a_handler_that_does_not_import_is_refused(queue):
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("--batch", "0"), ("--poll-interval", "0"), ("--max-reads", "-1"), ("--vt", "x")],
+    [
+        ("--batch", "0"),
+        ("--poll-interval", "0"),
+        ("--max-receives", "-1"),
+        ("--max-reads", "-1"),
+        ("--vt", "x"),
+    ],
 )
 def test_bad_option_values_are_refused(queue, option, value):
     with pytest.raises(CommandError, match=option.lstrip("-").replace("-", "[-_]")):
@@ -52,7 +60,7 @@ def test_a_run_until_empty_handles_everything_and_records_its_settings(queue):
         handler="tests.handlers.handle",
         until_empty=True,
         poll_interval=0.05,
-        max_reads=4,
+        max_receive_count=4,
         delete=True,
     )
 
@@ -63,6 +71,39 @@ def test_a_run_until_empty_handles_everything_and_records_its_settings(queue):
     # The command line wins over the stored row, which wins over the defaults.
     assert (config.max_reads, config.batch, config.vt, config.on_success) == (4, 3, 45, "delete")
     assert not Worker.objects.exists()
+
+
+def test_the_deprecated_max_reads_option_still_sets_max_receive_count_with_a_warning(queue):
+    """Issue 28: --max-reads is the old spelling of --max-receives, kept with a warning."""
+    pgmq.send(queue, {"n": 1})
+    err = io.StringIO()
+    with pytest.warns(DeprecationWarning, match="--max-reads is deprecated: use --max-receives"):
+        call_command(
+            "pgmq_consume",
+            queue,
+            "--max-reads",
+            "4",
+            handler="tests.handlers.handle",
+            until_empty=True,
+            verbosity=0,
+            stderr=err,
+        )
+    assert "--max-reads is deprecated: use --max-receives" in err.getvalue()
+    assert QueueConfig.objects.get(queue=queue).max_reads == 4
+    assert pgmq.QueueManager().get_queue_attributes(queue)["max_receive_count"] == 4
+
+
+def test_both_spellings_of_max_receives_are_refused(queue):
+    with pytest.raises(CommandError, match="--max-reads is the deprecated spelling of --max-rec"):
+        call_command(
+            "pgmq_consume",
+            queue,
+            "--max-reads",
+            "4",
+            "--max-receives",
+            "3",
+            handler="tests.handlers.handle",
+        )
 
 
 def test_max_messages_stops_after_that_many(queue):
@@ -100,7 +141,7 @@ def test_a_batch_handler_gets_whole_batches(queue):
 
 
 def test_a_default_never_overwrites_the_queues_redrive_attributes(queue, manager, caplog):
-    """Issue 23 item 2: max_receive_count 2 stays 2 when the worker is given no --max-reads."""
+    """Issue 23 item 2: max_receive_count 2 stays 2 when the worker is given no --max-receives."""
     dead = f"{queue}_strict"
     manager.set_queue_attributes(queue, max_receive_count=2, dead_letter_queue=dead)
     try:
@@ -132,10 +173,10 @@ def test_an_explicit_worker_option_that_differs_from_the_attribute_is_reported(
     manager.set_queue_attributes(queue, max_receive_count=2, dead_letter_queue=dead)
     try:
         with caplog.at_level("WARNING", logger="django_pgmq.worker"):
-            consume(queue, handler="tests.handlers.handle", max_reads=4, until_empty=True)
+            consume(queue, handler="tests.handlers.handle", max_receive_count=4, until_empty=True)
         [line] = [r.getMessage() for r in caplog.records if "differ" in r.getMessage()]
         assert f'queue "{queue}"' in line
-        assert "--max-reads 4 vs attribute max_receive_count 2" in line
+        assert "--max-receives 4 vs attribute max_receive_count 2" in line
         attributes = manager.get_queue_attributes(queue)
         assert (attributes["max_receive_count"], attributes["dead_letter_queue"]) == (4, dead)
     finally:

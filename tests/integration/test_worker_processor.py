@@ -67,7 +67,7 @@ def test_one_failure_in_a_shared_transaction_undoes_only_its_own_work(m, q, fail
 
 def test_a_message_out_of_reads_goes_to_the_dead_letter_queue(m, q):
     msg_id = m.send(q, {"fail_times": 9})
-    outcome = processor(q, handlers.handle, max_reads=1, dead_letter="dead").run(
+    outcome = processor(q, handlers.handle, max_receive_count=1, dead_letter="dead").run(
         m.read(q, vt=30, qty=1)
     )
     assert (outcome.done, outcome.dead) == (0, 1)
@@ -75,12 +75,12 @@ def test_a_message_out_of_reads_goes_to_the_dead_letter_queue(m, q):
     assert letter.headers["dead_letter"]["msg_id"] == msg_id
 
 
-def test_a_message_read_past_max_reads_without_a_verdict_is_dead_lettered_unrun(m, q):
+def test_a_message_read_past_max_receive_count_without_a_verdict_is_dead_lettered_unrun(m, q):
     """As when its handler crashed the worker each time: it is not run once more."""
     msg_id = m.send(q, {"n": 1})
     for _ in range(3):  # three reads that ended without a verdict (vt 0: visible again)
         m.read(q, vt=0, qty=1)
-    outcome = processor(q, handlers.handle, max_reads=3, dead_letter="dead").run(
+    outcome = processor(q, handlers.handle, max_receive_count=3, dead_letter="dead").run(
         m.read(q, vt=30, qty=1)
     )
     assert (outcome.done, outcome.dead) == (0, 1)

@@ -33,13 +33,13 @@ def test_backoff_of_a_message_read_very_often_stays_at_the_cap():
     assert retry.backoff(10_000, 0.5, rand=lambda: 1.0) == retry.MAX_DELAY
 
 
-def test_a_message_is_exhausted_when_read_max_reads_times_and_never_with_zero():
+def test_a_message_is_exhausted_when_read_max_receive_count_times_and_never_with_zero():
     assert not retry.exhausted(2, 3)
     assert retry.exhausted(3, 3)
     assert not retry.exhausted(1_000, 0)
 
 
-def test_a_message_read_past_max_reads_was_never_settled():
+def test_a_message_read_past_max_receive_count_was_never_settled():
     assert not retry.unsettled_too_often(3, 3)
     assert retry.unsettled_too_often(4, 3)
     assert not retry.unsettled_too_often(1_000, 0)
@@ -105,7 +105,7 @@ def test_wait_returns_at_once_after_close():
     [
         ({"batch": 0}, "batch must be an integer of at least 1"),
         ({"vt": "30"}, "vt must be an integer of at least 1"),
-        ({"max_reads": -1}, "max_reads must be an integer of at least 0"),
+        ({"max_receive_count": -1}, "max_receive_count must be an integer of at least 0"),
         ({"on_success": "keep"}, "on_success must be 'archive' or 'delete'"),
         ({"retry_delay": 0}, "retry_delay must be seconds in (0, 3600]"),
     ],
@@ -144,10 +144,10 @@ def test_handler_paths_that_do_not_import_are_reported():
 
 
 def test_settings_come_from_the_command_line_then_decorator_then_stored_row_then_defaults():
-    spec = Consumer(handler, "orders", batch=50, vt=None, max_reads=None)
+    spec = Consumer(handler, "orders", batch=50, vt=None, max_receive_count=None)
     stored = SimpleNamespace(batch=7, vt=90, max_reads=2, on_success="", dead_letter_queue="")
-    settings = resolve("orders", spec, {"batch": None, "max_reads": 9}, stored)
-    assert (settings.batch, settings.vt, settings.max_reads) == (50, 90, 9)
+    settings = resolve("orders", spec, {"batch": None, "max_receive_count": 9}, stored)
+    assert (settings.batch, settings.vt, settings.max_receive_count) == (50, 90, 9)
     assert (settings.on_success, settings.dead_letter, settings.retry_delay) == (
         "archive",
         "orders_dlq",
@@ -177,3 +177,15 @@ def test_timings_drain_only_the_queues_asked_for():
     assert timings.drain(["a", "c"]) == {"a": (1, [0.1])}
     assert timings.drain() == {"b": (1, [0.2])}
     assert timings.drain() == {}
+
+
+def test_the_deprecated_max_reads_keyword_sets_max_receive_count_with_a_warning():
+    with pytest.warns(DeprecationWarning, match=r"max_reads=\.\.\.\) is deprecated"):
+        decorated = consumer(max_reads=3)(handler)
+    assert decorated.pgmq_consumer.max_receive_count == 3
+    assert consumer(max_receive_count=2)(handler).pgmq_consumer.max_receive_count == 2
+
+
+def test_both_spellings_of_max_receive_count_are_refused():
+    with pytest.raises(InvalidArgument, match="max_reads is the deprecated name of max_receive"):
+        consumer(max_reads=3, max_receive_count=2)

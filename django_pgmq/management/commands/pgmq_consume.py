@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -107,13 +108,21 @@ examples:
             help="Handler threads, each with its own connection (default: 1).",
         )
         parser.add_argument(
-            "--max-reads",
+            "--max-receives",
+            dest="max_receive_count",
             type=count,
             metavar="N",
             help=(
                 "Dead-letter a failing message once read N times; 0: never (default: the "
                 "queue's max_receive_count attribute, else 5)."
             ),
+        )
+        parser.add_argument(
+            "--max-reads",
+            dest="max_reads",
+            type=count,
+            metavar="N",
+            help="Deprecated spelling of --max-receives.",
         )
         parser.add_argument(
             "--dead-letter",
@@ -192,7 +201,7 @@ examples:
         overrides = {
             "batch": options["batch"],
             "vt": options["vt"],
-            "max_reads": options["max_reads"],
+            "max_receive_count": self._max_receive_count(options),
             "dead_letter": options["dead_letter"],
             "on_success": "delete" if options["delete"] else None,
             "retry_delay": options["retry_delay"],
@@ -276,10 +285,29 @@ examples:
             groups.setdefault(database_for(name), []).append(name)
         return groups, backend
 
+    def _max_receive_count(self, options: dict[str, Any]) -> int | None:
+        """--max-receives, or its deprecated spelling --max-reads (with a warning)."""
+        value = options.get("max_receive_count")
+        old = options.get("max_reads")
+        if old is None or options.get("tasks"):  # with --tasks: refused as one line later
+            return value
+        if value is not None:
+            raise CommandError("--max-reads is the deprecated spelling of --max-receives: give one")
+        message = "--max-reads is deprecated: use --max-receives"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        self.stderr.write(f"Warning: {message}")
+        return int(old)
+
     def _task_backend(self, options: dict[str, Any]) -> PgmqBackend:
         """--tasks: the backend whose tasks to run, checked against the other options."""
-        settled_by_tasks = ("handler", "max_reads", "dead_letter", "delete")
-        clashing = [f"--{name.replace('_', '-')}" for name in settled_by_tasks if options[name]]
+        settled_by_tasks = {
+            "handler": "--handler",
+            "max_receive_count": "--max-receives",
+            "max_reads": "--max-reads",
+            "dead_letter": "--dead-letter",
+            "delete": "--delete",
+        }
+        clashing = [option for name, option in settled_by_tasks.items() if options.get(name)]
         if clashing:
             raise CommandError(f"{', '.join(clashing)} cannot be used with --tasks")
         from ...tasks import worker_settings
