@@ -85,3 +85,15 @@ def test_idle_and_counted_queues_give_the_same_fields(manager, internal, queue, 
         assert counted.depth == 0 and counted.total_messages == 1
     finally:
         manager.drop_queue(other)
+
+
+def test_rows_by_name_through_djangos_wrapped_cursor(manager, queue):
+    """With queries logged (DEBUG, CaptureQueriesContext) the rows come through Django's
+    cursor wrapper: the column names are read from it just the same."""
+    from django.test.utils import CaptureQueriesContext
+
+    manager.send(queue, {"n": 1})
+    with CaptureQueriesContext(connection) as captured:
+        metrics = manager.metrics(queue)
+    assert metrics.queue_name == queue and metrics.queue_length == 1
+    assert any("pgmq.metrics" in q["sql"] for q in captured.captured_queries)
