@@ -97,3 +97,14 @@ def test_rows_by_name_through_djangos_wrapped_cursor(manager, queue):
         metrics = manager.metrics(queue)
     assert metrics.queue_name == queue and metrics.queue_length == 1
     assert any("pgmq.metrics" in q["sql"] for q in captured.captured_queries)
+
+
+def test_queue_limits_have_the_sql_results_columns_by_name(transactional_db, pg_connect):
+    from django_pgmq.messages import QueueLimits
+
+    db = pg_connect()
+    result = db.execute(
+        "SELECT pg_get_function_result('pgmq.queue_limits(text)'::regprocedure)"
+    ).fetchone()[0]
+    columns = [part.strip().split()[0] for part in result.removeprefix("TABLE(").split(",")]
+    assert fields(QueueLimits) == columns
