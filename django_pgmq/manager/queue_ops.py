@@ -6,7 +6,7 @@ from typing import Any
 
 from ..messages import QueueInfo, QueueMetrics
 from ..names import table_name, validate_queue_name
-from .plumbing import Base, _labelled, _record
+from .plumbing import Base, _record
 
 # How long a drop or purge waits for this process's background index build (seconds).
 INDEX_BUILD_WAIT = 30.0
@@ -57,9 +57,9 @@ class QueueOps(Base):
         """Every queue, by name: database by database when routed (`each_database`,
         ``PGMQ["DATABASE"]`` first); ``database`` names each one's."""
         return [
-            QueueInfo(*_labelled(row, alias))
+            _record(QueueInfo, row, database=alias)
             for alias in self.each_database()
-            for row in self._fetch("list_queues", {}, None, alias=alias)
+            for row in self._fetch_named("list_queues", {}, None, alias=alias)
         ]
 
     # -- metrics ------------------------------------------------------------
