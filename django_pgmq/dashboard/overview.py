@@ -211,7 +211,7 @@ def total_stats(rows: list[QueueRow]) -> QueueStats:
     return QueueStats(
         queue_name="",
         **{name: sum(getattr(r.stats, name) for r in rows) for name in COUNTS},
-        oldest_age_sec=None,
+        oldest_msg_age_sec=None,
         newest_age_sec=None,
         oldest_visible_age_sec=None,
         poison=sum(r.stats.poison or 0 for r in rows),

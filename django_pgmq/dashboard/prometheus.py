@@ -51,7 +51,7 @@ QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None
     (
         "pgmq_queue_oldest_message_age_seconds",
         "Age of the oldest message.",
-        lambda q, _: q.stats.oldest_age_sec,
+        lambda q, _: q.stats.oldest_msg_age_sec,
     ),
     (
         "pgmq_queue_oldest_visible_age_seconds",

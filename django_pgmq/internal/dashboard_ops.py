@@ -16,10 +16,16 @@ from ..manager.plumbing import (
     _dump,
     _ids,
     _json,
+    _record,
 )
 from ..messages import QueueInfo
 from ..names import validate_queue_name
 from .records import BrowsedMessage, QueueStats, StatsBucket, ThroughputBucket
+
+
+def queue_stats(columns: dict[str, Any]) -> QueueStats:
+    """`QueueStats` from a ``pgmq._dashboard_stats`` row read by column name."""
+    return _record(QueueStats, columns, estimated=frozenset(columns.get("estimated") or ()))
 
 
 class DashboardOps(Base):
@@ -42,12 +48,12 @@ class DashboardOps(Base):
         params: dict[str, Any] = {"exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62)}
         if queue is None:
             params["max_reads"] = _dump(max_reads or {}, "max_reads", "*")
-            rows = self._fetch("dashboard_all_stats", params, None)
+            rows = self._fetch_named("dashboard_all_stats", params, None)
         else:
             validate_queue_name(queue)
             params.update(queue=queue, max_reads=(max_reads or {}).get(queue))
-            rows = self._fetch("dashboard_queue_stats", params, queue)
-        return [QueueStats.from_row(row) for row in rows]
+            rows = self._fetch_named("dashboard_queue_stats", params, queue)
+        return [queue_stats(row) for row in rows]
 
     def dashboard_stats_of(
         self,
@@ -65,7 +71,8 @@ class DashboardOps(Base):
             "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
             "max_reads": _dump(max_reads or {}, "max_reads", "*"),
         }
-        return [QueueStats.from_row(row) for row in self._fetch("dashboard_stats_of", params, None)]
+        rows = self._fetch_named("dashboard_stats_of", params, None)
+        return [queue_stats(row) for row in rows]
 
     def idle_queues(self, queues: Iterable[str]) -> dict[str, bool]:
         """Each existing queue of ``queues``: whether it is idle (no page in either table)."""
@@ -84,7 +91,7 @@ class DashboardOps(Base):
             "delayed": [s.delayed for s in stats],
             "archive_sizes": [s.archive_size for s in stats],
             "totals": [s.total_messages for s in stats],
-            "oldest_ages": [s.oldest_age_sec for s in stats],
+            "oldest_ages": [s.oldest_msg_age_sec for s in stats],
         }
         table = {"sample": QueueSample._meta.db_table}
         return self._fetch("dashboard_record_samples", params, None, table)[0][0]

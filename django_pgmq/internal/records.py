@@ -5,6 +5,7 @@ Plain data, no Django imports: the dashboard builds its pages from them.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,7 +20,7 @@ class QueueStats:
     visible: int
     in_flight: int
     delayed: int
-    oldest_age_sec: int | None
+    oldest_msg_age_sec: int | None
     newest_age_sec: int | None
     oldest_visible_age_sec: int | None
     archive_size: int
@@ -29,12 +30,15 @@ class QueueStats:
     total_messages: int
     estimated: frozenset[str]
 
-    @classmethod
-    def from_row(cls, row: tuple) -> QueueStats:
-        """Build from a ``pgmq._dashboard_stats`` row (its last column is the estimate list)."""
-        *figures, estimated = row
-        # One starred tuple: a checker cannot count a row's columns before a last argument.
-        return cls(*(*figures, frozenset(estimated or ())))
+    @property
+    def oldest_age_sec(self) -> int | None:
+        """Deprecated name of `oldest_msg_age_sec` (pgmq's name for the same figure)."""
+        warnings.warn(
+            "QueueStats.oldest_age_sec is deprecated: use oldest_msg_age_sec",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.oldest_msg_age_sec
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..manager.plumbing import Base, _check_int
+from .dashboard_ops import queue_stats
 from .records import QueueStats
 
 
@@ -39,10 +40,10 @@ class ScrapeOps(Base):
             "default_max_reads": _check_int("default_max_reads", default_max_reads, 0),
         }
         tables = {"config": QueueConfig._meta.db_table, "worker": Worker._meta.db_table}
-        rows = self._fetch("prometheus_scrape", params, None, tables)
+        rows = self._fetch_named("prometheus_scrape", params, None, tables)
         queues = [
-            ScrapedQueue(QueueStats.from_row(row[:-3]), row[-3], row[-2])
+            ScrapedQueue(queue_stats(row), row["dead_letter"], row["workers"])
             for row in rows
-            if row[0] is not None
+            if row["queue_name"] is not None
         ]
-        return Scrape(queues, rows[0][-1] if rows else 0)
+        return Scrape(queues, rows[0]["live_workers"] if rows else 0)

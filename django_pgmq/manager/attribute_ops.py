@@ -15,7 +15,7 @@ from django.db import connections
 
 from ..messages import QueueLimits
 from ..names import validate_queue_name
-from .plumbing import Base, _check_int, _dump, _json, _labelled
+from .plumbing import Base, _check_int, _dump, _json, _record
 
 logger = logging.getLogger(__name__)
 
@@ -71,9 +71,9 @@ class AttributeOps(Base):
         else:
             aliases = self.each_database()
         return [
-            QueueLimits(*_labelled(row, alias))
+            _record(QueueLimits, row, database=alias)
             for alias in aliases
-            for row in self._fetch("queue_limits", {"queue": queue}, queue, alias=alias)
+            for row in self._fetch_named("queue_limits", {"queue": queue}, queue, alias=alias)
         ]
 
     def dead_letter_sources(self, queue: str) -> list[str]:

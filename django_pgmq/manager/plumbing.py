@@ -7,12 +7,13 @@ inside ``transaction.atomic()`` commits or rolls back with the caller's data.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import psycopg
 from django.core.serializers.json import DjangoJSONEncoder
@@ -141,6 +142,52 @@ def _labelled(row: Sequence[Any], alias: str) -> tuple[Any, ...]:
     return (*row, alias)
 
 
+R = TypeVar("R")
+
+
+@functools.lru_cache(maxsize=64)
+def _record_fields(cls: Any) -> tuple[tuple[str, bool], ...]:
+    """The fields of record class ``cls`` (a dataclass or a NamedTuple), in order, each
+    with whether the record needs a value for it (it has no default)."""
+    if dataclasses.is_dataclass(cls):
+        return tuple(
+            (
+                f.name,
+                f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            )
+            for f in dataclasses.fields(cls)
+            if f.init
+        )
+    defaults = cls._field_defaults
+    return tuple((name, name not in defaults) for name in cls._fields)
+
+
+def _record(cls: type[R], columns: Mapping[str, Any], **extra: Any) -> R:
+    """A record of class ``cls`` from a row read by column name (`Base._fetch_named`).
+
+    Each field takes the column of its name (``extra`` first: values the row lacks, such
+    as the database alias); columns no field names are ignored, so a column added to a
+    SQL result, at the end or in the middle, leaves the record as it was. A field with
+    neither a column nor a default is a schema the code does not match: a clear error.
+    """
+    values: dict[str, Any] = {}
+    missing = []
+    for name, required in _record_fields(cast(Any, cls)):
+        if name in extra:
+            values[name] = extra[name]
+        elif name in columns:
+            values[name] = columns[name]
+        elif required:
+            missing.append(name)
+    if missing:
+        raise PgmqError(
+            f"the database's result for {cls.__name__} has no column {', '.join(missing)} "
+            f"(it has {', '.join(columns) or 'none'}): is the schema migrated "
+            "(manage.py migrate django_pgmq)?"
+        )
+    return cls(**values)
+
+
 def _json(value: Any) -> Any:
     """Django's psycopg backend returns jsonb as text; decode it."""
     return json.loads(value) if isinstance(value, str) else value
@@ -212,7 +259,7 @@ class Base:
         commit: bool = False,
         alias: str | None = None,
     ) -> list[tuple]:
-        """Run a named query and return its rows, with database errors translated.
+        """Run a named query and return its rows (tuples), with database errors translated.
 
         ``identifiers`` fill the query's ``{name}`` slots, quoted by psycopg.sql.
         ``commit`` sends COMMIT in the same round trip, right after the query: only
@@ -220,6 +267,32 @@ class Base:
         then finds the transaction over and just runs the on-commit callbacks).
         ``alias`` runs it on that database instead of the queue's (`each_database`).
         """
+        return self._run(_rows, query, params, queue, identifiers, commit, alias)
+
+    def _fetch_named(
+        self,
+        query: str,
+        params: dict[str, Any],
+        queue: str | None,
+        identifiers: dict[str, str] | None = None,
+        *,
+        alias: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """`_fetch`, each row a dict by column name: for records built with `_record`,
+        which a column added to the statement's result does not shift."""
+        return self._run(_named_rows, query, params, queue, identifiers, False, alias)
+
+    def _run(
+        self,
+        reader: Any,
+        query: str,
+        params: dict[str, Any],
+        queue: str | None,
+        identifiers: dict[str, str] | None,
+        commit: bool,
+        alias: str | None,
+    ) -> Any:
+        """Send a named query through ``reader`` (`_rows`, `_named_rows`), errors translated."""
         if identifiers or commit:
             sql = _statement(query, tuple(identifiers.items()) if identifiers else (), commit)
         else:
@@ -228,7 +301,7 @@ class Base:
             alias = self.alias_for(queue) if self.routed else self.using
         connection = connections[alias]
         try:
-            return _rows(connection, sql, params)
+            return reader(connection, sql, params)
         except DatabaseError as exc:
             translated = _translate(exc, queue, alias)
             if translated is None:
@@ -284,8 +357,25 @@ def _statement(query: str, identifiers: tuple[tuple[str, str], ...], commit: boo
     return text.rstrip().rstrip(";") + ";\nCOMMIT" if commit else text
 
 
-def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
-    """Run ``sql`` on Django's connection (in its transaction, if any); its rows.
+def _named_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """`_rows`, each a dict from column name to value (names from the cursor's description)."""
+    return _rows(connection, sql, params, _by_name)
+
+
+def _by_name(cursor: Any) -> list[dict[str, Any]]:
+    """A cursor's rows as dicts keyed by its columns' names."""
+    rows = cursor.fetchall()
+    names = [column[0] for column in cursor.description or ()]
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def _all(cursor: Any) -> list[tuple]:
+    return cursor.fetchall()
+
+
+def _rows(connection: Any, sql: str, params: dict[str, Any], fetch: Any = _all) -> Any:
+    """Run ``sql`` on Django's connection (in its transaction, if any); its rows, as
+    ``fetch`` reads them from the cursor (tuples by default).
 
     Every named query is a SELECT. The plain case (no execute wrapper, queries
     not logged) skips Django's cursor wrapper but does what it does: health
@@ -304,7 +394,7 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
         else:
             wrapped = connection.make_cursor(cursor)
         wrapped.execute(sql, params)
-        return wrapped.fetchall()
+        return fetch(wrapped)
     if connection.connection is None or connection.health_check_enabled:
         connection.close_if_health_check_failed()
         connection.ensure_connection()
@@ -312,7 +402,7 @@ def _rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
     with connection.wrap_database_errors:
         cursor = _cursor(connection, sql)
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        return fetch(cursor)
 
 
 def _prepared_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple] | None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..messages import QueueInfo, QueueMetrics
 from ..names import table_name, validate_queue_name
-from .plumbing import Base, _labelled
+from .plumbing import Base, _record
 
 
 class QueueOps(Base):
@@ -39,9 +39,9 @@ class QueueOps(Base):
         """Every queue, by name: database by database when routed (`each_database`,
         ``PGMQ["DATABASE"]`` first); ``database`` names each one's."""
         return [
-            QueueInfo(*_labelled(row, alias))
+            _record(QueueInfo, row, database=alias)
             for alias in self.each_database()
-            for row in self._fetch("list_queues", {}, None, alias=alias)
+            for row in self._fetch_named("list_queues", {}, None, alias=alias)
         ]
 
     # -- metrics ------------------------------------------------------------
@@ -49,8 +49,8 @@ class QueueOps(Base):
     def metrics(self, queue: str) -> QueueMetrics:
         """Lengths, ages and total count of one queue."""
         validate_queue_name(queue)
-        row = self._fetch("metrics", {"queue": queue}, queue)[0]
-        return QueueMetrics(*_labelled(row, self.alias_for(queue)))
+        [row] = self._fetch_named("metrics", {"queue": queue}, queue)
+        return _record(QueueMetrics, row, database=self.alias_for(queue))
 
     def archive_count(self, queue: str) -> int:
         """How many messages the queue's archive (``pgmq.a_<queue>``) holds."""
@@ -61,7 +61,7 @@ class QueueOps(Base):
         """Metrics of every queue, by name: database by database when routed, like
         `list_queues`; ``database`` names each one's."""
         return [
-            QueueMetrics(*_labelled(row, alias))
+            _record(QueueMetrics, row, database=alias)
             for alias in self.each_database()
-            for row in self._fetch("metrics_all", {}, None, alias=alias)
+            for row in self._fetch_named("metrics_all", {}, None, alias=alias)
         ]

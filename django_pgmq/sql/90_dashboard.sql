@@ -12,7 +12,7 @@ CREATE TYPE pgmq._dashboard_stats AS (
     visible bigint,
     in_flight bigint,
     delayed bigint,
-    oldest_age_sec integer,
+    oldest_msg_age_sec integer,
     newest_age_sec integer,
     oldest_visible_age_sec integer,
     archive_size bigint,
@@ -171,7 +171,7 @@ BEGIN
     EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
     EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
     EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
-    r.oldest_age_sec := extract(epoch FROM at - oldest)::integer;
+    r.oldest_msg_age_sec := extract(epoch FROM at - oldest)::integer;
     r.newest_age_sec := extract(epoch FROM at - newest)::integer;
     r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
 
@@ -258,10 +258,20 @@ BEGIN
                         format('pgmq.%I', pgmq.format_table_name(q.queue_name, 'q')), 'msg_id'
                     )
                 ) INTO sent;
-                r := ROW(
-                    q.queue_name, 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0,
-                    CASE WHEN limits ? q.queue_name THEN 0 END, coalesce(sent, 0), '{}'::text[]
-                );
+                -- Field by field, by name: a column added to the type stays NULL here
+                -- rather than shifting the others.
+                r := NULL;
+                r.queue_name := q.queue_name;
+                r.depth := 0;
+                r.visible := 0;
+                r.in_flight := 0;
+                r.delayed := 0;
+                r.archive_size := 0;
+                r.archived_hour := 0;
+                r.archived_day := 0;
+                r.poison := CASE WHEN limits ? q.queue_name THEN 0 END;
+                r.total_messages := coalesce(sent, 0);
+                r.estimated := '{}'::text[];
                 RETURN NEXT r;
             ELSE
                 RETURN NEXT pgmq._dashboard_queue_stats(

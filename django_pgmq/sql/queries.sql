@@ -102,11 +102,12 @@ INSERT INTO {sample}
     (queue, sampled_at, depth, visible, in_flight, delayed, archive_size, total_messages,
      oldest_enqueued_at)
 SELECT s.queue, now(), s.depth, s.visible, s.in_flight, s.delayed, s.archive_size,
-       s.total_messages, now() - make_interval(secs => s.oldest_age_sec)
+       s.total_messages, now() - make_interval(secs => s.oldest_msg_age_sec)
 FROM unnest(%(queues)s::text[], %(depths)s::bigint[], %(visible)s::bigint[],
             %(in_flight)s::bigint[], %(delayed)s::bigint[], %(archive_sizes)s::bigint[],
             %(totals)s::bigint[], %(oldest_ages)s::integer[])
-    AS s(queue, depth, visible, in_flight, delayed, archive_size, total_messages, oldest_age_sec)
+    AS s(queue, depth, visible, in_flight, delayed, archive_size, total_messages,
+         oldest_msg_age_sec)
 RETURNING 1
 )
 SELECT count(*) FROM written;
@@ -334,7 +335,8 @@ WITH queues AS (
     FROM live, jsonb_array_elements_text(live.queues) AS name
     GROUP BY name
 )
-SELECT s.*, q.dead_letter, coalesce(c.workers, 0), (SELECT count(*) FROM live)
+SELECT s.*, q.dead_letter, coalesce(c.workers, 0) AS workers,
+       (SELECT count(*) FROM live) AS live_workers
 FROM (SELECT 1) AS one
 LEFT JOIN (
     SELECT s.* FROM limits,

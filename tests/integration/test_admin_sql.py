@@ -21,7 +21,7 @@ def test_exact_stats_of_a_small_queue(manager, internal, queue, pg_connect):
     assert stats.poison == 2
     assert stats.total_messages == 7
     assert stats.estimated == frozenset()
-    assert stats.oldest_age_sec is not None and stats.oldest_age_sec >= 0
+    assert stats.oldest_msg_age_sec is not None and stats.oldest_msg_age_sec >= 0
 
 
 def test_stats_of_a_large_queue_are_estimated_and_marked(manager, internal, queue, pg_connect):

@@ -1,0 +1,94 @@
+"""Records are built from rows read by column name (`plumbing._record`): a column added
+to a SQL result, at its end or in its middle, leaves every record as it was."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+import pytest
+
+from django_pgmq import PgmqError, QueueMetrics
+from django_pgmq.internal.dashboard_ops import queue_stats
+from django_pgmq.manager.plumbing import _record
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+METRICS = {
+    "queue_name": "orders",
+    "queue_length": 3,
+    "newest_msg_age_sec": 1,
+    "oldest_msg_age_sec": 9,
+    "total_messages": 12,
+    "scrape_time": NOW,
+    "queue_visible_length": 2,
+    "default_partition_length": None,
+}
+EXPECTED = QueueMetrics("orders", 3, 1, 9, 12, NOW, 2, None, "db")
+
+
+def with_column(columns: dict, at: int, name: str = "added", value: object = "x") -> dict:
+    """``columns`` with one more, inserted at position ``at``."""
+    items = list(columns.items())
+    items.insert(at, (name, value))
+    return dict(items)
+
+
+@pytest.mark.parametrize("at", [0, 3, len(METRICS)], ids=["first", "middle", "last"])
+def test_a_column_added_anywhere_leaves_the_record_as_it_was(at):
+    assert _record(QueueMetrics, with_column(METRICS, at), database="db") == EXPECTED
+
+
+def test_the_order_of_columns_does_not_matter():
+    shuffled = dict(reversed(list(METRICS.items())))
+    assert _record(QueueMetrics, shuffled, database="db") == EXPECTED
+
+
+def test_a_field_with_a_default_may_be_missing():
+    assert _record(QueueMetrics, METRICS).database == ""
+
+
+def test_a_missing_column_is_a_clear_error_naming_it():
+    columns = {k: v for k, v in METRICS.items() if k != "oldest_msg_age_sec"}
+    with pytest.raises(PgmqError, match=r"QueueMetrics has no column oldest_msg_age_sec.*migrate"):
+        _record(QueueMetrics, columns)
+
+
+def test_named_tuples_are_records_too():
+    class Pair(NamedTuple):
+        left: int
+        right: int = 0
+
+    assert _record(Pair, {"right": 2, "middle": 5, "left": 1}) == Pair(1, 2)
+    assert _record(Pair, {"left": 1}) == Pair(1, 0)
+
+
+STATS = {
+    "queue_name": "orders",
+    "depth": 5,
+    "visible": 3,
+    "in_flight": 1,
+    "delayed": 1,
+    "oldest_msg_age_sec": 7,
+    "newest_age_sec": 2,
+    "oldest_visible_age_sec": 4,
+    "archive_size": 10,
+    "archived_hour": 1,
+    "archived_day": 6,
+    "poison": None,
+    "total_messages": 15,
+    "estimated": ["depth"],
+}
+
+
+@pytest.mark.parametrize("at", [0, 5, len(STATS)], ids=["first", "middle", "last"])
+def test_dashboard_stats_ignore_an_added_column_and_keep_the_estimate_list(at):
+    stats = queue_stats(with_column(STATS, at))
+    assert stats.estimated == frozenset({"depth"})
+    assert (stats.depth, stats.oldest_msg_age_sec, stats.total_messages) == (5, 7, 15)
+    assert queue_stats({**STATS, "estimated": None}).estimated == frozenset()
+
+
+def test_the_old_name_of_the_oldest_age_still_reads_and_warns():
+    stats = queue_stats(STATS)
+    with pytest.deprecated_call(match="oldest_msg_age_sec"):
+        assert stats.oldest_age_sec == 7
