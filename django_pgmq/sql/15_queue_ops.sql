@@ -298,7 +298,7 @@ END
 $fn$;
 
 -- Run one operation on one queue: the router every message function that returns
--- records calls (read, pop, set_vt; it takes every op). A queue without attributes (no
+-- records calls (read, pop, set_vt; any other op runs its record form). A queue without attributes (no
 -- row in pgmq.queue_attributes, one index lookup) runs the plain statement (prepared in
 -- this session once it is used often, see above); one with attributes runs the
 -- statement written for them, and its reads go through the claim filter
@@ -315,7 +315,6 @@ DECLARE
     qtable text := pgmq._message_table_name(queue_name, 'q');
     attrs jsonb;
     low bigint := 0;
-    op "char" := CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
     stmt text;
 BEGIN
     IF p_op = 'r' OR p_op = 'p' THEN
@@ -328,14 +327,14 @@ BEGIN
             queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
         RETURN;
     END IF;
-    IF op = 'r' OR op = 'p' THEN
-        stmt := pgmq._queue_ops_prepared(qtable, op);
+    IF p_op = 'r' OR p_op = 'p' THEN
+        stmt := pgmq._queue_ops_prepared(qtable, p_op);
         IF stmt IS NOT NULL THEN
             RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(stmt, p_qty, p_secs, p_ids, p_cond, low);
             RETURN;
         END IF;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, op, '$9')
+    RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, p_op, '$9')
         USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
 END
 $fn$;

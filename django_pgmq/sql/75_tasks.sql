@@ -82,7 +82,7 @@ $fn$;
 -- (django_pgmq.models.TaskResultRecord, table django_pgmq_taskresultrecord), found through
 -- the caller's search_path as Django's own queries find it.
 
--- Enqueue a task: send its message (pgmq.send's way, through the router, so the queue's
+-- Enqueue a task: send its message (pgmq.send's way, through its router, so the queue's
 -- attributes apply; delay NULL: none given) and insert its READY result row pointing at
 -- it, in the caller's transaction. Returns the msg_id.
 CREATE OR REPLACE FUNCTION pgmq._task_enqueue(
@@ -96,9 +96,8 @@ AS $fn$
 DECLARE
     sent bigint;
 BEGIN
-    SELECT r.msg_id INTO sent FROM pgmq._queue_ops_route(
-        queue_name, 's'::"char", NULL::integer, NULL::integer, delay,
-        NULL::bigint[], ARRAY[msg], ARRAY[headers], NULL::jsonb) r;
+    SELECT r.id INTO sent FROM pgmq._queue_ops_route_ids(
+        queue_name, 's'::"char", delay, NULL::bigint[], ARRAY[msg], ARRAY[headers]) AS r(id);
     INSERT INTO django_pgmq_taskresultrecord AS t (
         id, backend, queue_name, task_path, priority, status, args, kwargs, run_after,
         enqueued_at, errors, worker_ids, max_attempts, msg_id)
