@@ -14,10 +14,14 @@ def read(filename: str) -> str:
     return files("django_pgmq").joinpath("sql", filename).read_text(encoding="utf-8")
 
 
-@cache
-def queries(filename: str = "queries.sql") -> dict[str, str]:
-    """The statements of a named-query file, keyed by their ``-- name:`` line."""
-    text = read(filename)
+def parse(text: str) -> list[tuple[str, str]]:
+    """The statements of a named-query file's text: (its ``-- name:``, its text), in order."""
     parts = _NAME.split(text)
     # parts = [preamble, name1, body1, name2, body2, ...]
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+    return [(name, body.strip()) for name, body in zip(parts[1::2], parts[2::2], strict=True)]
+
+
+@cache
+def queries(filename: str = "queries.sql") -> dict[str, str]:
+    """The statements of one named-query file (`sqlrun.statements` holds them all)."""
+    return dict(parse(read(filename)))

@@ -145,7 +145,7 @@ def _context_of(message: Message) -> Any:
     return propagate.extract({k: v for k, v in headers.items() if isinstance(v, str)})
 
 
-_UNTRACED = contextlib.nullcontext()  # reusable: nullcontext keeps no state
+UNTRACED = _UNTRACED = contextlib.nullcontext()  # reusable: nullcontext keeps no state
 
 
 def handling(queue: str, argument: Message | list[Message]) -> contextlib.AbstractContextManager:

@@ -5,13 +5,9 @@ The statements are in ``sql/tasks_queries.sql``, the functions in ``sql/75_tasks
 
 from __future__ import annotations
 
-import functools
 from datetime import datetime
 from typing import Any
 
-from django.db import DatabaseError, connections
-
-from .. import sqlfiles
 from ..manager.plumbing import (
     MAX_QTY,
     Base,
@@ -20,14 +16,9 @@ from ..manager.plumbing import (
     _dump_headers,
     _dump_message,
     _message,
-    _prepared_rows,
-    _rows,
-    _translate,
 )
 from ..messages import Message
 from ..names import validate_queue_name
-
-QUERIES = "tasks_queries.sql"
 
 
 class TaskOps(Base):
@@ -40,7 +31,7 @@ class TaskOps(Base):
         and built concurrently by someone): safe to remember.
         """
         validate_queue_name(queue)
-        ready = bool(self._fetch_task_query("enable_task_queue", {"queue": queue}, queue)[0][0])
+        ready = bool(self._fetch("enable_task_queue", {"queue": queue}, queue)[0][0])
         if not ready:  # the priority index may be wanted: built concurrently after the commit
             self.build_indexes_after_commit()  # type: ignore[attr-defined]
         return ready
@@ -53,7 +44,7 @@ class TaskOps(Base):
             "vt": _check_int("vt", vt, 0),
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }
-        return [_message(row) for row in self._fetch_task_query("read_by_priority", params, queue)]
+        return [_message(row) for row in self._fetch("read_by_priority", params, queue)]
 
     def enqueue_task(
         self,
@@ -79,7 +70,7 @@ class TaskOps(Base):
             "priority": _check_int("priority", priority, -100, 100),
             "delay": None if run_after is None else _check_when("run_after", run_after),
         }
-        rows = self._fetch_task_query("task_enqueue", params, queue, prepared=True)
+        rows = self._fetch_prepared("task_enqueue", params, queue)
         return int(rows[0][0])
 
     def finish_and_start_task(self, queue: str | None, params: dict[str, Any]) -> list[tuple]:
@@ -93,37 +84,4 @@ class TaskOps(Base):
         """
         if queue is not None:
             validate_queue_name(queue)
-        return self._fetch_task_query("task_finish_and_start", {**params, "queue": queue}, queue)
-
-    def _fetch_task_query(
-        self,
-        name: str,
-        params: dict[str, Any],
-        queue: str | None,
-        prepared: bool = False,
-    ) -> list[tuple]:
-        """Run a statement of ``sql/tasks_queries.sql``, database errors translated.
-
-        ``prepared``: as a prepared statement when the project allows them (see
-        `_prepared_rows`).
-        """
-        alias = self.alias_for(queue)
-        connection = connections[alias]
-        statement = task_statement(name)
-        try:
-            if prepared:
-                rows = _prepared_rows(connection, statement, params)
-                if rows is not None:
-                    return rows
-            return _rows(connection, statement, params)
-        except DatabaseError as exc:
-            translated = _translate(exc, queue, alias)
-            if translated is None:
-                raise
-            raise translated from exc
-
-
-@functools.lru_cache(maxsize=32)
-def task_statement(name: str) -> str:
-    """A statement of ``sql/tasks_queries.sql``."""
-    return sqlfiles.queries(QUERIES)[name]
+        return self._fetch("task_finish_and_start", {**params, "queue": queue}, queue)

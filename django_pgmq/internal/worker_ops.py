@@ -57,7 +57,7 @@ class WorkerOps(Base):
             "seconds": float(seconds),
             "unread": bool(unread),
         }
-        return sorted(row[0] for row in self._fetch("worker_set_vt_seconds", params, queue))
+        return sorted(row[0] for row in self._fetch("set_vt_seconds", params, queue))
 
     def hide_failed(self, queue: str, msg_id: int, seconds: float, error: str) -> bool:
         """Hide a failed message for ``seconds`` and append ``error`` to its headers.
@@ -87,7 +87,7 @@ class WorkerOps(Base):
         validate_queue_name(dead_letter_queue)
         [msg], _ = _ids(msg_id)
         params = {"queue": queue, "id": msg, "dlq": dead_letter_queue, "error": error}
-        return self._fetch("worker_dead_letter", params, queue)[0][0]
+        return self._fetch("dead_letter", params, queue)[0][0]
 
     def lock_messages(self, queue: str, msg_ids: Iterable[int]) -> list[int]:
         """Lock messages until the end of the current transaction; the ids still there.

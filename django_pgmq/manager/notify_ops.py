@@ -19,22 +19,23 @@ class NotifyOps(Base):
         """Notify ``pgmq.q_<queue>.INSERT`` at commit, at most once per ``throttle_ms``."""
         validate_queue_name(queue)
         throttle = _check_int("throttle_ms", throttle_ms, 0)
-        self._fetch("enable_notify", {"queue": queue, "throttle": throttle}, queue)
+        self._fetch("enable_notify_insert", {"queue": queue, "throttle": throttle}, queue)
 
     def disable_notify(self, queue: str) -> None:
         """Stop insert notifications of ``queue`` (a no-op when they are off)."""
         validate_queue_name(queue)
-        self._fetch("disable_notify", {"queue": queue}, queue)
+        self._fetch("disable_notify_insert", {"queue": queue}, queue)
 
     def update_notify(self, queue: str, throttle_ms: int) -> None:
         """Change the throttle of a queue whose notifications are on."""
         validate_queue_name(queue)
         throttle = _check_int("throttle_ms", throttle_ms, 0)
-        self._fetch("update_notify", {"queue": queue, "throttle": throttle}, queue)
+        self._fetch("update_notify_insert", {"queue": queue, "throttle": throttle}, queue)
 
     def list_notify_throttles(self) -> list[NotifyThrottle]:
         """Queues whose inserts notify, with their throttle and last notification."""
-        return [NotifyThrottle(*row) for row in self._fetch("notify_throttles", {}, None)]
+        rows = self._fetch("list_notify_insert_throttles", {}, None)
+        return [NotifyThrottle(*row) for row in rows]
 
     def notify_throttles(self) -> dict[str, int]:
         """Queue name -> throttle in milliseconds, for every queue whose inserts notify."""
@@ -47,4 +48,4 @@ class NotifyOps(Base):
         still gets the channel of the queue created as ``Orders``.
         """
         validate_queue_name(queue)
-        return notify_channel(self._fetch("stored_queue_name", {"queue": queue}, queue)[0][0])
+        return notify_channel(self._fetch("require_queue", {"queue": queue}, queue)[0][0])

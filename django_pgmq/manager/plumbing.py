@@ -1,7 +1,8 @@
 """The plumbing every QueueManager and InternalManager method shares: checks, JSON, errors.
 
-This is the only module that sends SQL for queue operations; the statements
-live in ``sql/queries.sql``. Because it uses Django's connection, a call made
+Queue operations send SQL through `Base._fetch`, which runs a named statement of
+``sql/*queries.sql`` with the runner's pieces (`django_pgmq.sqlrun`: one registry, one
+error translation, one tracing span). Because it uses Django's connection, a call made
 inside ``transaction.atomic()`` commits or rolls back with the caller's data.
 """
 
@@ -12,53 +13,46 @@ import functools
 import inspect
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
-import psycopg
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connections
-from psycopg import sql as psql
 
-from .. import conf, routing, sqlfiles
+from .. import conf, routing, sqlrun
 from ..errors import (
     CrossDatabaseTransaction,
     FeatureNotAvailable,
     InvalidArgument,
     InvalidPayload,
     PgmqError,
-    from_sqlstate,
 )
 from ..messages import Message
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
-MAX_CURSORS = 100  # psycopg cursors kept per connection (see _cursor)
 
 
-def _sqlstate(exc: BaseException) -> str | None:
-    cause = exc.__cause__ or exc
-    return getattr(cause, "sqlstate", None)
+_sqlstate = sqlrun.sqlstate
+_error_text = sqlrun.error_text
 
 
-def _error_text(exc: BaseException) -> str:
-    """The first line of a database error, with its DETAIL when it has one."""
-    cause = exc.__cause__ or exc
-    text = str(cause).splitlines()[0]
-    detail = getattr(getattr(cause, "diag", None), "message_detail", None)
-    return f"{text} ({detail})" if detail else text
+@functools.cache
+def _errors(alias: str) -> sqlrun.Errors:
+    """How the manager words a missing schema on ``alias`` (the rest: the SQLSTATE registry)."""
 
-
-def _translate(exc: DatabaseError, queue: str | None, alias: str) -> PgmqError | None:
-    """The django-pgmq error a database error stands for, or None to re-raise it."""
-    state = _sqlstate(exc)
-    text = _error_text(exc)
-    if state == "3F000":  # our statements name no schema but pgmq
+    def missing(text: str) -> PgmqError:
         return FeatureNotAvailable(
             f"the pgmq SQL API is not installed in database {alias!r} ({text}): "
             f"run manage.py migrate django_pgmq --database {alias}"
         )
-    return from_sqlstate(state, text, queue)
+
+    return sqlrun.Errors(missing=missing)
+
+
+def _translate(exc: DatabaseError, queue: str | None, alias: str) -> PgmqError | None:
+    """The django-pgmq error a database error stands for, or None to re-raise it."""
+    return sqlrun.translate(exc, queue, _errors(alias))
 
 
 def refuse_unfit_arguments(
@@ -282,6 +276,11 @@ class Base:
         which a column added to the statement's result does not shift."""
         return self._run(_named_rows, query, params, queue, identifiers, False, alias)
 
+    def _fetch_prepared(self, query: str, params: dict[str, Any], queue: str | None) -> list[tuple]:
+        """`_fetch` as a server-side prepared statement when the project allows them
+        (`sqlrun.prepared_rows`): for a statement planned anew on every call."""
+        return self._run(_prepared_or_rows, query, params, queue, None, False, None)
+
     def _run(
         self,
         reader: Any,
@@ -292,16 +291,21 @@ class Base:
         commit: bool,
         alias: str | None,
     ) -> Any:
-        """Send a named query through ``reader`` (`_rows`, `_named_rows`), errors translated."""
+        """Send a named query through ``reader`` (`_rows`, `_named_rows`), errors translated.
+
+        The runner's pieces (`sqlrun.statement`, `sqlrun.rows`, `sqlrun.translate`,
+        `sqlrun.span`) called directly: the one way to run SQL, without a layer per call.
+        """
         if identifiers or commit:
             sql = _statement(query, tuple(identifiers.items()) if identifiers else (), commit)
         else:
-            sql = sqlfiles.queries()[query]
+            sql = sqlrun.statements()[query]
         if alias is None:
             alias = self.alias_for(queue) if self.routed else self.using
         connection = connections[alias]
         try:
-            return reader(connection, sql, params)
+            with sqlrun.span(query):
+                return reader(connection, sql, params)
         except DatabaseError as exc:
             translated = _translate(exc, queue, alias)
             if translated is None:
@@ -342,128 +346,20 @@ def check_joins_transaction(queue: str, alias: str) -> None:
         )
 
 
-# -- sending statements ------------------------------------------------------------
+# -- sending statements: the runner's (sqlrun), under the names callers know ----------
+
+_statement = sqlrun.statement
+_rows = sqlrun.rows
+_prepared_rows = sqlrun.prepared_rows
+_by_name = sqlrun.by_name
 
 
-@functools.lru_cache(maxsize=256)
-def _statement(query: str, identifiers: tuple[tuple[str, str], ...], commit: bool = False) -> str:
-    """A named query with its ``{name}`` slots filled by quoted identifiers, maybe a COMMIT."""
-    text = sqlfiles.queries()[query]
-    if identifiers:
-        slots = {name: psql.Identifier(value) for name, value in identifiers}
-        text = psql.SQL(text).format(**slots).as_string(None)
-    # One simple-protocol query string (Django's client-side binding cursor): the
-    # first result holds the rows.
-    return text.rstrip().rstrip(";") + ";\nCOMMIT" if commit else text
+def _prepared_or_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
+    """`_prepared_rows`, or `_rows` when prepared statements are off."""
+    found = _prepared_rows(connection, sql, params)
+    return _rows(connection, sql, params) if found is None else found
 
 
 def _named_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     """`_rows`, each a dict from column name to value (names from the cursor's description)."""
     return _rows(connection, sql, params, _by_name)
-
-
-def _by_name(cursor: Any) -> list[dict[str, Any]]:
-    """A cursor's rows as dicts keyed by its columns' names."""
-    rows = cursor.fetchall()
-    names = [column[0] for column in cursor.description or ()]
-    return [dict(zip(names, row, strict=True)) for row in rows]
-
-
-def _all(cursor: Any) -> list[tuple]:
-    return cursor.fetchall()
-
-
-def _rows(connection: Any, sql: str, params: dict[str, Any], fetch: Any = _all) -> Any:
-    """Run ``sql`` on Django's connection (in its transaction, if any); its rows, as
-    ``fetch`` reads them from the cursor (tuples by default).
-
-    Every named query is a SELECT. The plain case (no execute wrapper, queries
-    not logged) skips Django's cursor wrapper but does what it does: health
-    check, connecting, refusing to run in a broken atomic block, Django's
-    database exceptions. Otherwise Django's wrapper runs (wrappers see the
-    query, DEBUG logs it). Both use the cursor `_cursor` keeps for the statement;
-    opening it on a dead connection raises Django's `OperationalError`, as any query does.
-    """
-    if connection.execute_wrappers or connection.queries_logged:
-        connection.close_if_health_check_failed()
-        connection.ensure_connection()
-        with connection.wrap_database_errors:  # a dead connection fails here already
-            cursor = _cursor(connection, sql)
-        if connection.queries_logged:
-            wrapped = connection.make_debug_cursor(cursor)
-        else:
-            wrapped = connection.make_cursor(cursor)
-        wrapped.execute(sql, params)
-        return fetch(wrapped)
-    if connection.connection is None or connection.health_check_enabled:
-        connection.close_if_health_check_failed()
-        connection.ensure_connection()
-    connection.validate_no_broken_transaction()
-    with connection.wrap_database_errors:
-        cursor = _cursor(connection, sql)
-        cursor.execute(sql, params)
-        return fetch(cursor)
-
-
-def _prepared_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple] | None:
-    """Run ``sql`` as a server-side prepared statement, when the project allows them.
-
-    Django binds parameters on the client and leaves psycopg's prepared statements off
-    (``prepare_threshold`` None) so that PgBouncer in transaction mode works; a project
-    that sets ``OPTIONS["prepare_threshold"]`` has turned them on, and then a statement
-    that is parsed and planned on every call (a task's enqueue) is planned once per
-    connection. None (nothing run) when they are off, or when Django's wrappers must
-    see the query: the caller runs it as usual.
-    """
-    if connection.execute_wrappers or connection.queries_logged:
-        return None
-    if connection.connection is None or connection.health_check_enabled:
-        connection.close_if_health_check_failed()
-        connection.ensure_connection()
-    pg = connection.connection
-    if pg.prepare_threshold is None:
-        return None
-    connection.validate_no_broken_transaction()
-    with connection.wrap_database_errors:
-        kept = getattr(connection, "_pgmq_prepared", None)
-        if kept is None or kept[0] is not pg:
-            kept = connection._pgmq_prepared = (pg, {})
-        cursors: dict[str, Any] = kept[1]
-        cursor = cursors.get(sql)
-        if cursor is None or cursor.closed:
-            cursor = cursors[sql] = psycopg.Cursor(pg)
-        cursor.execute(sql, params, prepare=True)
-        return cursor.fetchall()
-
-
-def _cursor(connection: Any, sql: str) -> Any:
-    """The psycopg cursor that runs ``sql`` on ``connection``: one per statement and connection.
-
-    A psycopg cursor that runs the same statement again keeps the loaders and
-    dumpers it set up the time before; one cursor shared by statements taking
-    turns (lock, acknowledge, read) would set them up on every call. Each loads
-    timestamps as Django's own cursors do (aware, in the connection's time
-    zone); when that zone is UTC, with psycopg's C loader rather than Django's
-    pure-Python one, which was most of the cost of reading a message.
-    """
-    pg = connection.connection
-    kept = getattr(connection, "_pgmq_cursors", None)
-    if kept is None or kept[0] is not pg:  # first use, or a new connection
-        kept = connection._pgmq_cursors = (pg, {})
-    cursors: dict[str, Any] = kept[1]
-    cursor = cursors.get(sql)
-    if cursor is not None and not cursor.closed:
-        return cursor
-    if len(cursors) >= MAX_CURSORS:  # e.g. a statement per queue name: start afresh
-        for old in cursors.values():
-            old.close()
-        cursors.clear()
-    cursor = cursors[sql] = connection.create_cursor()  # Django's cursor class and adapters
-    if connection.timezone is UTC and pg.info.timezone is UTC:
-        cursor.adapters.register_loader("timestamptz", _UTC_LOADER)
-    return cursor
-
-
-_UTC_LOADER = psycopg.adapters.get_loader(
-    psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT
-)

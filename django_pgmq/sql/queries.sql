@@ -169,19 +169,19 @@ SELECT pgmq._hide_failed(
     queue_name => %(queue)s, msg_id => %(id)s::bigint,
     seconds => %(seconds)s::double precision, error => %(error)s::text);
 
--- name: worker_set_vt_seconds
+-- name: set_vt_seconds
 -- Worker (sql/70_worker.sql): heartbeat and release, in fractional seconds (a failed
 -- message's retry backoff is hide_failed).
 SELECT * FROM pgmq._set_vt_seconds(
     queue_name => %(queue)s, msg_ids => %(ids)s::bigint[],
     seconds => %(seconds)s::double precision, unread => %(unread)s::boolean);
 
--- name: worker_dead_letter
+-- name: dead_letter
 SELECT pgmq._dead_letter(
     queue_name => %(queue)s, msg_id => %(id)s::bigint,
     dead_letter_queue => %(dlq)s, error => %(error)s::text);
 
--- name: enable_notify
+-- name: enable_notify_insert
 SELECT pgmq.enable_notify_insert(
     queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
 
@@ -197,11 +197,19 @@ WITH rearmed AS (
 )
 SELECT count(*) FROM rearmed;
 
+-- name: listen
+-- {channel}: a notification channel, quoted by psycopg.sql.Identifier (the listeners:
+-- the worker's, Celery's).
+LISTEN {channel};
+
+-- name: unlisten
+UNLISTEN {channel};
+
 -- name: worker_listener_probe
 -- The worker's listener notifies itself to check that notifications still arrive.
 SELECT pg_notify(%(channel)s, '');
 
--- name: disable_notify
+-- name: disable_notify_insert
 SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
 
 -- name: worker_lock_messages
@@ -224,15 +232,15 @@ FROM pgmq.read(
     qty => (SELECT CASE WHEN count(*) >= 0 THEN %(qty)s::integer END
             FROM pgmq.delete(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
--- name: notify_throttles
+-- name: list_notify_insert_throttles
 -- Notifications, FIFO groups, topics and partitions (issue 3).
 SELECT queue_name, throttle_interval_ms, last_notified_at FROM pgmq.list_notify_insert_throttles();
 
--- name: update_notify
+-- name: update_notify_insert
 SELECT pgmq.update_notify_insert(
     queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
 
--- name: stored_queue_name
+-- name: require_queue
 -- The queue's name as pgmq.meta keeps it (its notify channel uses that spelling).
 SELECT pgmq._require_queue(queue_name => %(queue)s);
 

@@ -3,10 +3,7 @@
 -- filled by psycopg.sql (identifiers, literals, composed lists), never by string gluing.
 -- COPY cannot take parameters, so its values come in as psycopg.sql.Literal.
 
--- name: require_queue
-SELECT pgmq._require_queue(%(queue)s);
-
--- name: write_start
+-- name: spark_checked_send
 -- A writing task's time, and whether its rows must go through pgmq.send_batch's checks.
 SELECT now(), pgmq._spark_checked_send(%(queue)s);
 
@@ -17,7 +14,7 @@ CREATE TEMP TABLE pgmq_spark_rows (
     vt timestamptz, message jsonb, headers jsonb
 ) ON COMMIT DROP;
 
--- name: send_staged
+-- name: spark_send_staged
 SELECT pgmq._spark_send_staged(%(queue)s, %(stage)s::regclass, NULL);
 
 -- name: utc_session
@@ -64,28 +61,28 @@ WHERE queue_name = %(queue)s AND consumer = %(consumer)s
   AND batch > %(after)s AND batch <= %(upto)s
 ORDER BY batch;
 
--- name: stream_claim
+-- name: spark_claim
 SELECT pgmq.spark_claim(%(queue)s, %(consumer)s, %(vt)s, %(qty)s, %(max_msg_id)s, %(min_batch)s);
 
--- name: stream_hold
+-- name: spark_hold
 SELECT pgmq.spark_hold(%(queue)s, %(consumer)s, %(after)s, %(upto)s, %(vt)s);
 
--- name: stream_ack
+-- name: spark_ack
 SELECT pgmq.spark_ack(%(queue)s, %(consumer)s, %(upto)s, %(mode)s);
 
 -- name: consumer_try_lock
 SELECT pg_try_advisory_lock(hashtext('pgmq.spark.run.' || lower(%(queue)s) || '.' || %(consumer)s));
 
--- name: stage_create
+-- name: spark_stage_create
 SELECT pgmq.spark_stage_create(%(queue)s, %(writer_id)s);
 
--- name: stage_commit
+-- name: spark_stage_commit
 SELECT pgmq.spark_stage_commit(%(stage)s, %(attempts)s::bigint[], %(batch_id)s);
 
--- name: stage_abort
+-- name: spark_stage_abort
 SELECT pgmq.spark_stage_abort(%(stage)s);
 
--- name: stage_drop_stale
+-- name: spark_stage_drop_stale
 SELECT pgmq.spark_stage_drop_stale(make_interval(hours => %(hours)s));
 
 -- name: export_open_run
@@ -93,7 +90,7 @@ SELECT run_id, cutoff, max_msg_id, exported, stage FROM pgmq.spark_export_run
 WHERE queue_name = %(queue)s AND path = %(path)s AND stage <> 'done'
 ORDER BY created_at LIMIT 1;
 
--- name: export_new_run
+-- name: spark_export_run
 INSERT INTO pgmq.spark_export_run (run_id, queue_name, path, cutoff, max_msg_id)
 SELECT gen_random_uuid(), %(queue)s, %(path)s, now() - make_interval(secs => %(older_than)s),
        coalesce(max(msg_id), 0)

@@ -19,9 +19,9 @@ from typing import Any
 
 import psycopg
 from django.db import connections
-from psycopg import sql
 
-from .. import sqlfiles
+from .. import sqlrun
+from ..errors import PgmqError
 from . import signals
 
 log = logging.getLogger("django_pgmq.worker")
@@ -79,7 +79,7 @@ class Listener(threading.Thread):
                     self._listen(conn)
                     delay = FIRST_BACKOFF
                     self._pump(conn)
-            except (psycopg.Error, ListenerStale) as exc:
+            except (psycopg.Error, PgmqError, ListenerStale) as exc:
                 if self.stopping.is_set():
                     break
                 text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -89,7 +89,7 @@ class Listener(threading.Thread):
 
     def _listen(self, conn: psycopg.Connection) -> None:
         for channel in [*self.channels, self.probe_channel]:
-            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+            sqlrun.run(conn, "listen", identifiers={"channel": channel}, fetch=sqlrun.NOTHING)
         self.connects += 1
         if self.connects == 1:
             log.info("listening on %d channel(s)", len(self.channels))
@@ -100,7 +100,6 @@ class Listener(threading.Thread):
 
     def _pump(self, conn: psycopg.Connection) -> None:
         """Deliver notifications until stopped; raise when the connection or probe fails."""
-        probe_sql = sqlfiles.queries()["worker_listener_probe"]
         next_probe = monotonic() + self.probe_every
         answer_by: float | None = None
         while not self.stopping.is_set():
@@ -115,6 +114,11 @@ class Listener(threading.Thread):
                     f"its own NOTIFY did not come back within {self.probe_timeout:g}s"
                 )
             if answer_by is None and now >= next_probe:
-                conn.execute(probe_sql, {"channel": self.probe_channel})
+                sqlrun.run(
+                    conn,
+                    "worker_listener_probe",
+                    {"channel": self.probe_channel},
+                    fetch=sqlrun.NOTHING,
+                )
                 answer_by = now + self.probe_timeout
                 next_probe = now + self.probe_every

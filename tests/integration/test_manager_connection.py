@@ -133,9 +133,9 @@ def test_without_use_tz_timestamps_are_naive_as_djangos(manager, queue, naive_co
 
 
 def test_statements_past_the_cursor_limit_still_run(manager, queue, monkeypatch):
-    from django_pgmq.manager import plumbing
+    from django_pgmq import sqlrun
 
-    monkeypatch.setattr(plumbing, "MAX_CURSORS", 2)
+    monkeypatch.setattr(sqlrun, "MAX_CURSORS", 2)
     ids = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
     for _ in range(3):  # send_batch, read, set_vt, archive: more statements than cursors
         [message] = manager.read(queue, vt=0, qty=1)

@@ -35,9 +35,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def _gone(exc: psycopg.Error) -> bool:
+def _gone(exc: Exception) -> bool:
     """True when an error says the queue no longer exists (dropped meanwhile)."""
-    return errors.lookup(exc.sqlstate) is errors.QueueNotFound
+    if isinstance(exc, errors.QueueNotFound):
+        return True
+    return errors.lookup(getattr(exc, "sqlstate", None)) is errors.QueueNotFound
 
 
 def eta_of(message: dict[str, Any]) -> datetime | None:
@@ -342,7 +344,7 @@ class Channel(virtual.Channel):
                 rows = self._run("celery_pop", queue=name, qty=qty)
             else:
                 rows = self._run("celery_read", queue=name, vt=vt, qty=qty)
-        except psycopg.Error as exc:
+        except (psycopg.Error, errors.QueueNotFound) as exc:
             if not _gone(exc):
                 raise
             # Someone dropped the queue under its consumers. Reported as a connection error
@@ -416,7 +418,7 @@ class Channel(virtual.Channel):
         for queue, ids in by_queue(tags).items():
             try:
                 self._run(statement, queue=queue, ids=ids, **params)
-            except psycopg.Error as exc:
+            except (psycopg.Error, errors.QueueNotFound) as exc:
                 if not _gone(exc):
                     raise
                 logger.debug("queue %s is gone; %s skipped", queue, statement)

@@ -20,25 +20,19 @@ from typing import Any
 import psycopg
 from kombu.utils.json import dumps as kombu_dumps
 from kombu.utils.json import loads as kombu_loads
-from psycopg import sql
 from psycopg.types.json import set_json_loads
 
-from django_pgmq import sqlfiles
-from django_pgmq.errors import FeatureNotAvailable, InvalidArgument, lookup
+from django_pgmq import sqlrun
+from django_pgmq.errors import FeatureNotAvailable, InvalidArgument, PgmqError
 from django_pgmq.names import notify_channel
 
-QUERY_FILES = ("queries.sql", "celery_queries.sql")
 # Keys of Django's connection parameters that only Django's own cursor understands.
 _DJANGO_ONLY = ("cursor_factory", "context")
 
 
 def query(name: str) -> str:
-    """The statement named ``name`` in ``sql/queries.sql`` or ``sql/celery_queries.sql``."""
-    for filename in QUERY_FILES:
-        statements = sqlfiles.queries(filename)
-        if name in statements:
-            return statements[name]
-    raise KeyError(f"no SQL statement named {name!r} in {', '.join(QUERY_FILES)}")
+    """The named statement ``name`` (the one registry, `sqlrun.statements`)."""
+    return sqlrun.text(name)
 
 
 def dump(value: Any) -> str:
@@ -46,20 +40,26 @@ def dump(value: Any) -> str:
     return kombu_dumps(value)
 
 
-def _missing_schema(exc: psycopg.Error) -> FeatureNotAvailable:
+def _missing_schema(text: str) -> PgmqError:
     return FeatureNotAvailable(
         "the Celery transport's SQL is not installed in this database "
-        f"({str(exc).splitlines()[0]}): run `manage.py migrate django_pgmq`"
+        f"({text}): run `manage.py migrate django_pgmq`"
     )
 
 
-def run(conn: psycopg.Connection, name: str, params: dict[str, Any]) -> list[tuple]:
-    """Run a named statement on a psycopg connection and return its rows."""
-    try:
-        cursor = conn.execute(query(name), params)
-    except psycopg.errors.UndefinedFunction as exc:
-        raise _missing_schema(exc) from exc
-    return cursor.fetchall() if cursor.description else []
+# A function the installed SQL lacks (42883), or no schema pgmq (3F000), is a missing
+# schema; the rest goes through the SQLSTATE registry, as for the manager.
+ERRORS = sqlrun.Errors(missing=_missing_schema, missing_states=frozenset({"42883", "3F000"}))
+
+
+def _queue_of(params: dict[str, Any]) -> str | None:
+    queue = params.get("queue")
+    return queue if isinstance(queue, str) else None
+
+
+def run(conn: Any, name: str, params: dict[str, Any]) -> list[tuple]:
+    """Run a named statement on a psycopg connection (or Django's) and return its rows."""
+    return sqlrun.run(conn, name, params, queue=_queue_of(params), errors=ERRORS)
 
 
 def refused(
@@ -70,9 +70,11 @@ def refused(
     database's one-line reason, which names the queue."""
     try:
         return run(name, params)
-    except Exception as exc:
-        cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
-        if not isinstance(cause, psycopg.Error) or lookup(cause.sqlstate) is not InvalidArgument:
+    except InvalidArgument as exc:
+        cause = exc.__cause__
+        if cause is not None and not isinstance(cause, psycopg.Error):
+            cause = cause.__cause__  # Django's error wraps psycopg's
+        if not isinstance(cause, psycopg.Error):
             raise
         raise InvalidArgument(str(cause).splitlines()[0]) from None
 
@@ -138,11 +140,11 @@ class Sessions:
         assert self._listener is not None
         wanted = set(queues)
         for queue in wanted - self._listening:
-            channel = sql.Identifier(notify_channel(queue))
-            self._listener.execute(sql.SQL("LISTEN {}").format(channel))
+            channel = {"channel": notify_channel(queue)}
+            sqlrun.run(self._listener, "listen", identifiers=channel, fetch=sqlrun.NOTHING)
         for queue in self._listening - wanted:
-            channel = sql.Identifier(notify_channel(queue))
-            self._listener.execute(sql.SQL("UNLISTEN {}").format(channel))
+            channel = {"channel": notify_channel(queue)}
+            sqlrun.run(self._listener, "unlisten", identifiers=channel, fetch=sqlrun.NOTHING)
         self._listening = wanted
 
     def wait(self, timeout: float, wakeup_fd: int) -> bool:
@@ -188,20 +190,12 @@ class DjangoSender:
         self.own = own
 
     def run(self, name: str, params: dict[str, Any]) -> list[tuple]:
-        from django.db import ProgrammingError, connections
+        from django.db import connections
 
         wrapper = connections[self.alias]
         if wrapper.connection is None or (not wrapper.in_atomic_block and wrapper.get_autocommit()):
             return self.own.run(name, params)
-        try:
-            with wrapper.cursor() as cursor:
-                cursor.execute(query(name), params)
-                return cursor.fetchall()
-        except ProgrammingError as exc:
-            cause = exc.__cause__
-            if isinstance(cause, psycopg.errors.UndefinedFunction):
-                raise _missing_schema(cause) from exc
-            raise
+        return run(wrapper, name, params)
 
 
 def django_connection_kwargs(

@@ -251,7 +251,7 @@ class Transport(virtual.Transport):
             dropped = self.sessions.run("celery_cleanup", {})[0][0]
         except psycopg.OperationalError:
             raise
-        except psycopg.Error as exc:
+        except (psycopg.Error, PgmqError) as exc:
             logger.warning("pgmq celery cleanup failed: %s", exc)
             return
         if dropped:

@@ -8,7 +8,7 @@ Timestamps arrive as epoch microseconds and become UTC Arrow timestamps.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -62,9 +62,13 @@ def _wire_type(dtype: object) -> pa.DataType:
 
 
 def copy_batches(
-    conn_info: ConnectionInfo, query: sql.Composed, schema: StructType, queue: str
+    conn_info: ConnectionInfo,
+    name: str,
+    parts: Mapping[str, sql.Composable],
+    schema: StructType,
+    queue: str,
 ) -> Iterator[pa.RecordBatch]:
-    """Run a ``COPY (...) TO STDOUT (FORMAT csv)`` whose columns follow ``schema``."""
+    """Run the named ``COPY (...) TO STDOUT (FORMAT csv)`` whose columns follow ``schema``."""
     target = arrow_schema(schema)
     names = [f"c{i}" for i in range(len(schema.fields))]
     convert = csv.ConvertOptions(
@@ -74,7 +78,7 @@ def copy_batches(
         quoted_strings_can_be_null=False,
     )
     read = csv.ReadOptions(column_names=names, block_size=_BLOCK_SIZE)
-    with connection(conn_info, queue) as conn, conn.cursor() as cur, cur.copy(query) as copy:
+    with connection(conn_info, queue) as db, db.copy(name, **parts) as copy:
         chunks = iter(copy)
         first = next(chunks, None)
         if first is None:

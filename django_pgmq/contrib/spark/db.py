@@ -1,37 +1,92 @@
-"""Connections of the Spark source (plain psycopg, no Django) and their errors, made readable."""
+"""Connections of the Spark source (plain psycopg, no Django) and their errors, made readable.
+
+Every statement runs through the one runner (`django_pgmq.sqlrun`): named in
+``sql/spark_queries.sql``, its errors translated by the SQLSTATE registry, with the
+connection's secrets taken out of their text.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
-from ...errors import PgmqError, from_sqlstate
+from ... import sqlrun
+from ...errors import PgmqError
 from .conninfo import ConnectionInfo
+
+
+def errors(info: ConnectionInfo) -> sqlrun.Errors:
+    """How the Spark source's errors read: the registry's classes, every other database
+    error a `PgmqError` too, no secret of ``info`` in any text, no psycopg cause shown."""
+    return sqlrun.Errors(missing_states=frozenset(), redact=info.redact, wrap_all=True)
 
 
 def translate(exc: psycopg.Error, queue: str | None, info: ConnectionInfo) -> PgmqError:
     """The django-pgmq error a database error stands for; its text never holds a secret."""
-    text = info.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    known = from_sqlstate(getattr(exc, "sqlstate", None), text, queue or None)
-    return known or PgmqError(f'queue "{queue}": {text}' if queue else text)
+    translated = sqlrun.translate(exc, queue, errors(info))
+    assert translated is not None  # wrap_all: every error is translated
+    return translated
 
 
-def one_row(cursor: psycopg.Cursor[Any]) -> tuple[Any, ...]:
+def one_row(row: tuple[Any, ...] | None) -> tuple[Any, ...]:
     """The row of a statement that always returns one (an aggregate, ``now()``, a function)."""
-    row = cursor.fetchone()
     if row is None:
         raise PgmqError("the database returned no row where one is always returned")
     return row
 
 
+class Db:
+    """A plain psycopg connection of the Spark source, running named statements."""
+
+    def __init__(self, conn: psycopg.Connection, info: ConnectionInfo, queue: str | None) -> None:
+        self.conn = conn
+        self.errors = errors(info)
+        self.queue = queue
+
+    def run(
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        fetch: str = sqlrun.ALL,
+        **parts: sql.Composable,
+    ) -> Any:
+        """`sqlrun.run` on this connection; ``parts`` fill the statement's ``{slots}``."""
+        return sqlrun.run(
+            self.conn,
+            name,
+            params,
+            parts=parts or None,
+            fetch=fetch,
+            queue=self.queue,
+            errors=self.errors,
+        )
+
+    def row(
+        self, name: str, params: Mapping[str, Any] | None = None, **parts: sql.Composable
+    ) -> tuple[Any, ...]:
+        """The one row a statement always returns."""
+        return one_row(self.run(name, params, fetch=sqlrun.ONE, **parts))
+
+    def run_many(self, name: str, params: Iterable[Mapping[str, Any]]) -> None:
+        sqlrun.run_many(self.conn, name, params, queue=self.queue, errors=self.errors)
+
+    def copy(self, name: str, **parts: sql.Composable) -> AbstractContextManager[psycopg.Copy]:
+        return sqlrun.copy(self.conn, name, parts=parts, queue=self.queue, errors=self.errors)
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        return self.conn.transaction()
+
+
 @contextmanager
-def connection(info: ConnectionInfo, queue: str | None = None) -> Iterator[psycopg.Connection]:
+def connection(info: ConnectionInfo, queue: str | None = None) -> Iterator[Db]:
     """An autocommit connection whose database errors come out as `PgmqError` subclasses."""
     with info.connect() as conn:
         try:
-            yield conn
+            yield Db(conn, info, queue)
         except psycopg.Error as exc:
             raise translate(exc, queue, info) from None

@@ -28,10 +28,11 @@ from uuid import UUID
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from ... import sqlrun
 from ...errors import PgmqError
 from . import statements
 from .conninfo import ConnectionInfo, spark_options
-from .db import connection, one_row
+from .db import connection
 
 STAGING_DIR = "_pgmq_staging"
 
@@ -90,13 +91,13 @@ def _open_run(
 ) -> tuple[ExportRun, bool]:
     """The unfinished run for (queue, path), or a new one; and whether it was resumed."""
     with connection(conn, queue) as db:
-        db.execute(statements.text("require_queue"), {"queue": queue})
+        db.run("require_queue", {"queue": queue}, fetch=sqlrun.NOTHING)
         key = {"queue": queue, "path": path}
-        row = db.execute(statements.text("export_open_run"), key).fetchone()
+        row = db.run("export_open_run", key, fetch=sqlrun.ONE)
         if row is not None:
             return ExportRun(*row), True
-        new_run = statements.statement("export_new_run", table=statements.table(queue, "archive"))
-        row = one_row(db.execute(new_run, {**key, "older_than": older_than_seconds}))
+        params = {**key, "older_than": older_than_seconds}
+        row = db.row("spark_export_run", params, table=statements.table(queue, "archive"))
         return ExportRun(*row), False
 
 
@@ -147,10 +148,10 @@ def publish(spark: SparkSession, staging: str, path: str, run_id: UUID) -> int:
 
 def _remove_rows(conn: ConnectionInfo, queue: str, run: ExportRun, exported: int) -> int:
     """Delete the run's rows from the archive, unless that would remove unexported rows."""
-    delete = statements.statement("export_remove", table=statements.table(queue, "archive"))
+    table = statements.table(queue, "archive")
     params = {"cutoff": run.cutoff, "max_msg_id": run.max_msg_id}
     with connection(conn, queue) as db, db.transaction():
-        removed = db.execute(delete, params).rowcount
+        removed = db.run("export_remove", params, fetch=sqlrun.ROWCOUNT, table=table)
         if removed > exported:
             raise PgmqError(
                 f'queue "{queue}": export run {run.run_id} would remove {removed} archive rows '
@@ -163,4 +164,4 @@ def _remove_rows(conn: ConnectionInfo, queue: str, run: ExportRun, exported: int
 def _set_stage(conn: ConnectionInfo, run: ExportRun, stage: str, **counts: int | None) -> None:
     params = {"run_id": run.run_id, "stage": stage, "exported": None, "removed": None, **counts}
     with connection(conn) as db:
-        db.execute(statements.text("export_set_stage"), params)
+        db.run("export_set_stage", params, fetch=sqlrun.NOTHING)

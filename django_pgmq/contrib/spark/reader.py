@@ -17,9 +17,10 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, Filter, InputPartition
 from pyspark.sql.types import StructType
 
+from ... import sqlrun
 from . import filters, statements
 from .copyout import copy_batches
-from .db import connection, one_row
+from .db import connection
 from .schema import selected_columns, timestamp_columns
 from .source_options import Options
 
@@ -82,14 +83,11 @@ class QueueReader(DataSourceReader):
     def partitions(self) -> list[MsgIdRange]:
         """msg_id ranges covering the rows under the pushed filters, as of planning."""
         opts = self.options
-        query = statements.statement(
-            "msg_id_bounds",
-            table=statements.table(opts.queue, opts.source),
-            where=statements.where(self.predicates),
-        )
-        with connection(opts.conn, opts.queue) as conn:
-            conn.execute(statements.text("require_queue"), {"queue": opts.queue})
-            lo, hi = one_row(conn.execute(query))
+        table = statements.table(opts.queue, opts.source)
+        where = statements.where(self.predicates)
+        with connection(opts.conn, opts.queue) as db:
+            db.run("require_queue", {"queue": opts.queue}, fetch=sqlrun.NOTHING)
+            lo, hi = db.row("msg_id_bounds", table=table, where=where)
         if lo is None:
             return [MsgIdRange(0, -1)]
         return split_range(lo, hi, opts.num_partitions)
@@ -101,12 +99,11 @@ class QueueReader(DataSourceReader):
             return
         opts = self.options
         bounds = [("msg_id", ">=", partition.lo), ("msg_id", "<=", partition.hi)]
-        query = statements.statement(
-            "copy_out",
-            columns=statements.select_list(
+        parts = {
+            "columns": statements.select_list(
                 self.columns, timestamp_columns(self.schema, self.columns)
             ),
-            table=statements.table(opts.queue, opts.source),
-            where=statements.where([*self.predicates, *bounds]),
-        )
-        yield from copy_batches(opts.conn, query, self.schema, opts.queue)
+            "table": statements.table(opts.queue, opts.source),
+            "where": statements.where([*self.predicates, *bounds]),
+        }
+        yield from copy_batches(opts.conn, "copy_out", parts, self.schema, opts.queue)

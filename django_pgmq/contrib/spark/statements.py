@@ -11,10 +11,8 @@ from typing import Any
 
 from psycopg import sql
 
-from ... import sqlfiles
+from ... import sqlrun
 from ...names import table_name
-
-QUERIES = "spark_queries.sql"
 
 # Pushed-down comparisons: Spark filter class name -> SQL operator.
 OPERATORS = {
@@ -27,13 +25,9 @@ OPERATORS = {
 
 
 def statement(name: str, **parts: sql.Composable) -> sql.Composed:
-    """The named statement with its ``{placeholders}`` filled by composed SQL."""
-    return sql.SQL(sqlfiles.queries(QUERIES)[name]).format(**parts)
-
-
-def text(name: str) -> str:
-    """A named statement with only ``%(name)s`` parameters."""
-    return sqlfiles.queries(QUERIES)[name]
+    """The named statement with its ``{placeholders}`` filled by composed SQL (to run one,
+    `db.Db.run` takes the name and the parts)."""
+    return sqlrun.compose(name, **parts)
 
 
 def table(queue: str, source: str = "queue") -> sql.Identifier:

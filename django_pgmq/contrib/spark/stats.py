@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from . import statements
+from ... import sqlrun
 from .conninfo import ConnectionInfo, spark_options
-from .db import connection, one_row
+from .db import connection
 
 PERCENTILES = (0.5, 0.95, 0.99)
 
@@ -48,9 +48,9 @@ def compute_stats(
     for queue in queues:
         since = None
         with connection(conn, queue) as db:
-            db.execute(statements.text("require_queue"), {"queue": queue})
+            db.run("require_queue", {"queue": queue}, fetch=sqlrun.NOTHING)
             if not full:
-                since = one_row(db.execute(statements.text("stats_since"), {"queue": queue}))[0]
+                since = db.row("stats_since", {"queue": queue})[0]
         archive = (
             spark.read.format("pgmq")
             .options(**spark_options(conn), queue=queue, source="archive")
@@ -74,8 +74,8 @@ def compute_stats(
             for r in rows
         ]
         if params:
-            with connection(conn, queue) as db, db.transaction(), db.cursor() as cur:
-                cur.executemany(statements.text("stats_upsert"), params)
+            with connection(conn, queue) as db, db.transaction():
+                db.run_many("stats_upsert", params)
         progress(f'2/2 queue "{queue}": stored {len(params)} minute(s) in pgmq.spark_stats')
         total += len(params)
     return total

@@ -35,10 +35,11 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from ... import sqlrun
 from ...errors import PgmqError
 from . import statements
 from .copyout import copy_batches
-from .db import one_row, translate
+from .db import Db
 from .schema import selected_columns, timestamp_columns
 from .source_options import Options
 
@@ -99,14 +100,15 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def _call(self, conn: psycopg.Connection, name: str, **params: Any) -> Any:
         opts = self.options
         params.update(queue=opts.queue, consumer=opts.consumer)
-        try:
-            row = conn.execute(statements.text(name), params).fetchone()
-        except psycopg.Error as exc:
-            raise translate(exc, opts.queue, opts.conn) from None
+        row = self._on(conn).run(name, params, fetch=sqlrun.ONE)
         return row[0] if row else None
 
+    def _on(self, conn: psycopg.Connection) -> Db:
+        """The runner on this reader's connection, its errors worded for the Spark source."""
+        return Db(conn, self.options.conn, self.options.queue)
+
     def _ack(self, upto: int) -> None:
-        self._call(self._db(), "stream_ack", upto=upto, mode=self.options.ack)
+        self._call(self._db(), "spark_ack", upto=upto, mode=self.options.ack)
 
     # -- the DataSourceStreamReader API --
 
@@ -119,11 +121,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def prepareForTriggerAvailableNow(self) -> None:
         """Drain only messages already in the queue now (newer ids are left for later)."""
-        query = statements.statement("max_msg_id", table=statements.table(self.options.queue))
-        try:
-            self.target = int(one_row(self._db().execute(query))[0])
-        except psycopg.Error as exc:
-            raise translate(exc, self.options.queue, self.options.conn) from None
+        table = statements.table(self.options.queue)
+        self.target = int(self._on(self._db()).row("max_msg_id", table=table)[0])
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         """Acknowledge up to ``start`` (committed), then offer a pending or a new batch."""
@@ -132,7 +131,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         conn = self._db()
         pending = self._call(conn, "stream_pending", after=done)
         if pending is not None:
-            self._call(conn, "stream_hold", after=done, upto=pending, vt=self.options.vt)
+            self._call(conn, "spark_hold", after=done, upto=pending, vt=self.options.vt)
             return {"batch": int(pending)}
         if isinstance(limit, ReadAllAvailable):
             qty = None
@@ -142,7 +141,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             qty = self.options.max_messages_per_batch
         batch = self._call(
             conn,
-            "stream_claim",
+            "spark_claim",
             vt=self.options.vt,
             qty=qty,
             max_msg_id=self.target,
@@ -157,14 +156,14 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return []
         self._ack(after)
         conn = self._db()
-        self._call(conn, "stream_hold", after=after, upto=upto, vt=self.options.vt)
+        self._call(conn, "spark_hold", after=after, upto=upto, vt=self.options.vt)
         params = {
             "queue": self.options.queue,
             "consumer": self.options.consumer,
             "after": after,
             "upto": upto,
         }
-        rows = conn.execute(statements.text("stream_batches"), params).fetchall()
+        rows = self._on(conn).run("stream_batches", params)
         ids = sorted(i for _, batch_ids in rows for i in batch_ids)
         parts = max(1, min(self.options.num_partitions, len(ids)))
         size = -(-len(ids) // parts) if ids else 0
@@ -176,19 +175,18 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if not partition.ids:
             return
         opts = self.options
-        query = statements.statement(
-            "copy_out_claimed",
-            columns=statements.select_list(
+        parts = {
+            "columns": statements.select_list(
                 self.columns, timestamp_columns(self.schema, self.columns), alias="q"
             ),
-            table=statements.table(opts.queue),
-            queue=sql.Literal(opts.queue),
-            consumer=sql.Literal(opts.consumer),
-            after=sql.Literal(partition.after),
-            upto=sql.Literal(partition.upto),
-            ids=sql.Literal(partition.ids),
-        )
-        yield from copy_batches(opts.conn, query, self.schema, opts.queue)
+            "table": statements.table(opts.queue),
+            "queue": sql.Literal(opts.queue),
+            "consumer": sql.Literal(opts.consumer),
+            "after": sql.Literal(partition.after),
+            "upto": sql.Literal(partition.upto),
+            "ids": sql.Literal(partition.ids),
+        }
+        yield from copy_batches(opts.conn, "copy_out_claimed", parts, self.schema, opts.queue)
 
     def commit(self, end: dict) -> None:
         """Spark committed every batch up to ``end``: acknowledge their messages."""

@@ -25,7 +25,6 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-import psycopg
 import pyarrow as pa
 from psycopg import sql
 from pyspark.sql.datasource import (
@@ -35,9 +34,10 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from ... import sqlrun
 from ...errors import InvalidArgument, InvalidPayload
 from . import statements
-from .db import connection, one_row
+from .db import Db, connection
 from .rows import RowLayout, to_csv
 from .source_options import Options
 
@@ -88,34 +88,31 @@ class _Copier:
         part, attempt = _task_ids()
         rows = 0
         try:
-            with connection(opts.conn, opts.queue) as conn, conn.transaction():
-                start = conn.execute(statements.text("write_start"), {"queue": opts.queue})
-                now, checked = one_row(start)
-                conn.execute(statements.text("utc_session"))  # vt is sent as UTC text
-                table, staged = self._target(conn, checked)
+            with connection(opts.conn, opts.queue) as db, db.transaction():
+                now, checked = db.row("spark_checked_send", {"queue": opts.queue})
+                db.run("utc_session", fetch=sqlrun.NOTHING)  # vt is sent as UTC text
+                table, staged = self._target(db, checked)
                 names = _STAGE_COLUMNS if staged else _QUEUE_COLUMNS
-                copy_in = statements.statement(
-                    "copy_in", table=table, columns=sql.SQL(", ").join(map(sql.Identifier, names))
-                )
-                with conn.cursor() as cur, cur.copy(copy_in) as copy:
+                columns = sql.SQL(", ").join(map(sql.Identifier, names))
+                with db.copy("copy_in", table=table, columns=columns) as copy:
                     for batch in iterator:
                         if batch.num_rows:
                             copy.write(self._lines(batch, now, part, attempt, staged))
                             rows += batch.num_rows
                 if staged and not self.stage:
                     params = {"queue": opts.queue, "stage": f"pg_temp.{_TEMP_STAGE}"}
-                    conn.execute(statements.text("send_staged"), params)
+                    db.run("spark_send_staged", params, fetch=sqlrun.NOTHING)
         except InvalidPayload as exc:
             raise InvalidPayload(str(exc) + _JSON_HINT) from None
         return PgmqCommit(part, attempt, rows)
 
-    def _target(self, conn: psycopg.Connection, checked: bool) -> tuple[sql.Identifier, bool]:
+    def _target(self, db: Db, checked: bool) -> tuple[sql.Identifier, bool]:
         """The table this task copies into, and whether it is a stage: the job's stage, a
         temporary one (its queue's sends are checked), or the queue itself."""
         if self.stage:
             return sql.Identifier("pgmq", self.stage), True
         if checked:
-            conn.execute(statements.text("temp_stage"))
+            db.run("temp_stage", fetch=sqlrun.NOTHING)
             return sql.Identifier("pg_temp", _TEMP_STAGE), True
         return statements.table(self.options.queue), False
 
@@ -145,28 +142,29 @@ class _Copier:
             return sum(m.rows for m in messages if isinstance(m, PgmqCommit))
         attempts = [m.attempt for m in messages if isinstance(m, PgmqCommit)]
         params = {"stage": self.stage, "attempts": attempts, "batch_id": batch_id}
-        with connection(self.options.conn, self.options.queue) as conn:
-            return one_row(conn.execute(statements.text("stage_commit"), params))[0]
+        with connection(self.options.conn, self.options.queue) as db:
+            return db.row("spark_stage_commit", params)[0]
 
     def _abort(self) -> None:
         if self.stage:
-            with connection(self.options.conn, self.options.queue) as conn:
-                conn.execute(statements.text("stage_abort"), {"stage": self.stage})
+            with connection(self.options.conn, self.options.queue) as db:
+                db.run("spark_stage_abort", {"stage": self.stage}, fetch=sqlrun.NOTHING)
 
 
 def create_stage(options: Options, writer_id: str | None = None) -> str:
     """Make the staging table of an atomic write, dropping stale ones of dead jobs first."""
-    with connection(options.conn, options.queue) as conn:
+    with connection(options.conn, options.queue) as db:
         if writer_id is None:
-            conn.execute(statements.text("stage_drop_stale"), {"hours": options.stale_stage_hours})
+            hours = {"hours": options.stale_stage_hours}
+            db.run("spark_stage_drop_stale", hours, fetch=sqlrun.NOTHING)
         params = {"queue": options.queue, "writer_id": writer_id}
-        return one_row(conn.execute(statements.text("stage_create"), params))[0]
+        return db.row("spark_stage_create", params)[0]
 
 
 def check_queue(options: Options) -> None:
     """Fail early, on the driver, when the queue does not exist."""
-    with connection(options.conn, options.queue) as conn:
-        conn.execute(statements.text("require_queue"), {"queue": options.queue})
+    with connection(options.conn, options.queue) as db:
+        db.run("require_queue", {"queue": options.queue}, fetch=sqlrun.NOTHING)
 
 
 class QueueWriter(_Copier, DataSourceArrowWriter):
