@@ -121,3 +121,14 @@ def test_without_opentelemetry_everything_works_and_nothing_is_imported(m, q, mo
     assert messages[0].headers is None
     run_worker_batch(q, handlers.handle, messages)
     assert m.metrics(q).queue_length == 0
+
+
+def test_a_statement_runs_in_a_client_span_only_inside_a_traced_operation(m, q, spans):
+    m.read(q, vt=30, qty=1)  # a poll outside any trace: no span
+    assert named(spans, "pgmq read") == []
+    m.send(q, {"n": 1})
+    [send] = named(spans, f"send {q}")
+    [statement] = named(spans, "pgmq send")
+    assert statement.kind == SpanKind.CLIENT
+    assert statement.parent.span_id == send.context.span_id
+    assert statement.attributes["db.operation.name"] == "send"
