@@ -167,22 +167,7 @@ def _raise(exc: BaseException, queue: str | None, errors: Errors) -> None:
 # -- tracing ----------------------------------------------------------------------
 
 
-def span(name: str) -> contextlib.AbstractContextManager:
-    """Around one statement: a CLIENT span ``pgmq <name>``, made only inside a traced
-    operation (a send, a handler run, the caller's own span), so that a worker polling
-    an empty queue does not start a trace per read."""
-    otel = tracing.tracer()
-    if otel is None:
-        return tracing.UNTRACED
-    from opentelemetry import trace
-
-    if not trace.get_current_span().is_recording():
-        return tracing.UNTRACED
-    return otel.start_as_current_span(
-        f"pgmq {name}",
-        kind=trace.SpanKind.CLIENT,
-        attributes={"db.system.name": "postgresql", "db.operation.name": name},
-    )
+span = tracing.statement  # a CLIENT span ``pgmq <name>`` inside a traced operation
 
 
 # -- running ----------------------------------------------------------------------

@@ -1,10 +1,12 @@
-"""OpenTelemetry spans for sends and handler runs, when ``opentelemetry-api`` is installed.
+"""OpenTelemetry spans for sends, handler runs and SQL statements (with ``opentelemetry-api``).
 
 A send (``send``, ``send_batch``) runs in a PRODUCER span ``send <queue>`` and
 writes the trace context into each message's headers (``traceparent``, W3C);
 the worker runs each handler in a CONSUMER span ``process <queue>`` whose parent
 is that context, so one trace follows a message from the code that sent it into
-the worker (a batch handler's span links every message's context instead).
+the worker (a batch handler's span links every message's context instead). Inside
+them (or any span of the caller's), each SQL statement runs in a CLIENT span
+``pgmq <statement>`` (`statement`, opened by `sqlrun`).
 
 Without ``opentelemetry-api`` nothing is imported after the first call (one
 failed import, remembered) and messages are sent unchanged. With the API but no
@@ -145,7 +147,7 @@ def _context_of(message: Message) -> Any:
     return propagate.extract({k: v for k, v in headers.items() if isinstance(v, str)})
 
 
-UNTRACED = _UNTRACED = contextlib.nullcontext()  # reusable: nullcontext keeps no state
+_UNTRACED = contextlib.nullcontext()  # reusable: nullcontext keeps no state
 
 
 def handling(queue: str, argument: Message | list[Message]) -> contextlib.AbstractContextManager:
@@ -184,3 +186,36 @@ def _handling_span(otel: Any, queue: str, argument: Message | list[Message]) -> 
         links=links,
     ):
         yield
+
+
+_current_span: Any = None  # opentelemetry.trace.get_current_span, once the API is found
+
+
+def statement(name: str) -> contextlib.AbstractContextManager:
+    """Around one SQL statement (`sqlrun`): a CLIENT span ``pgmq <name>``, made only
+    inside a traced operation (a send, a handler run, the caller's own span), so that a
+    worker polling an empty queue starts no trace per read.
+
+    Untraced, the cost is one check of the current span (no SDK: it never records).
+    """
+    global _current_span
+    if _tracer is None:
+        return _UNTRACED
+    if _current_span is None:
+        if tracer() is None and _tracer is None:  # no opentelemetry-api
+            return _UNTRACED
+        from opentelemetry import trace
+
+        _current_span = trace.get_current_span
+    if not _current_span().is_recording():
+        return _UNTRACED
+    otel = tracer()
+    if otel is None:
+        return _UNTRACED
+    from opentelemetry.trace import SpanKind
+
+    return otel.start_as_current_span(
+        f"pgmq {name}",
+        kind=SpanKind.CLIENT,
+        attributes={"db.system.name": "postgresql", "db.operation.name": name},
+    )

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
-from django_pgmq import sqlfiles
+from django_pgmq import sqlrun
 from django_pgmq.errors import InvalidArgument, QueueNotFound
 from django_pgmq.internal import InternalManager
 from django_pgmq.manager import QueueManager
@@ -47,7 +47,7 @@ def viewer(client, db) -> Client:
 def store_stats(queue: str) -> None:
     """Write MINUTES for ``queue`` with the statement the pgmq_spark_stats job uses."""
     hour = timezone.now().replace(minute=0, second=0, microsecond=0) - timedelta(days=3)
-    upsert = sqlfiles.queries("spark_queries.sql")["stats_upsert"]
+    upsert = sqlrun.text("stats_upsert")
     with connection.cursor() as cur:
         for row in MINUTES:
             params = {k: v for k, v in row.items() if k != "offset"}
