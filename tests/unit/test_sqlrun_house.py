@@ -22,7 +22,7 @@ ALLOWED = {
     "attribute_spec.py": "code generation (attributes_declared.py), a developer's tool",
 }
 # Whole directories and tooling modules, wherever the layout puts them.
-ALLOWED_DIRS = ("migrations", "embedded_backend")
+ALLOWED_DIRS = ("migrations",)
 ALLOWED_STEMS = ("sqlmigrate", "sqlschema")
 
 
