@@ -162,7 +162,7 @@ class DashboardOps(Base):
             "before_id": None if before_id is None else _ids(before_id)[0][0],
             "page_size": _check_int("page_size", page_size, 1, 1000),
         }
-        rows = self._fetch_named("dashboard_messages", params, queue)
+        rows = self._fetch_named("browse_messages", params, queue)
         return [
             _record(
                 BrowsedMessage, row, message=_json(row["message"]), headers=_json(row["headers"])

@@ -24,7 +24,7 @@ WRAPPED = (
     "enqueue_due_schedules",
     "schedule_ticks",
     "notify_throttles",
-    "dashboard_messages",
+    "browse_messages",
     "dashboard_match_count",
     "dashboard_throughput",
 )
