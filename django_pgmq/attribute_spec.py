@@ -72,7 +72,12 @@ def read_declaration(conn: Any) -> tuple[AttributeSpec, ...]:
     Django connection/cursor with ``execute``)."""
     cursor = conn.cursor() if hasattr(conn, "cursor") else conn
     cursor.execute(DECLARATION_SQL)
-    return tuple(AttributeSpec(*row) for row in cursor.fetchall())
+    names = [column[0] for column in cursor.description]
+    known = {f.name for f in fields(AttributeSpec)}
+    return tuple(
+        AttributeSpec(**{n: v for n, v in zip(names, row, strict=True) if n in known})
+        for row in cursor.fetchall()
+    )
 
 
 def render_module(specs: tuple[AttributeSpec, ...]) -> str:

@@ -16,9 +16,9 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE": "default",
     # Worker: seconds between heartbeats (worker record, vt extension, samples).
     "WORKER_HEARTBEAT": 10.0,
-    # Seconds between two depth samples of one queue (QueueSample), whichever worker takes them.
+    # Seconds between two samples of one queue's figures (QueueSample), whichever worker takes them.
     "SAMPLE_INTERVAL": 60.0,
-    # Days a depth sample is kept.
+    # Days a queue sample is kept.
     "SAMPLE_RETENTION_DAYS": 7,
     # Dashboard: tables up to this many rows are counted exactly, larger ones estimated.
     "DASHBOARD_EXACT_LIMIT": 50_000,

@@ -2,9 +2,35 @@
 
 from __future__ import annotations
 
+import warnings
+
 from django.db import models
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
+
+
+def _renamed(new: str) -> property:
+    """A deprecated alias of field ``new`` (issue 28's one vocabulary): reading or setting
+    it, or passing it to the model's constructor, warns and uses ``new``."""
+
+    def warn(record: models.Model) -> None:
+        old = next(n for n, v in vars(type(record)).items() if v is alias)
+        warnings.warn(
+            f"{type(record).__name__}.{old} is deprecated: use {new}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+    def get(record: models.Model) -> object:
+        warn(record)
+        return getattr(record, new)
+
+    def set_(record: models.Model, value: object) -> None:
+        warn(record)
+        setattr(record, new, value)
+
+    alias = property(get, set_, doc=f"Deprecated: use {new}.")
+    return alias
 
 
 class Queue(models.Model):
@@ -33,7 +59,7 @@ class QueueConfig(models.Model):
 
     The worker resolves each setting from its command line, then the handler's
     ``@consumer(...)`` arguments, then this row, then the defaults, and writes
-    the result back here, so the admin knows each queue's ``max_reads`` and
+    the result back here, so the admin knows each queue's ``max_receive_count`` and
     dead-letter queue.
     """
 
@@ -42,8 +68,10 @@ class QueueConfig(models.Model):
         DELETE = "delete", "delete"
 
     queue = models.CharField(max_length=47, primary_key=True)
-    max_reads = models.PositiveIntegerField(
-        default=5, help_text="Reads after which a failing message is dead-lettered; 0: never."
+    max_receive_count = models.PositiveIntegerField(
+        default=5,
+        db_column="max_reads",  # the column keeps its name (the admin's SQL reads it)
+        help_text="Reads after which a failing message is dead-lettered; 0: never.",
     )
     dead_letter_queue = models.CharField(max_length=47, blank=True)
     on_success = models.CharField(max_length=7, choices=OnSuccess.choices, default="archive")
@@ -57,6 +85,9 @@ class QueueConfig(models.Model):
 
     def __str__(self) -> str:
         return self.queue
+
+    # Deprecated name of max_receive_count (the queue attribute's and the worker's).
+    max_reads = _renamed("max_receive_count")
 
 
 class WorkerQuerySet(models.QuerySet):
@@ -96,7 +127,8 @@ class QueueSample(models.Model):
 
     queue = models.CharField(max_length=47)
     sampled_at = models.DateTimeField(db_default=Now())
-    depth = models.BigIntegerField()
+    # pgmq's name for the messages in a queue (``pgmq.metrics()``); the column keeps its name.
+    queue_length = models.BigIntegerField(db_column="depth")
     visible = models.BigIntegerField()
     in_flight = models.BigIntegerField()
     delayed = models.BigIntegerField()
@@ -115,6 +147,9 @@ class QueueSample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.queue} @ {self.sampled_at:%Y-%m-%d %H:%M:%S}"
+
+    # Deprecated name of queue_length (pgmq's name).
+    depth = _renamed("queue_length")
 
 
 class HandlerTiming(models.Model):

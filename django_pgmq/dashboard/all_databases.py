@@ -1,7 +1,7 @@
 """The overview of every queue database at once, when ``PGMQ["QUEUE_DATABASES"]`` routes queues.
 
 Shown at the overview's address without ``?db=``: the queues of every database as one
-list, paged, searched and sorted (name, depth, oldest age) as the one-database overview
+list, paged, searched and sorted (name, queue length, oldest age) as the one-database overview
 is, with a database column and a filter that opens one database's own overview
 (``?db=ALIAS``). A database that cannot be read is listed as
 down with its error; the others still show. Figures come from the replica when
@@ -57,7 +57,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     """Every queue database's queues on one page, with a database column and filter.
 
     One list over all databases, in any order the one-database overview offers (name,
-    depth, age; `listing.order_entries`): each database gives its first ``page x
+    queue length, age; `listing.order_entries`): each database gives its first ``page x
     PAGE_SIZE`` queues in that order, the merge keeps the page's, and figures are
     computed for those only.
     """

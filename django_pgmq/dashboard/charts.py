@@ -1,5 +1,5 @@
 """A queue's charts: throughput and latency from its archive (or, for ranges longer
-than a day, from ``pgmq.spark_stats`` when it has rows), depth from QueueSample."""
+than a day, from ``pgmq.spark_stats`` when it has rows), queue length from QueueSample."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class QueueCharts:
     range: str
     throughput: SafeString
     latency: SafeString
-    depth: SafeString
+    queue_length: SafeString
     truncated: bool
     latency_truncated: bool
     source: str = "archive"  # or "spark": pgmq.spark_stats
@@ -85,22 +85,23 @@ def _series(label: str, slots: list[float], values: dict[float, float], *, bars:
     return svg.Series(label, [(t, values.get(t)) for t in slots], bars=bars)
 
 
-def depth_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) -> dict[str, dict]:
-    """Highest sampled depth, visible, in-flight and total counts per bucket, by Unix time."""
+def lengths_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) -> dict[str, dict]:
+    """Highest sampled queue length, visible, in-flight and total counts per bucket, by
+    Unix time."""
     rows = (
         QueueSample.objects.using(using)
         .filter(queue=queue, sampled_at__gte=start)
         .annotate(slot=DateBin(Value(bucket), "sampled_at", Value(ORIGIN)))
         .values("slot")
         .annotate(
-            depth=Max("depth"),
+            queue_length=Max("queue_length"),
             visible=Max("visible"),
             in_flight=Max("in_flight"),
             total=Max("total_messages"),
         )
         .order_by("slot")
     )
-    figures: dict[str, dict] = {"depth": {}, "visible": {}, "in_flight": {}, "total": {}}
+    figures: dict[str, dict] = {"queue_length": {}, "visible": {}, "in_flight": {}, "total": {}}
     for row in rows:
         values: Mapping[str, Any] = row
         for name, by_slot in figures.items():
@@ -163,7 +164,7 @@ def _buckets(
 
 
 def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts:
-    """Throughput (archived per minute), latency percentiles and depth of ``queue``."""
+    """Throughput (archived per minute), latency percentiles and queue length of ``queue``."""
     if range_key not in RANGES:
         range_key = "hour"
     window, bucket = RANGES[range_key]
@@ -186,11 +187,11 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
         label: {b.start.timestamp(): getattr(b, attr) for b in buckets}
         for label, attr in (("p50", "p50_sec"), ("p95", "p95_sec"), ("p99", "p99_sec"))
     }
-    depth = depth_by_slot(using, queue, start, bucket)
+    lengths = lengths_by_slot(using, queue, start, bucket)
     created = _created_slot(using, queue, start, bucket)
     rates = [
         _series(_("archived / min"), slots, per_minute, bars=True),
-        _series(_("sent / min"), slots, sent_per_minute(depth["total"], bucket, created)),
+        _series(_("sent / min"), slots, sent_per_minute(lengths["total"], bucket, created)),
     ]
     origin = _("archive")
     if source == "spark":
@@ -214,13 +215,14 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
             unit="s",
             **frame,
         ),
-        depth=svg.chart(
+        queue_length=svg.chart(
             [
-                _series(_("depth"), slots, depth["depth"]),
-                _series(_("visible"), slots, depth["visible"]),
-                _series(_("in flight"), slots, depth["in_flight"]),
+                _series(_("queue length"), slots, lengths["queue_length"]),
+                _series(_("visible"), slots, lengths["visible"]),
+                _series(_("in flight"), slots, lengths["in_flight"]),
             ],
-            title=_("%(queue)s: depth (sampled by a worker or pgmq_maintain)") % {"queue": queue},
+            title=_("%(queue)s: queue length (sampled by a worker or pgmq_maintain)")
+            % {"queue": queue},
             **frame,
         ),
         truncated=any(getattr(b, "truncated", False) for b in buckets),

@@ -1,6 +1,6 @@
 """Which queues an overview page shows, in which order: paging, sorting and search on the server.
 
-Sorting by depth or by oldest age over every queue reads the latest `QueueSample` of
+Sorting by queue length or by oldest age over every queue reads the latest `QueueSample` of
 each queue (one index probe per queue on the samples' (queue, sampled_at) index), not the queues'
 tables: the exact figures are then computed for the page's queues only. A queue never
 sampled sorts as an empty one.
@@ -21,9 +21,11 @@ from django.utils.translation import gettext as _
 from ..models import Queue, QueueSample
 
 PAGE_SIZE = 50
-SORT_KEYS = ("name", "depth", "age")
-# Direction a column's first click sorts in: names A to Z, deepest and oldest first.
-DEFAULT_DESCENDING = {"name": False, "depth": True, "age": True}
+SORT_KEYS = ("name", "queue_length", "age")
+# Old sort keys still accepted in URLs (bookmarks), and the key each now means.
+SORT_ALIASES = {"depth": "queue_length"}
+# Direction a column's first click sorts in: names A to Z, longest and oldest first.
+DEFAULT_DESCENDING = {"name": False, "queue_length": True, "age": True}
 
 
 class BadListing(ValueError):
@@ -43,6 +45,7 @@ class Listing:
     def from_query(cls, params: QueryDict) -> Listing:
         """Parse the overview's query string; a page number out of range is clamped later."""
         sort = params.get("o") or "name"
+        sort = SORT_ALIASES.get(sort, sort)
         if sort not in SORT_KEYS:
             raise BadListing(
                 _("Unknown sort key %(key)r: use one of %(keys)s.")
@@ -87,8 +90,8 @@ def _ordered(queues: QuerySet, listing: Listing) -> QuerySet:
         return queues.order_by("-queue_name" if listing.descending else "queue_name")
     latest = QueueSample.objects.filter(queue=OuterRef("queue_name")).order_by("-sampled_at", "-id")
     key: Coalesce | Subquery
-    if listing.sort == "depth":
-        key = Coalesce(Subquery(latest.values("depth")[:1]), Value(0))
+    if listing.sort == "queue_length":
+        key = Coalesce(Subquery(latest.values("queue_length")[:1]), Value(0))
         order = F("key").desc() if listing.descending else F("key").asc()
     else:  # age: the older the oldest message, the larger the age; no message, no age
         key = Subquery(latest.values("oldest_enqueued_at")[:1])
@@ -127,7 +130,7 @@ def order_entries(listing: Listing, entries: list[tuple[str, str, Any]]) -> None
     if listing.sort == "name":
         entries.sort(key=lambda e: e[1], reverse=listing.descending)  # stable: database order
         return
-    if listing.sort == "depth":
+    if listing.sort == "queue_length":
         sign = -1 if listing.descending else 1
         entries.sort(key=lambda e: (sign * (e[2] or 0), e[1]))
         return

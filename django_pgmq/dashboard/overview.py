@@ -29,16 +29,16 @@ class QueueRow:
     """One overview line: a queue's figures and what the admin adds around them."""
 
     stats: QueueStats
-    max_reads: int | None = None
+    max_receive_count: int | None = None
     dead_letter: str | None = None
-    dead_letter_depth: int | None = None
+    dead_letter_length: int | None = None
     dead_letter_of: list[str] = field(default_factory=list)
     notify_ms: int | None = None
     workers: int = 0
     paused: bool = False
     limits: QueueLimits | None = None  # max_in_flight / rate_limit and where they stand
-    depth_trend: list[float | None] = field(default_factory=list)
-    recent_depths: list[int] = field(default_factory=list)
+    length_trend: list[float | None] = field(default_factory=list)
+    recent_lengths: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     url: str = ""  # its queue page, set by the view
     database: str = ""  # its database alias, set by the every-database overview
@@ -55,14 +55,14 @@ def dead_letter_name(queue: str, config: QueueConfig | None) -> str:
     return queue + DLQ_SUFFIX
 
 
-def default_max_reads() -> int:
-    """``max_reads`` of a queue the worker has not configured yet (the model's default)."""
-    return QueueConfig._meta.get_field("max_reads").get_default()
+def default_max_receive_count() -> int:
+    """``max_receive_count`` of a queue the worker has not configured yet (the model's default)."""
+    return QueueConfig._meta.get_field("max_receive_count").get_default()
 
 
-def max_reads_of(queue: str, config: QueueConfig | None) -> int | None:
+def max_receive_count_of(queue: str, config: QueueConfig | None) -> int | None:
     """Reads after which a message counts as poison; None when it never does (0)."""
-    value = config.max_reads if config is not None else default_max_reads()
+    value = config.max_receive_count if config is not None else default_max_receive_count()
     return value or None
 
 
@@ -75,10 +75,11 @@ def live_workers_by_queue(using: str) -> dict[str, int]:
     return counts
 
 
-def depth_trends(
+def length_trends(
     using: str, queues: list[str], since: timedelta = TREND_WINDOW
 ) -> dict[str, list[float | None]]:
-    """Per queue of ``queues``, the highest sampled depth of each minute since ``since`` ago."""
+    """Per queue of ``queues``, the highest sampled queue length of each minute since
+    ``since`` ago."""
     now = timezone.now()
     start = (now - since).replace(second=0, microsecond=0)
     minutes = int(since.total_seconds() // 60) + 1
@@ -87,48 +88,52 @@ def depth_trends(
         .filter(sampled_at__gte=start, queue__in=queues)
         .annotate(minute=TruncMinute("sampled_at"))
         .values_list("queue", "minute")
-        .annotate(depth=Max("depth"))
+        .annotate(length=Max("queue_length"))
         .order_by()
     )
     trends: dict[str, list[float | None]] = {}
-    for queue, minute, depth in rows:
+    for queue, minute, length in rows:
         slot = int((minute - start).total_seconds() // 60)
         if 0 <= slot < minutes:
-            trends.setdefault(queue, [None] * minutes)[slot] = float(depth)
+            trends.setdefault(queue, [None] * minutes)[slot] = float(length)
     return trends
 
 
-def recent_depths(
+def recent_lengths(
     using: str, queues: list[str], since: timedelta = GROWTH_WINDOW
 ) -> dict[str, list[int]]:
-    """Per queue of ``queues``, every depth sampled since ``since`` ago, oldest first."""
+    """Per queue of ``queues``, every queue length sampled since ``since`` ago, oldest first."""
     rows = (
         QueueSample.objects.using(using)
         .filter(sampled_at__gte=timezone.now() - since, queue__in=queues)
         .order_by("queue", "sampled_at", "id")
-        .values_list("queue", "depth")
+        .values_list("queue", "queue_length")
     )
-    depths: dict[str, list[int]] = {}
-    for queue, depth in rows:
-        depths.setdefault(queue, []).append(depth)
-    return depths
+    lengths: dict[str, list[int]] = {}
+    for queue, length in rows:
+        lengths.setdefault(queue, []).append(length)
+    return lengths
 
 
-def is_growing(depths: list[int]) -> bool:
-    """Depth rose across the window: every sample at least the one before, the last above the first.
+def is_growing(lengths: list[int]) -> bool:
+    """The queue length rose across the window: every sample at least the one before, the
+    last above the first.
 
-    A depth that merely never fell (flat) is not growing.
+    A queue length that merely never fell (flat) is not growing.
     """
-    return len(depths) >= 2 and all(b >= a for a, b in pairwise(depths)) and depths[-1] > depths[0]
+    return (
+        len(lengths) >= 2 and all(b >= a for a, b in pairwise(lengths)) and lengths[-1] > lengths[0]
+    )
 
 
 def attention_flags(row: QueueRow) -> list[str]:
-    """Why a queue needs a look: old backlog, growing depth, no worker, poison, dead letters."""
+    """Why a queue needs a look: old backlog, growing queue length, no worker, poison, dead
+    letters."""
     stats, flags = row.stats, []
     age = stats.oldest_visible_age_sec
     if age is not None and age > conf.get("DASHBOARD_BACKLOG_AGE"):
         flags.append(_("old backlog"))
-    if is_growing(row.recent_depths):
+    if is_growing(row.recent_lengths):
         flags.append(_("growing"))
     if row.paused:
         flags.append(_("paused"))
@@ -136,29 +141,32 @@ def attention_flags(row: QueueRow) -> list[str]:
         flags.append(_("no live worker"))
     if stats.poison:
         flags.append(_("poison messages"))
-    if row.dead_letter_depth:
+    if row.dead_letter_length:
         flags.append(_("dead letters"))
     return flags
 
 
-def _max_reads(names: list[str], configs: dict[str, QueueConfig], wanted: list[str]) -> dict:
-    """max_reads of each of ``wanted`` that counts poison (dead-letter queues do not)."""
+def _max_receive_counts(
+    names: list[str], configs: dict[str, QueueConfig], wanted: list[str]
+) -> dict:
+    """max_receive_count of each of ``wanted`` that counts poison (dead-letter queues do not)."""
     dead_letter_queues = {dead_letter_name(n, configs.get(n)) for n in names}
     return {
         n: m
         for n in wanted
-        if n not in dead_letter_queues and (m := max_reads_of(n, configs.get(n))) is not None
+        if n not in dead_letter_queues
+        and (m := max_receive_count_of(n, configs.get(n))) is not None
     }
 
 
 def _stats(
     manager: InternalManager, names: list[str], configs: dict[str, QueueConfig], wanted: list[str]
 ) -> dict[str, QueueRow]:
-    """Figures of the queues ``wanted`` only, poison counted against each max_reads."""
-    max_reads = _max_reads(names, configs, wanted)
+    """Figures of the queues ``wanted`` only, poison counted against each max_receive_count."""
+    counts = _max_receive_counts(names, configs, wanted)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
-    stats = manager.dashboard_stats_of(wanted, exact_limit=limit, max_reads=max_reads)
-    return {s.queue_name: QueueRow(s, max_reads=max_reads.get(s.queue_name)) for s in stats}
+    stats = manager.dashboard_stats_of(wanted, exact_limit=limit, max_reads=counts)
+    return {s.queue_name: QueueRow(s, max_receive_count=counts.get(s.queue_name)) for s in stats}
 
 
 def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using: str) -> None:
@@ -173,7 +181,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
     for name, dlq in dead_letters.items():
         if dlq in figures:  # else dropped meanwhile
             rows[name].dead_letter = dlq
-            rows[name].dead_letter_depth = figures[dlq].stats.depth
+            rows[name].dead_letter_length = figures[dlq].stats.depth
     for name in names:
         dlq = dead_letter_name(name, configs.get(name))
         if dlq in rows and name != dlq:
@@ -183,15 +191,15 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
     paused = paused_queues(using)
     limits = {row.queue_name: row for row in manager.queue_limits()}
     workers = live_workers_by_queue(using)
-    trends = depth_trends(using, shown)
-    recent = recent_depths(using, shown)
+    trends = length_trends(using, shown)
+    recent = recent_lengths(using, shown)
     for name, row in rows.items():
         row.notify_ms = notify.get(name)
         row.workers = workers.get(name, 0)
         row.paused = name in paused
         row.limits = limits.get(name)
-        row.depth_trend = trends.get(name, [])
-        row.recent_depths = recent.get(name, [])
+        row.length_trend = trends.get(name, [])
+        row.recent_lengths = recent.get(name, [])
         row.flags = attention_flags(row)
 
 
@@ -245,9 +253,9 @@ def load_queue(using: str, queue: str) -> QueueRow:
     configs = {c.queue: c for c in QueueConfig.objects.using(using)}
     names = _names(using)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
-    max_reads = _max_reads(names, configs, [queue])
-    stats = manager.dashboard_stats(queue, exact_limit=limit, max_reads=max_reads)
-    rows = {s.queue_name: QueueRow(s, max_reads=max_reads.get(s.queue_name)) for s in stats}
+    counts = _max_receive_counts(names, configs, [queue])
+    stats = manager.dashboard_stats(queue, exact_limit=limit, max_reads=counts)
+    rows = {s.queue_name: QueueRow(s, max_receive_count=counts.get(s.queue_name)) for s in stats}
     first = next(iter(rows))
     _complete(rows, names, configs, using)
     return rows[first]

@@ -30,7 +30,7 @@ from ..internal import InternalManager
 from ..internal.scrape_ops import Scrape, ScrapedQueue
 from ..messages import QueueLimits
 from .access import current_db
-from .overview import default_max_reads
+from .overview import default_max_receive_count
 
 PLAIN_TEXT = "text/plain; charset=utf-8"
 
@@ -112,7 +112,7 @@ class PgmqCollector:
             try:
                 scrape = manager.prometheus_scrape(
                     exact_limit=int(conf.get("DASHBOARD_EXACT_LIMIT")),
-                    default_max_reads=default_max_reads(),
+                    default_max_reads=default_max_receive_count(),
                 )
                 limits.append((alias, manager.queue_limits()))
             except DatabaseError:

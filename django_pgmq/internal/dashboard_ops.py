@@ -129,8 +129,8 @@ class DashboardOps(Base):
             "row_limit": _check_int("row_limit", row_limit, 1, 2**62),
             "latency_limit": _check_int("latency_limit", latency_limit, 1, 2**62),
         }
-        rows = self._fetch("dashboard_throughput", params, queue)
-        return [ThroughputBucket(*row) for row in rows]
+        rows = self._fetch_named("dashboard_throughput", params, queue)
+        return [_record(ThroughputBucket, row, start=row["bucket_start"]) for row in rows]
 
     def browse_messages(
         self,
@@ -162,17 +162,22 @@ class DashboardOps(Base):
             "before_id": None if before_id is None else _ids(before_id)[0][0],
             "page_size": _check_int("page_size", page_size, 1, 1000),
         }
-        rows = self._fetch("dashboard_messages", params, queue)
-        return [BrowsedMessage(*(*row[:6], _json(row[6]), _json(row[7]))) for row in rows]
+        rows = self._fetch_named("browse_messages", params, queue)
+        return [
+            _record(
+                BrowsedMessage, row, message=_json(row["message"]), headers=_json(row["headers"])
+            )
+            for row in rows
+        ]
 
     def match_count(
         self, queue: str, *, archive: bool = False, **filters: Any
     ) -> tuple[int, int | None]:
         """How many live (or archived) messages match ``filters``, and the highest id."""
-        [(count, last_id)] = self._fetch(
+        [row] = self._fetch_named(
             "dashboard_match_count", self._match_params(queue, archive, filters), queue
         )
-        return count, last_id
+        return row["matched"], row["last_id"]
 
     def match_batch(
         self,
@@ -244,5 +249,5 @@ class DashboardOps(Base):
         """
         validate_queue_name(queue)
         params = {"queue": queue, "window": window, "bucket": bucket}
-        rows = self._fetch("dashboard_spark_stats", params, queue)
-        return [StatsBucket(*row) for row in rows]
+        rows = self._fetch_named("dashboard_spark_stats", params, queue)
+        return [_record(StatsBucket, row, start=row["bucket_start"]) for row in rows]

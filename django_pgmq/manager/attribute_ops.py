@@ -94,19 +94,21 @@ class AttributeOps(Base):
         if queue is not None:
             validate_queue_name(queue)
         if connections[self.using].in_atomic_block:
-            rows = self._fetch("enforce_retention", {"queue": queue}, queue)
-            return [RetentionResult(*row) for row in rows]
+            rows = self._fetch_named("enforce_retention", {"queue": queue}, queue)
+            return [_record(RetentionResult, row) for row in rows]
         size = _check_int("batch_size", batch_size, 1)
         done = []
-        for name, reported in self._fetch("retention_queues", {"queue": queue}, queue):
+        for row in self._fetch_named("retention_queues", {"queue": queue}, queue):
+            name = row["queue_name"]
             expired = archive_deleted = 0
             while True:
                 params = {"queue": name, "batch_size": size}
-                ((gone, archived),) = self._fetch("retention_batch", params, name)
+                [batch] = self._fetch_named("retention_batch", params, name)
+                gone, archived = batch["expired"], batch["archive_deleted"]
                 expired, archive_deleted = expired + gone, archive_deleted + archived
                 if gone < size and archived < size:
                     break
-            if reported:
+            if row["reported"]:
                 done.append(RetentionResult(name, expired, archive_deleted))
         return done
 
@@ -123,8 +125,9 @@ class AttributeOps(Base):
             "conditional": _dump(conditional or {}, "conditional", dead_letter_queue),
             "limit": limit,
         }
-        rows = self._fetch("redrive", params, dead_letter_queue)
-        for name, _moved, skipped in rows:
+        rows = self._fetch_named("redrive", params, dead_letter_queue)
+        for row in rows:
+            name, skipped = row["source_queue"], row["skipped"]
             if skipped:  # the SQL left them in the dead-letter queue (and sent a NOTICE)
                 logger.warning(
                     'redrive of "%s": %d message(s) name queue %s in their dead_letter header, '
@@ -133,4 +136,4 @@ class AttributeOps(Base):
                     skipped,
                     "(none)" if name is None else f'"{name}"',
                 )
-        return {name: int(moved) for name, moved, skipped in rows if not skipped}
+        return {r["source_queue"]: int(r["moved"]) for r in rows if not r["skipped"]}

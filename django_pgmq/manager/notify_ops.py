@@ -7,6 +7,7 @@ from ..names import notify_channel, validate_queue_name
 from .plumbing import (
     Base,
     _check_int,
+    _record,
 )
 
 
@@ -34,8 +35,8 @@ class NotifyOps(Base):
 
     def list_notify_throttles(self) -> list[NotifyThrottle]:
         """Queues whose inserts notify, with their throttle and last notification."""
-        rows = self._fetch("list_notify_insert_throttles", {}, None)
-        return [NotifyThrottle(*row) for row in rows]
+        rows = self._fetch_named("list_notify_insert_throttles", {}, None)
+        return [_record(NotifyThrottle, row) for row in rows]
 
     def notify_throttles(self) -> dict[str, int]:
         """Queue name -> throttle in milliseconds, for every queue whose inserts notify."""

@@ -14,6 +14,7 @@ from ..partitions import Interval, Partition, PartitionChange, interval_text
 from .plumbing import (
     Base,
     _check_int,
+    _record,
 )
 
 
@@ -71,7 +72,8 @@ class PartitionOps(Base):
     def list_partitions(self, queue: str) -> list[Partition]:
         """The partitions of a queue's tables: live table first, each by range, default last."""
         validate_queue_name(queue)
-        return [Partition(*row) for row in self._fetch("list_partitions", {"queue": queue}, queue)]
+        rows = self._fetch_named("list_partitions", {"queue": queue}, queue)
+        return [_record(Partition, row) for row in rows]
 
     def maintain_partitions(
         self, queue: str | None = None, *, lock_timeout: float | None = None
@@ -95,6 +97,6 @@ class PartitionOps(Base):
                 if lock_timeout is not None:
                     timeout = f"{max(1, round(lock_timeout * 1000))}ms"
                     self._fetch("set_local_lock_timeout", {"timeout": timeout}, name)
-                rows = self._fetch("maintain_partitions", {"queue": name}, name)
-            changes += [PartitionChange(*row) for row in rows]
+                rows = self._fetch_named("maintain_partitions", {"queue": name}, name)
+            changes += [_record(PartitionChange, row) for row in rows]
         return changes

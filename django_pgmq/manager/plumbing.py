@@ -131,11 +131,6 @@ def _id_array(ids: list[int]) -> str:
     return "{" + ",".join(map(str, ids)) + "}"
 
 
-def _labelled(row: Sequence[Any], alias: str) -> tuple[Any, ...]:
-    """A row with the database alias it came from appended (the records' ``database``)."""
-    return (*row, alias)
-
-
 R = TypeVar("R")
 
 

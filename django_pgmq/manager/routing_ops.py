@@ -19,8 +19,8 @@ from .plumbing import (
     _check_int,
     _check_when,
     _dump,
-    _labelled,
     _message,
+    _record,
     transactions_not_joined,
 )
 
@@ -107,7 +107,8 @@ class RoutingOps(Base):
             "delay": _check_int("delay", delay, 0),
         }
         return sum(
-            int(rows[0][0]) for _, rows in self._send_topic_everywhere(key, "send_topic", params)
+            int(rows[0]["send_topic"])
+            for _, rows in self._send_topic_everywhere(key, "send_topic", params)
         )
 
     def send_batch_topic(
@@ -142,14 +143,14 @@ class RoutingOps(Base):
         }
         query = "send_batch_topic_at" if isinstance(when, datetime) else "send_batch_topic"
         return [
-            TopicDelivery(*_labelled(row, alias))
+            _record(TopicDelivery, row, database=alias)
             for alias, rows in self._send_topic_everywhere(key, query, params)
             for row in rows
         ]
 
     def _send_topic_everywhere(
         self, key: str, query: str, params: dict[str, Any]
-    ) -> list[tuple[str, list[tuple]]]:
+    ) -> list[tuple[str, list[dict[str, Any]]]]:
         """Run a topic send in each database (`each_database`): each sends to its own bindings.
 
         Each database's part is one statement, all or nothing there; the parts are not
@@ -170,19 +171,20 @@ class RoutingOps(Base):
                         "per database to accept separate commits, or set "
                         "PGMQ['ALLOW_CROSS_DATABASE_SEND'] = True"
                     )
-        return [(alias, self._fetch(query, params, None, alias=alias)) for alias in aliases]
+        return [(alias, self._fetch_named(query, params, None, alias=alias)) for alias in aliases]
 
     def list_topic_bindings(self, queue: str | None = None) -> list[TopicBinding]:
         """Every binding (of one queue, when given), newest first; routed, database by
         database (`each_database`), ``database`` naming each one's."""
         if queue is not None:
             validate_queue_name(queue)
-            rows = self._fetch("list_queue_topic_bindings", {"queue": queue}, queue)
-            return [TopicBinding(*_labelled(row, self.alias_for(queue))) for row in rows]
+            rows = self._fetch_named("list_queue_topic_bindings", {"queue": queue}, queue)
+            alias = self.alias_for(queue)
+            return [_record(TopicBinding, row, database=alias) for row in rows]
         return [
-            TopicBinding(*_labelled(row, alias))
+            _record(TopicBinding, row, database=alias)
             for alias in self.each_database()
-            for row in self._fetch("list_topic_bindings", {}, None, alias=alias)
+            for row in self._fetch_named("list_topic_bindings", {}, None, alias=alias)
         ]
 
     def test_routing(self, routing_key: str) -> list[TopicRoute]:
@@ -190,9 +192,9 @@ class RoutingOps(Base):
         every queue database)."""
         key = self._text("routing_key", routing_key)
         return [
-            TopicRoute(*_labelled(row, alias))
+            _record(TopicRoute, row, database=alias)
             for alias in self.each_database()
-            for row in self._fetch("test_routing", {"key": key}, None, alias=alias)
+            for row in self._fetch_named("test_routing", {"key": key}, None, alias=alias)
         ]
 
     @staticmethod

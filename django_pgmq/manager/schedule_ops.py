@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from ..errors import InvalidArgument, QueueNotFound
 from ..names import validate_queue_name
-from .plumbing import Base, _dump, _json, _labelled, _sqlstate
+from .plumbing import Base, _dump, _json, _record, _sqlstate
 
 DEFAULT_CATCH_UP = timedelta(minutes=10)
 
@@ -139,26 +139,20 @@ class ScheduleOps(Base):
         found = [
             self._schedule_of(row, alias)
             for alias in aliases
-            for row in self._schedule_fetch("list_schedules", {}, alias=alias)
+            for row in self._schedule_fetch("list_schedules", {}, alias=alias, named=True)
         ]
         return sorted(found, key=lambda s: s.name) if len(aliases) > 1 else found
 
     @staticmethod
-    def _schedule_of(row: tuple, alias: str) -> Schedule:
-        """A `Schedule` from a ``list_schedules`` row of database ``alias``."""
-        return Schedule(
-            name=row[0],
-            cron=row[1],
-            time_zone=row[2],
-            queue=row[3],
-            message=_json(row[4]),
-            headers=_json(row[5]),
-            catch_up=row[6],
-            enabled=row[7],
-            last_tick=row[8],
-            next_tick=row[9],
-            skipped=row[10],
-            origin=row[11],
+    def _schedule_of(row: dict[str, Any], alias: str) -> Schedule:
+        """A `Schedule` from a ``list_schedules`` row of database ``alias`` (by column name)."""
+        return _record(
+            Schedule,
+            row,
+            name=row["schedule_name"],
+            queue=row["queue_name"],
+            message=_json(row["message"]),
+            headers=_json(row["headers"]),
             database=alias,
         )
 
@@ -186,17 +180,19 @@ class ScheduleOps(Base):
         """Send every due tick not sent before (each exactly once, whoever calls);
         returns what this call sent. ``at`` defaults to the database's now()."""
         return [
-            ScheduledSend(*_labelled(row, alias))
+            _record(ScheduledSend, row, database=alias)
             for alias in self.each_database()
-            for row in self._schedule_fetch("enqueue_due_schedules", {"at": at}, alias=alias)
+            for row in self._schedule_fetch(
+                "enqueue_due_schedules", {"at": at}, alias=alias, named=True
+            )
         ]
 
     def schedule_ticks(self, name: str, limit: int = 20) -> list[ScheduleTick]:
         """The last ticks a schedule sent (or tried to), newest first."""
         params = {"name": name, "limit": limit}
         return [
-            ScheduleTick(*row)
-            for row in self._schedule_fetch("schedule_ticks", params, by_name=name)
+            _record(ScheduleTick, row)
+            for row in self._schedule_fetch("schedule_ticks", params, by_name=name, named=True)
         ]
 
     def _schedule_database(self, name: str) -> str:
@@ -241,9 +237,11 @@ class ScheduleOps(Base):
         *,
         alias: str | None = None,
         by_name: str | None = None,
-    ) -> list[tuple]:
-        """`_fetch` for a schedule statement: in the database of ``queue`` (a schedule lives
-        in its queue's), of ``alias``, or of the schedule ``by_name``; else ``using``."""
+        named: bool = False,
+    ) -> list[Any]:
+        """`_fetch` (`_fetch_named` when ``named``) for a schedule statement: in the database
+        of ``queue`` (a schedule lives in its queue's), of ``alias``, or of the schedule
+        ``by_name``; else ``using``."""
         if alias is None:
             if queue is not None:
                 alias = self.alias_for(queue)
@@ -252,7 +250,8 @@ class ScheduleOps(Base):
             else:
                 alias = self.using
         try:
-            return self._fetch(query, params, None, alias=alias)
+            fetch = self._fetch_named if named else self._fetch
+            return fetch(query, params, None, alias=alias)
         except DatabaseError as exc:
             if queue is not None and _sqlstate(exc) == "PQ002":
                 raise QueueNotFound(queue, "a schedule sends to an existing queue") from exc

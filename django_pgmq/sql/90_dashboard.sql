@@ -362,7 +362,7 @@ $fn$;
 -- Filters: read_ct at least `min_read_ct`; a header `header_key` present (or equal to
 -- `header_value`); the message containing `contains`. `after_id` continues past the
 -- last row shown; `before_id` goes back from the first row shown.
-CREATE FUNCTION pgmq._dashboard_messages(
+CREATE FUNCTION pgmq._browse_messages(
     queue_name text,
     from_archive boolean DEFAULT false,
     newest_first boolean DEFAULT true,

@@ -1,7 +1,7 @@
 -- Bulk actions of the Django admin: every message of a queue (or its archive)
 -- matching the queue page's filters, taken in bounded batches by msg_id so that
 -- each batch is its own short transaction (no long lock, whatever the count).
--- Filters as pgmq._dashboard_messages: read_ct at least `min_read_ct`; a header
+-- Filters as pgmq._browse_messages: read_ct at least `min_read_ct`; a header
 -- `header_key` present (or equal to `header_value`); the message containing `contains`.
 
 -- How many messages match now, and the highest matching msg_id: the confirmation

@@ -133,9 +133,9 @@ FROM pgmq._dashboard_throughput(
     bucket_size => %(bucket)s::interval, row_limit => %(row_limit)s::bigint,
     latency_limit => %(latency_limit)s::bigint);
 
--- name: dashboard_messages
+-- name: browse_messages
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, archived_at, message, headers
-FROM pgmq._dashboard_messages(
+FROM pgmq._browse_messages(
     queue_name => %(queue)s, from_archive => %(from_archive)s::boolean,
     newest_first => %(newest_first)s::boolean, min_read_ct => %(min_read_ct)s::integer,
     header_key => %(header_key)s::text, header_value => %(header_value)s::text,

@@ -54,7 +54,7 @@ def sparkline(values: list[float | None], title: str = "") -> SafeString:
     if not values or all(v is None for v in values):
         return format_html('<span class="pgmq-muted">{}</span>', _("no samples"))
     return svg.sparkline(
-        values, title=_("%s: depth, last hour") % title, few_text=_("too few samples")
+        values, title=_("%s: queue length, last hour") % title, few_text=_("too few samples")
     )
 
 

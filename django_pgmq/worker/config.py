@@ -41,7 +41,7 @@ log = logging.getLogger("django_pgmq.worker")
 _STORED = {
     "batch": "batch",
     "vt": "vt",
-    "max_receive_count": "max_reads",  # the model's field keeps its name (admin SQL reads it)
+    "max_receive_count": "max_receive_count",
     "on_success": "on_success",
     "dead_letter": "dead_letter_queue",
 }

@@ -348,8 +348,8 @@ def demo_queues(transactional_db, settings) -> Iterator[None]:
 
 def _fill_demo_queues(manager: QueueManager) -> None:
     now = timezone.now()
-    QueueConfig.objects.create(queue="orders", max_reads=5, dead_letter_queue="orders_dlq")
-    QueueConfig.objects.create(queue="webhooks", max_reads=3)
+    QueueConfig.objects.create(queue="orders", max_receive_count=5, dead_letter_queue="orders_dlq")
+    QueueConfig.objects.create(queue="webhooks", max_receive_count=3)
     # orders: a busy queue, 300 archived over the last hour, some in flight, growing.
     ids = manager.send_batch("orders", [{"order_id": 1000 + i, "total": i * 3} for i in range(300)])
     manager.archive("orders", ids)
@@ -428,7 +428,7 @@ def _samples(now) -> None:
         QueueSample(
             queue=queue,
             sampled_at=now - timedelta(minutes=m),
-            depth=round(curve(m)),
+            queue_length=round(curve(m)),
             visible=round(curve(m)),
             in_flight=0,
             delayed=0,
@@ -487,7 +487,7 @@ def test_a_fresh_queue_says_its_charts_have_too_little_data(browser_page, operat
     QueueSample.objects.create(
         queue=queue,
         sampled_at=now,
-        depth=90,
+        queue_length=90,
         visible=90,
         in_flight=0,
         delayed=0,

@@ -47,7 +47,7 @@ def test_an_autodiscovered_consumer_drains_its_queue_and_exits(demo_queue, start
     assert archived_ids(demo_queue) == ids
     # The decorator's settings were recorded for the admin; the worker removed its row.
     config = QueueConfig.objects.get(queue=demo_queue)
-    assert (config.batch, config.max_reads, config.vt) == (20, 3, 30)
+    assert (config.batch, config.max_receive_count, config.vt) == (20, 3, 30)
     assert config.dead_letter_queue == f"{demo_queue}_dlq"
     assert not Worker.objects.exists()
     assert "handler example_project.demo.consumers.record_event, batch=20" in worker.output

@@ -207,7 +207,12 @@ def test_the_dashboard_speaks_german_when_the_language_is_german(client, queue, 
     login(client, *ALL_PERMS)
     manager.send(queue, {"n": 1})
     html = client.get(page(queue)).content.decode()
-    for german in ("Eine Nachricht senden", "Queue-Attribute", "Aktuelle Nachrichten", "Tiefe"):
+    for german in (
+        "Eine Nachricht senden",
+        "Queue-Attribute",
+        "Aktuelle Nachrichten",
+        "Queue-Länge",
+    ):
         assert german in html, german
     assert "Send a message" not in html and "Queue attributes" not in html
     overview = client.get(ADMIN).content.decode()

@@ -83,7 +83,7 @@ def expected(sort: str, descending: bool) -> list[str]:
     """The order the overview promises: the key, then the name ascending for ties."""
     if sort == "name":
         return sorted(NAMES, reverse=descending)
-    if sort == "depth":
+    if sort == "queue_length":
         sign = -1 if descending else 1
         return sorted(NAMES, key=lambda n: (sign * DEPTHS[n], n))
     aged = sorted(AGES, key=lambda n: -AGES[n] if descending else AGES[n])
@@ -91,7 +91,7 @@ def expected(sort: str, descending: bool) -> list[str]:
     return aged + empty if descending else empty + aged
 
 
-@pytest.mark.parametrize("sort", ["name", "depth", "age"])
+@pytest.mark.parametrize("sort", ["name", "queue_length", "age"])
 @pytest.mark.parametrize("direction", ["asc", "desc"])
 def test_every_page_of_each_order_holds_the_right_queues(viewer, sort, direction):
     names = every_page(viewer, o=sort, dir=direction)
@@ -99,20 +99,26 @@ def test_every_page_of_each_order_holds_the_right_queues(viewer, sort, direction
 
 
 def test_a_page_shows_its_range_the_total_and_links_to_the_next(viewer):
-    response = viewer.get(ADMIN, {"q": PREFIX, "o": "depth", "dir": "desc", "page": 2})
+    response = viewer.get(ADMIN, {"q": PREFIX, "o": "queue_length", "dir": "desc", "page": 2})
     page = response.content.decode()
-    assert shown(response) == expected("depth", True)[PAGE_SIZE : 2 * PAGE_SIZE]
+    assert shown(response) == expected("queue_length", True)[PAGE_SIZE : 2 * PAGE_SIZE]
     assert f"Queues 51 to 100 of {COUNT}" in page
     assert "page 2 of 6" in page
     assert "page=3" in page and "page=1" in page
     assert "latest sample" in page  # says what the order is based on
-    depth_link = re.search(r'href="([^"]*)" id="pgmq-sort-depth"', page).group(1)
-    assert "o=depth" in depth_link and "dir=asc" in depth_link  # a second click reverses
+    link = re.search(r'href="([^"]*)" id="pgmq-sort-queue_length"', page).group(1)
+    assert "o=queue_length" in link and "dir=asc" in link  # a second click reverses
+
+
+def test_the_old_depth_sort_key_still_sorts_by_queue_length(viewer):
+    """Issue 28: ``?o=depth`` (bookmarks made before the rename) is ``?o=queue_length``."""
+    old = viewer.get(ADMIN, {"q": PREFIX, "o": "depth", "dir": "desc"})
+    assert shown(old) == expected("queue_length", True)[:PAGE_SIZE]
 
 
 def test_the_rows_show_exact_figures(viewer):
-    name = expected("depth", True)[0]
-    response = viewer.get(ADMIN, {"q": PREFIX, "o": "depth", "dir": "desc"})
+    name = expected("queue_length", True)[0]
+    response = viewer.get(ADMIN, {"q": PREFIX, "o": "queue_length", "dir": "desc"})
     row = re.search(rf'<tr[^>]*data-queue="{name}".*?</tr>', response.content.decode(), re.S)
     cells = re.sub(r"<[^>]+>", " ", row.group(0)).split()
     assert cells[:2] == [name, str(DEPTHS[name])]

@@ -1,4 +1,4 @@
-"""Depth samples for the admin's charts: every queue, one elected sampler per database."""
+"""Queue samples for the admin's charts: every queue, one elected sampler per database."""
 
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ def test_a_sample_records_the_figures_of_every_queue(queue, queue_name):
 
         assert sample_all_queues(m, interval=60, retention=WEEK) >= 2
         [sample] = _sampled(queue)
-        figures = (sample.depth, sample.visible, sample.in_flight, sample.delayed)
+        figures = (sample.queue_length, sample.visible, sample.in_flight, sample.delayed)
         assert figures == (4, 2, 1, 1)
         assert (sample.archive_size, sample.total_messages) == (2, 6)
-        assert [s.depth for s in _sampled(other)] == [0]
+        assert [s.queue_length for s in _sampled(other)] == [0]
     finally:
         m.drop_queue(other)
 
@@ -49,7 +49,7 @@ def test_a_queue_sampled_recently_is_skipped_and_old_samples_are_deleted(m, queu
     m.create_queue(queue_name)
     old = QueueSample.objects.create(
         queue="elsewhere",
-        depth=0,
+        queue_length=0,
         visible=0,
         in_flight=0,
         delayed=0,
@@ -82,7 +82,7 @@ def test_pgmq_maintain_samples_the_queues(m, queue_name):
     m.create_queue(queue_name)
     m.send(queue_name, {"n": 1})
     call_command("pgmq_maintain", verbosity=0)
-    assert [s.depth for s in _sampled(queue_name)] == [1]
+    assert [s.queue_length for s in _sampled(queue_name)] == [1]
 
 
 def test_a_worker_samples_queues_it_does_not_consume(queue, queue_name):
@@ -101,6 +101,26 @@ def test_a_worker_samples_queues_it_does_not_consume(queue, queue_name):
             heartbeat=0.1,
             verbosity=0,
         )
-        assert [s.depth for s in _sampled(idle)] == [4]
+        assert [s.queue_length for s in _sampled(idle)] == [4]
     finally:
         m.drop_queue(idle)
+
+
+def test_the_old_names_of_the_renamed_fields_still_work_with_a_warning(db, queue_name):
+    """Issue 28: ``QueueSample.depth`` is ``queue_length`` and ``QueueConfig.max_reads`` is
+    ``max_receive_count``; the old names stay as deprecated properties, the columns as
+    they were."""
+    from django_pgmq.models import QueueConfig
+
+    with pytest.warns(DeprecationWarning, match=r"QueueConfig.max_reads is deprecated"):
+        config = QueueConfig.objects.create(queue=queue_name, max_reads=3)
+    assert QueueConfig.objects.get(queue=queue_name).max_receive_count == 3
+    with pytest.warns(DeprecationWarning, match="use max_receive_count"):
+        assert config.max_reads == 3
+    figures = dict(visible=0, in_flight=0, delayed=0, archive_size=0, total_messages=0)
+    with pytest.warns(DeprecationWarning, match=r"QueueSample.depth is deprecated"):
+        sample = QueueSample.objects.create(queue=queue_name, depth=4, **figures)
+    with pytest.warns(DeprecationWarning, match="use queue_length"):
+        assert QueueSample.objects.get(pk=sample.pk).depth == 4
+    assert QueueConfig._meta.get_field("max_receive_count").column == "max_reads"
+    assert QueueSample._meta.get_field("queue_length").column == "depth"

@@ -100,7 +100,7 @@ def test_overview_marks_estimates(viewer, queue, manager, settings):
 
 def test_overview_flags_backlog_poison_and_dead_letters(viewer, queue, manager, settings):
     settings.PGMQ = {**settings.PGMQ, "DASHBOARD_BACKLOG_AGE": 0}
-    QueueConfig.objects.create(queue=queue, max_reads=1, dead_letter_queue=f"{queue}_dead")
+    QueueConfig.objects.create(queue=queue, max_receive_count=1, dead_letter_queue=f"{queue}_dead")
     manager.create_queue(f"{queue}_dead")
     try:
         manager.send(f"{queue}_dead", {"dead": 1})
@@ -264,7 +264,7 @@ def test_charts_read_archive_and_samples(viewer, queue, manager):
         QueueSample(
             queue=queue,
             sampled_at=now - timedelta(minutes=m),
-            depth=10 + m,
+            queue_length=10 + m,
             visible=5,
             in_flight=1,
             delayed=0,
@@ -342,7 +342,7 @@ def _sample_depths(queue: str, depths: list[int]) -> None:
         QueueSample(
             queue=queue,
             sampled_at=now - timedelta(seconds=20 * (len(depths) - i)),
-            depth=d,
+            queue_length=d,
             visible=d,
             in_flight=0,
             delayed=0,

@@ -329,7 +329,7 @@ def sample(alias: str, queue: str, depth: int, minutes_old: int | None) -> None:
     oldest = None if minutes_old is None else timezone.now() - timedelta(minutes=minutes_old)
     QueueSample.objects.using(alias).create(
         queue=queue,
-        depth=depth,
+        queue_length=depth,
         visible=depth,
         in_flight=0,
         delayed=0,
@@ -358,15 +358,20 @@ def test_the_every_database_overview_sorts_by_every_key_across_both(client, tag,
     a, b, c, d = ((name, alias) for name, (alias, _, _) in queues.items())
     assert shown(client, q=tag) == [a, b, c, d]  # by name
     assert shown(client, q=tag, o="name", dir="desc") == [d, c, b, a]
-    assert shown(client, q=tag, o="depth") == [c, a, d, b]  # deepest first
-    assert shown(client, q=tag, o="depth", dir="asc") == [b, d, a, c]
+    assert shown(client, q=tag, o="queue_length") == [c, a, d, b]  # deepest first
+    assert shown(client, q=tag, o="queue_length", dir="asc") == [b, d, a, c]
     assert shown(client, q=tag, o="age") == [d, a, c, b]  # oldest first, no message last
     assert shown(client, q=tag, o="age", dir="asc") == [b, c, a, d]
-    page = client.get(ADMIN, {"q": tag, "o": "depth"}).content.decode()
-    [link] = re.findall(r'href="([^"]+)" id="pgmq-sort-depth"', page)
-    assert "o=depth" in link and "dir=asc" in link and "db=" not in link  # this page, reversed
+    page = client.get(ADMIN, {"q": tag, "o": "queue_length"}).content.decode()
+    [link] = re.findall(r'href="([^"]+)" id="pgmq-sort-queue_length"', page)
+    assert (
+        "o=queue_length" in link and "dir=asc" in link and "db=" not in link
+    )  # this page, reversed
     monkeypatch.setattr(all_databases, "PAGE_SIZE", 3)  # pages over both databases
-    assert shown(client, q=tag, o="depth", page="2") == [b]
+    assert shown(client, q=tag, o="queue_length", page="2") == [b]
     assert shown(client, q=tag, o="age", page="1") == [d, a, c]
-    page = client.get(ADMIN, {"q": tag, "o": "depth"}).content.decode()
-    assert "page 1 of 2" in page and "o=depth" in page.split('rel="next"')[0].rsplit("href=", 1)[1]
+    page = client.get(ADMIN, {"q": tag, "o": "queue_length"}).content.decode()
+    assert (
+        "page 1 of 2" in page
+        and "o=queue_length" in page.split('rel="next"')[0].rsplit("href=", 1)[1]
+    )

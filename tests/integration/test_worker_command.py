@@ -54,7 +54,9 @@ def test_a_dead_letter_queue_named_like_the_queue_is_refused(queue):
 
 def test_a_run_until_empty_handles_everything_and_records_its_settings(queue):
     ids = pgmq.send_batch(queue, [{"n": i} for i in range(7)])
-    QueueConfig.objects.create(queue=queue, batch=3, vt=45, max_reads=2)  # as the admin would
+    QueueConfig.objects.create(
+        queue=queue, batch=3, vt=45, max_receive_count=2
+    )  # as the admin would
     consume(
         queue,
         handler="tests.handlers.handle",
@@ -69,7 +71,12 @@ def test_a_run_until_empty_handles_everything_and_records_its_settings(queue):
     assert pgmq.QueueManager().archive_count(queue) == 0  # --delete
     config = QueueConfig.objects.get(queue=queue)
     # The command line wins over the stored row, which wins over the defaults.
-    assert (config.max_reads, config.batch, config.vt, config.on_success) == (4, 3, 45, "delete")
+    assert (config.max_receive_count, config.batch, config.vt, config.on_success) == (
+        4,
+        3,
+        45,
+        "delete",
+    )
     assert not Worker.objects.exists()
 
 
@@ -89,7 +96,7 @@ def test_the_deprecated_max_reads_option_still_sets_max_receive_count_with_a_war
             stderr=err,
         )
     assert "--max-reads is deprecated: use --max-receives" in err.getvalue()
-    assert QueueConfig.objects.get(queue=queue).max_reads == 4
+    assert QueueConfig.objects.get(queue=queue).max_receive_count == 4
     assert pgmq.QueueManager().get_queue_attributes(queue)["max_receive_count"] == 4
 
 
@@ -157,7 +164,7 @@ def test_a_default_never_overwrites_the_queues_redrive_attributes(queue, manager
         attributes = manager.get_queue_attributes(queue)
         assert (attributes["max_receive_count"], attributes["dead_letter_queue"]) == (2, dead)
         config = QueueConfig.objects.get(queue=queue)
-        assert (config.max_reads, config.dead_letter_queue) == (2, dead)
+        assert (config.max_receive_count, config.dead_letter_queue) == (2, dead)
         assert HandlerRun.objects.count() == 0  # both reads failed, none recorded
         [moved] = manager.read(dead, vt=0, qty=5)
         assert moved.headers["dead_letter"]["read_ct"] == 2

@@ -3,7 +3,7 @@ to a SQL result, at its end or in its middle, leaves every record as it was."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 import pytest
@@ -11,6 +11,8 @@ import pytest
 from django_pgmq import PgmqError, QueueMetrics
 from django_pgmq.internal.dashboard_ops import queue_stats
 from django_pgmq.manager.plumbing import _record
+from django_pgmq.manager.schedule_ops import Schedule, ScheduledSend, ScheduleOps, ScheduleTick
+from django_pgmq.topics import TopicBinding, TopicDelivery, TopicRoute
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 METRICS = {
@@ -92,3 +94,53 @@ def test_the_old_name_of_the_oldest_age_still_reads_and_warns():
     stats = queue_stats(STATS)
     with pytest.deprecated_call(match="oldest_msg_age_sec"):
         assert stats.oldest_age_sec == 7
+
+
+SCHEDULE = {
+    "schedule_name": "nightly",
+    "cron": "0 3 * * *",
+    "time_zone": "UTC",
+    "queue_name": "orders",
+    "message": '{"run": true}',
+    "headers": None,
+    "catch_up": timedelta(minutes=10),
+    "enabled": True,
+    "last_tick": None,
+    "next_tick": NOW,
+    "skipped": 0,
+    "origin": None,
+}
+
+
+@pytest.mark.parametrize("at", [0, 4, len(SCHEDULE)], ids=["first", "middle", "last"])
+def test_a_schedule_ignores_an_added_column_and_takes_its_renamed_ones_by_name(at):
+    schedule = ScheduleOps._schedule_of(with_column(SCHEDULE, at), "db")
+    assert schedule == Schedule(
+        "nightly", "0 3 * * *", "UTC", "orders", {"run": True}, None, timedelta(minutes=10),
+        True, None, NOW, 0, None, "db",
+    )  # fmt: skip
+    reordered = dict(reversed(list(SCHEDULE.items())))
+    assert ScheduleOps._schedule_of(reordered, "db") == schedule
+
+
+@pytest.mark.parametrize(
+    ("cls", "columns"),
+    [
+        (
+            TopicBinding,
+            {"pattern": "a.*", "queue_name": "q", "bound_at": NOW, "compiled_regex": "r"},
+        ),
+        (TopicRoute, {"pattern": "a.*", "queue_name": "q", "compiled_regex": "r"}),
+        (TopicDelivery, {"queue_name": "q", "msg_id": 7}),
+        (ScheduledSend, {"schedule_name": "s", "queue_name": "q", "tick": NOW, "msg_id": 7}),
+        (
+            ScheduleTick,
+            {"tick": NOW, "queue_name": "q", "msg_id": 7, "error": None, "sent_at": NOW},
+        ),
+    ],
+)
+def test_topic_and_schedule_records_take_their_columns_by_name(cls, columns):
+    expected = cls(**columns)
+    for at in (0, len(columns) // 2, len(columns)):
+        assert _record(cls, with_column(columns, at)) == expected
+    assert _record(cls, dict(reversed(list(columns.items())))) == expected

@@ -145,7 +145,9 @@ def test_handler_paths_that_do_not_import_are_reported():
 
 def test_settings_come_from_the_command_line_then_decorator_then_stored_row_then_defaults():
     spec = Consumer(handler, "orders", batch=50, vt=None, max_receive_count=None)
-    stored = SimpleNamespace(batch=7, vt=90, max_reads=2, on_success="", dead_letter_queue="")
+    stored = SimpleNamespace(
+        batch=7, vt=90, max_receive_count=2, on_success="", dead_letter_queue=""
+    )
     settings = resolve("orders", spec, {"batch": None, "max_receive_count": 9}, stored)
     assert (settings.batch, settings.vt, settings.max_receive_count) == (50, 90, 9)
     assert (settings.on_success, settings.dead_letter, settings.retry_delay) == (

@@ -40,7 +40,7 @@ its own transaction; one that fails (e.g. its locks are not granted within
 --lock-timeout because a long transaction uses the queue) is reported and the
 others go on; the exit status is then 1. Without QUEUE arguments it also purges
 the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention
-and samples every queue's depth for the admin's charts (as the workers do), and
+and samples every queue's length for the admin's charts (as the workers do), and
 enforces the queues' retention attributes (message_retention, archive_retention;
 each batch of each queue commits on its own), builds the indexes queues want
 (priorities, task queues, FIFO groups: CREATE INDEX CONCURRENTLY, see
@@ -138,7 +138,7 @@ examples:
                 )
 
     def _sample_queues(self, manager: QueueManager, verbosity: int) -> None:
-        """Record every queue's depth for the admin's charts, unless a worker just did."""
+        """Record every queue's length for the admin's charts, unless a worker just did."""
         from ...internal import InternalManager
         from ...worker.sampling import sample_all_queues
 
