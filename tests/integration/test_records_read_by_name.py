@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from django_pgmq import sqlfiles
+from django_pgmq import sqlrun
 from django_pgmq.internal import InternalManager
 
 WRAPPED = (
@@ -23,7 +23,7 @@ WRAPPED = (
     "list_schedules",
     "enqueue_due_schedules",
     "schedule_ticks",
-    "notify_throttles",
+    "list_notify_insert_throttles",
     "browse_messages",
     "dashboard_match_count",
     "dashboard_throughput",
@@ -35,14 +35,16 @@ def column_added(monkeypatch):
     """Turn on: every statement of WRAPPED returns an extra first column."""
 
     def turn_on() -> None:
-        statements = sqlfiles.queries()
+        statements = sqlrun.statements()  # the runner's one registry
         for name in WRAPPED:
             body = statements[name].rstrip().rstrip(";")
             monkeypatch.setitem(
                 statements, name, f"SELECT 'x' AS added, s.* FROM (\n{body}\n) AS s"
             )
+        sqlrun.statement.cache_clear()  # statements with identifiers, filled from the registry
 
-    return turn_on
+    yield turn_on
+    sqlrun.statement.cache_clear()
 
 
 def without_times(records: list) -> list:
