@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .messages import Message
+from .records import Message
 
 SYSTEM = "pgmq"
 HEADERS = ("traceparent", "tracestate")  # what the W3C propagator reads and writes

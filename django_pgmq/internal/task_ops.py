@@ -24,8 +24,8 @@ from ..manager.plumbing import (
     _rows,
     _translate,
 )
-from ..messages import Message
 from ..names import validate_queue_name
+from ..records import Message
 
 QUERIES = "tasks_queries.sql"
 

@@ -29,7 +29,7 @@ from ..errors import (
     PgmqError,
     from_sqlstate,
 )
-from ..messages import Message
+from ..records import Message
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
