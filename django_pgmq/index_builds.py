@@ -284,8 +284,8 @@ def _still_wanted(using: str) -> bool:
 
 def _connect(using: str) -> psycopg.Connection:
     """An autocommit connection of its own to ``using``'s database, named for the builds."""
-    params = conf.connection_params(using, "django-pgmq index build")
-    params["application_name"] = "django-pgmq index build"  # whatever the alias sets
+    name = "django-pgmq index build"  # whatever the alias's own application_name is
+    params = {**conf.connection_params(using, name), "application_name": name}
     return psycopg.connect(**params)
 
 
