@@ -112,7 +112,7 @@ def is_postgresql(alias: str) -> bool:
     return connections[alias].vendor == "postgresql"
 
 
-def connection_params(using: str, application_name: str) -> dict[str, Any]:
+def connection_params(using: str, application_name: str = "django-pgmq") -> dict[str, Any]:
     """psycopg keyword arguments for the alias, as Django would connect, in autocommit
     (for a connection of our own: the worker's listener, the index builds); the
     alias's own ``application_name``, if it sets one, wins."""
