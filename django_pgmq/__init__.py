@@ -25,7 +25,22 @@ from .errors import (
     QueueNotFound,
     ScheduleNotFound,
 )
-from .messages import Message, QueueInfo, QueueMetrics
+from .records import (  # the public records (records.__all__)
+    Message,
+    NotifyThrottle,
+    Partition,
+    PartitionChange,
+    QueueInfo,
+    QueueLimits,
+    QueueMetrics,
+    RetentionResult,
+    Schedule,
+    ScheduledSend,
+    ScheduleTick,
+    TopicBinding,
+    TopicDelivery,
+    TopicRoute,
+)
 
 if TYPE_CHECKING:
     from .manager import QueueManager
@@ -110,13 +125,24 @@ __all__ = [
     "InvalidPayload",
     "InvalidQueueName",
     "Message",
+    "NotifyThrottle",
+    "Partition",
+    "PartitionChange",
     "PgmqError",
     "QueueInfo",
+    "QueueLimits",
     "QueueManager",
     "QueueMetrics",
     "QueueNameConflict",
     "QueueNotFound",
+    "RetentionResult",
+    "Schedule",
     "ScheduleNotFound",
+    "ScheduleTick",
+    "ScheduledSend",
+    "TopicBinding",
+    "TopicDelivery",
+    "TopicRoute",
     "aarchive",
     "acreate_queue",
     "adelete",

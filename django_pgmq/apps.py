@@ -3,6 +3,7 @@
 from typing import Any
 
 from django.apps import AppConfig
+from django.core import checks
 from django.db.models.signals import post_migrate, pre_migrate
 from django.utils.translation import gettext_lazy as _
 
@@ -14,6 +15,13 @@ def apply_schedules(**kwargs: Any) -> None:
     apply_after_migrate(**kwargs)
 
 
+def check_schedules(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``manage.py check`` of ``PGMQ["SCHEDULES"]`` (imported here, when the checks run)."""
+    from .schedule_settings import check_schedules
+
+    return check_schedules(app_configs, **kwargs)
+
+
 class DjangoPgmqConfig(AppConfig):
     name = "django_pgmq"
     label = "django_pgmq"
@@ -21,9 +29,11 @@ class DjangoPgmqConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import conf  # noqa: F401  (registers the settings checks)
+        from . import conf, routing  # noqa: F401  (register the settings checks)
         from .notify import hook_pgtrigger_command
         from .schema_guard import refuse_dropping_attributes, refuse_foreign_schema
+
+        checks.register(check_schedules)
 
         # Before any migration runs: never install over, upgrade or drop a pgmq schema
         # this app did not make (the pgmq extension's, or a SQL-only install's).

@@ -112,6 +112,19 @@ def is_postgresql(alias: str) -> bool:
     return connections[alias].vendor == "postgresql"
 
 
+def connection_params(using: str, application_name: str = "django-pgmq") -> dict[str, Any]:
+    """psycopg keyword arguments for the alias, as Django would connect, in autocommit
+    (for a connection of our own: the worker's listener, the index builds); the
+    alias's own ``application_name``, if it sets one, wins."""
+    from django.db import connections
+
+    params = connections[using].get_connection_params()
+    for key in ("cursor_factory", "context"):
+        params.pop(key, None)
+    params.setdefault("application_name", application_name)
+    return {**params, "autocommit": True}
+
+
 @checks.register()
 def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Report a malformed ``PGMQ`` setting before anything runs."""
@@ -135,13 +148,6 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
                     id="django_pgmq.E005",
                 )
             )
-    if isinstance(raw.get("SCHEDULES"), dict):
-        from .schedule_settings import problems
-
-        errors += [
-            checks.Error(text, hint="see the Schedules guide", id="django_pgmq.E007")
-            for text in problems(raw["SCHEDULES"])
-        ]
     errors += _check_alias("PGMQ['DATABASE']", raw.get("DATABASE", DEFAULTS["DATABASE"]))
     for name, alias in _named_aliases(raw):
         errors += _check_alias(name, alias)
@@ -210,45 +216,3 @@ def _check_router(path: str) -> list[checks.CheckMessage]:
             )
         ]
     return []
-
-
-@checks.register()
-def check_routed_databases_migrated(
-    app_configs: Any = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
-    """Warn, by name, about a database a route names where django_pgmq is not migrated.
-
-    A warning, not an error: ``migrate --database ALIAS`` runs the checks too, and
-    must not be stopped by the very thing it is about to fix.
-    """
-    from django.db import DatabaseError, connections
-    from django.db.migrations.recorder import MigrationRecorder
-
-    raw = getattr(settings, "PGMQ", {})
-    if not isinstance(raw, dict) or not raw.get("QUEUE_DATABASES") or check_settings():
-        return []
-    from . import routing
-
-    warnings: list[checks.CheckMessage] = []
-    for alias in routing.queue_databases():
-        try:
-            applied = MigrationRecorder(connections[alias]).applied_migrations()
-        except DatabaseError as exc:
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            warnings.append(
-                checks.Warning(
-                    f"queue database {alias!r} could not be checked: {text}",
-                    id="django_pgmq.W003",
-                )
-            )
-            continue
-        if not any(app == "django_pgmq" for app, _ in applied):
-            warnings.append(
-                checks.Warning(
-                    f"queue database {alias!r} (named by PGMQ['QUEUE_DATABASES']) does not have "
-                    "django_pgmq migrated",
-                    hint=f"run: manage.py migrate --database {alias}",
-                    id="django_pgmq.W002",
-                )
-            )
-    return warnings

@@ -40,6 +40,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from . import conf
 from .names import table_name
 
 logger = logging.getLogger(__name__)
@@ -283,10 +284,8 @@ def _still_wanted(using: str) -> bool:
 
 def _connect(using: str) -> psycopg.Connection:
     """An autocommit connection of its own to ``using``'s database, named for the builds."""
-    from .worker.listener import connection_params  # the worker package imports the manager
-
-    params: dict[str, Any] = connection_params(using)
-    params["application_name"] = "django-pgmq index build"
+    name = "django-pgmq index build"  # whatever the alias's own application_name is
+    params = {**conf.connection_params(using, name), "application_name": name}
     return psycopg.connect(**params)
 
 

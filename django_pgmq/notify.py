@@ -28,8 +28,8 @@ from pgtrigger import compiler
 from psycopg import sql as psql
 
 from .errors import PgmqError
-from .messages import NotifyThrottle  # noqa: F401  (its home before; names kept importable)
 from .names import table_name, validate_queue_name
+from .records import NotifyThrottle  # noqa: F401  (its home before; names kept importable)
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
+from django.core import checks
 from django.core.signals import setting_changed
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
@@ -106,3 +108,42 @@ def read_database(alias: str) -> str:
     if replica and alias == conf.database_alias():
         return str(replica)
     return alias
+
+
+@checks.register()
+def check_routed_databases_migrated(
+    app_configs: Any = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Warn, by name, about a database a route names where django_pgmq is not migrated.
+
+    A warning, not an error: ``migrate --database ALIAS`` runs the checks too, and
+    must not be stopped by the very thing it is about to fix.
+    """
+    from django.db.migrations.recorder import MigrationRecorder
+
+    raw = getattr(settings, "PGMQ", {})
+    if not isinstance(raw, dict) or not raw.get("QUEUE_DATABASES") or conf.check_settings():
+        return []
+    warnings: list[checks.CheckMessage] = []
+    for alias in queue_databases():
+        try:
+            applied = MigrationRecorder(connections[alias]).applied_migrations()
+        except DatabaseError as exc:
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            warnings.append(
+                checks.Warning(
+                    f"queue database {alias!r} could not be checked: {text}",
+                    id="django_pgmq.W003",
+                )
+            )
+            continue
+        if not any(app == "django_pgmq" for app, _ in applied):
+            warnings.append(
+                checks.Warning(
+                    f"queue database {alias!r} (named by PGMQ['QUEUE_DATABASES']) does not have "
+                    "django_pgmq migrated",
+                    hint=f"run: manage.py migrate --database {alias}",
+                    id="django_pgmq.W002",
+                )
+            )
+    return warnings

@@ -25,6 +25,8 @@ from datetime import timedelta
 from typing import Any
 from zoneinfo import available_timezones
 
+from django.conf import settings
+from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
@@ -75,6 +77,18 @@ def declared(raw: Mapping[str, Any] | None = None) -> list[Declared]:
 def problems(raw: Mapping[str, Any]) -> list[str]:
     """What is wrong with ``PGMQ["SCHEDULES"]``, one line each (for ``manage.py check``)."""
     return _resolve_all(raw)[1]
+
+
+def check_schedules(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``manage.py check``: each problem of ``PGMQ["SCHEDULES"]`` (django_pgmq.E007);
+    registered by the app's ``ready`` (a wrong type is conf's E005)."""
+    raw = getattr(settings, "PGMQ", {})
+    if not isinstance(raw, dict) or not isinstance(raw.get("SCHEDULES"), dict):
+        return []
+    return [
+        checks.Error(text, hint="see the Schedules guide", id="django_pgmq.E007")
+        for text in problems(raw["SCHEDULES"])
+    ]
 
 
 def _resolve_all(raw: Mapping[str, Any]) -> tuple[list[Declared], list[str]]:

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from importlib import metadata
 from typing import Any
 
-from .messages import Message
+from .records import Message
 
 SYSTEM = "pgmq"
 HEADERS = ("traceparent", "tracestate")  # what the W3C propagator reads and writes
@@ -40,9 +41,7 @@ def tracer() -> Any:
         except ImportError:
             _tracer = None
         else:
-            from . import __version__
-
-            _tracer = trace.get_tracer("django_pgmq", __version__)
+            _tracer = trace.get_tracer("django_pgmq", _version())
             _no_sdk = (trace.ProxyTracer, trace.ProxyTracerProvider)
     # The API's stand-in tracer, while the process-wide provider is still the stand-in
     # too: no SDK is set up (a tracer from an SDK's own provider is never a stand-in).
@@ -51,6 +50,14 @@ def tracer() -> Any:
     ):
         return None
     return _tracer
+
+
+def _version() -> str | None:
+    """The installed django-pgmq's version, for the tracer (None in a bare checkout)."""
+    try:
+        return metadata.version("django-pgmq")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def _provider() -> Any:

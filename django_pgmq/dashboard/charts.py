@@ -16,8 +16,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from ..internal import InternalManager
-from ..internal.records import StatsBucket, ThroughputBucket
 from ..models import Queue, QueueSample
+from ..records import StatsBucket, ThroughputBucket
 from . import svg
 
 # Chart ranges: window and bucket width. Buckets align on multiples of their width.

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from ..internal.records import BrowsedMessage
+from ..records import BrowsedMessage
 
 SUMMARY_LENGTH = 100
 

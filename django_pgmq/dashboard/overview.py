@@ -14,10 +14,9 @@ from django.utils.translation import gettext as _
 
 from .. import conf
 from ..internal import InternalManager
-from ..internal.records import QueueStats
-from ..messages import QueueLimits
 from ..models import Queue, QueueConfig, QueueSample, Worker
 from ..pausing import paused_queues
+from ..records import QueueLimits, QueueStats
 
 DLQ_SUFFIX = "_dlq"
 TREND_WINDOW = timedelta(hours=1)

@@ -27,8 +27,7 @@ from prometheus_client.exposition import choose_encoder
 
 from .. import conf, routing
 from ..internal import InternalManager
-from ..internal.scrape_ops import Scrape, ScrapedQueue
-from ..messages import QueueLimits
+from ..records import QueueLimits, Scrape, ScrapedQueue
 from .access import current_db
 from .overview import default_max_receive_count
 

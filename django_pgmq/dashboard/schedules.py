@@ -36,7 +36,7 @@ from .. import routing
 from ..errors import InvalidArgument, PgmqError
 from ..internal import InternalManager
 from ..manager import QueueManager
-from ..manager.schedule_ops import Schedule
+from ..records import Schedule
 from ..schedule_settings import apply, resolve
 from .access import current_db, log, require
 from .all_databases import error_line

@@ -18,9 +18,8 @@ from ..manager.plumbing import (
     _json,
     _record,
 )
-from ..messages import QueueInfo
 from ..names import validate_queue_name
-from .records import BrowsedMessage, QueueStats, StatsBucket, ThroughputBucket
+from ..records import BrowsedMessage, QueueInfo, QueueStats, StatsBucket, ThroughputBucket
 
 
 def queue_stats(columns: dict[str, Any]) -> QueueStats:

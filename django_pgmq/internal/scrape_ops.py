@@ -2,26 +2,9 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..manager.plumbing import Base, _check_int
+from ..records import Scrape, ScrapedQueue
 from .dashboard_ops import queue_stats
-from .records import QueueStats
-
-
-class ScrapedQueue(NamedTuple):
-    """One queue's figures, its dead-letter queue's name and its live workers."""
-
-    stats: QueueStats
-    dead_letter: str
-    workers: int
-
-
-class Scrape(NamedTuple):
-    """What one scrape reads: every queue, and the live workers of the database."""
-
-    queues: list[ScrapedQueue]
-    live_workers: int
 
 
 class ScrapeOps(Base):

@@ -17,8 +17,8 @@ from ..manager.plumbing import (
     _dump_message,
     _message,
 )
-from ..messages import Message
 from ..names import validate_queue_name
+from ..records import Message
 
 
 class TaskOps(Base):

@@ -16,8 +16,8 @@ from ..manager.plumbing import (
     _ids,
     _message,
 )
-from ..messages import Message
 from ..names import table_name, validate_queue_name
+from ..records import Message
 
 
 class WorkerOps(Base):

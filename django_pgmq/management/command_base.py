@@ -27,7 +27,7 @@ from django.db import DatabaseError
 from .. import conf, routing
 from ..errors import PgmqError
 from ..manager import QueueManager
-from ..messages import QueueMetrics
+from ..records import QueueMetrics
 
 # SQLSTATEs that mean the SQL API is not installed in this database.
 _NOT_INSTALLED = {"3F000", "42883"}

@@ -8,27 +8,17 @@ a queue, run retention, and redrive a dead-letter queue.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections
 
-from ..messages import QueueLimits
 from ..names import validate_queue_name
+from ..records import QueueLimits, RetentionResult
 from .plumbing import Base, _check_int, _dump, _json, _record
 
 logger = logging.getLogger(__name__)
 
 RETENTION_BATCH = 5000  # rows per statement and commit (pgmq.enforce_retention's too)
-
-
-@dataclass(frozen=True)
-class RetentionResult:
-    """What `enforce_retention` deleted from one queue."""
-
-    queue_name: str
-    expired: int
-    archive_deleted: int
 
 
 class AttributeOps(Base):

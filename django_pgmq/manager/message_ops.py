@@ -11,8 +11,8 @@ from ..errors import (
     InvalidArgument,
     InvalidPayload,
 )
-from ..messages import Message
 from ..names import validate_queue_name
+from ..records import Message
 from .plumbing import (
     MAX_QTY,
     Base,

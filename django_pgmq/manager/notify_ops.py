@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..messages import NotifyThrottle
 from ..names import notify_channel, validate_queue_name
+from ..records import NotifyThrottle
 from .plumbing import (
     Base,
     _check_int,

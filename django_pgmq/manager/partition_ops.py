@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -10,12 +11,36 @@ from ..errors import (
     InvalidArgument,
 )
 from ..names import validate_queue_name
-from ..partitions import Interval, Partition, PartitionChange, interval_text
+from ..records import Partition, PartitionChange
 from .plumbing import (
     Base,
     _check_int,
     _record,
 )
+
+Interval = int | str | timedelta
+
+
+def interval_text(name: str, value: Interval | None, *, optional: bool = False) -> str | None:
+    """A partition or retention interval as pgmq's SQL takes it: '10000' (msg_ids) or '1 day'."""
+    if value is None and optional:
+        return None
+    if isinstance(value, timedelta):
+        if value <= timedelta(0):
+            raise InvalidArgument(f"{name} must be a positive duration, got {value!r}")
+        if value % timedelta(days=1) == timedelta(0):
+            return f"{value.days} days"
+        return f"{value.days} days {value.seconds} seconds {value.microseconds} microseconds"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise InvalidArgument(f"{name} must be a positive number of msg_ids, got {value}")
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise InvalidArgument(
+        f"{name} must be a positive integer (msg_id ranges), a timedelta or an interval "
+        f"such as '1 day' (time ranges), got {value!r}"
+    )
 
 
 class PartitionOps(Base):

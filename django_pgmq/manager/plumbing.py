@@ -27,7 +27,7 @@ from ..errors import (
     InvalidPayload,
     PgmqError,
 )
-from ..messages import Message
+from ..records import Message
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000

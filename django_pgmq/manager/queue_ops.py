@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..messages import QueueInfo, QueueMetrics
 from ..names import table_name, validate_queue_name
+from ..records import QueueInfo, QueueMetrics
 from .plumbing import Base, _record
 
 

@@ -11,9 +11,8 @@ from ..errors import (
     InvalidArgument,
     InvalidPayload,
 )
-from ..messages import Message
 from ..names import validate_queue_name
-from ..topics import TopicBinding, TopicDelivery, TopicRoute
+from ..records import Message, TopicBinding, TopicDelivery, TopicRoute
 from .plumbing import (
     Base,
     _check_int,

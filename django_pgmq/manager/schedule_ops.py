@@ -8,7 +8,6 @@ Django project means by "3 o'clock"), or UTC when that is unset.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,50 +17,10 @@ from django.utils import timezone
 
 from ..errors import InvalidArgument, QueueNotFound
 from ..names import validate_queue_name
+from ..records import Schedule, ScheduledSend, ScheduleTick
 from .plumbing import Base, _dump, _json, _record, _sqlstate
 
 DEFAULT_CATCH_UP = timedelta(minutes=10)
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """One row of ``pgmq.list_schedules()``, with the ticks skipped and who declared it."""
-
-    name: str
-    cron: str
-    time_zone: str
-    queue: str
-    message: Any
-    headers: dict[str, Any] | None
-    catch_up: timedelta
-    enabled: bool
-    last_tick: datetime | None
-    next_tick: datetime | None
-    skipped: int
-    origin: str | None  # "settings" for a schedule PGMQ["SCHEDULES"] declares
-    database: str = ""  # the alias of the database holding it (its queue's)
-
-
-@dataclass(frozen=True)
-class ScheduledSend:
-    """A message ``enqueue_due_schedules`` sent: which schedule, which tick, which message."""
-
-    schedule_name: str
-    queue_name: str
-    tick: datetime
-    msg_id: int
-    database: str = ""  # the alias of the database that sent it
-
-
-@dataclass(frozen=True)
-class ScheduleTick:
-    """A tick a schedule sent (``msg_id``), or tried to (``error``: why pgmq.send refused)."""
-
-    tick: datetime
-    queue_name: str
-    msg_id: int | None
-    error: str | None
-    sent_at: datetime
 
 
 def default_time_zone() -> str:

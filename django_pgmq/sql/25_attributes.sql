@@ -57,7 +57,7 @@ FOR EACH ROW EXECUTE FUNCTION pgmq._forget_deduplication();
 -- from it: the checks below (by kind and minimum), the error messages (allowed), and,
 -- through the generated module django_pgmq/attributes_declared.py, the admin form,
 -- pgmq_create's options (option), pgmq_attributes' help and the docs table
--- (python -m django_pgmq.attribute_spec write; a test fails when one drifts).
+-- (python -m django_pgmq.sqltools.attributes write; a test fails when one drifts).
 --   kind     seconds | bytes | count (whole numbers, minimum or more), switch (true or
 --            false), queue (another queue's name), rate ({"count": N, "seconds": S})
 --   side     send (applied when a message is sent), read (when it is read), both,

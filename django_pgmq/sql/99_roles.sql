@@ -75,7 +75,7 @@ $fn$;
 -- The `_`-prefixed helpers are not executable by PUBLIC (the public API stays so, as in
 -- pgmq; a role still needs USAGE on the schema). PostgreSQL's default privileges cannot
 -- take PUBLIC's EXECUTE away per schema, so each migration that makes a helper revokes
--- it (python -m django_pgmq.sqlmigrate writes the REVOKE; the migration tests check it).
+-- it (python -m django_pgmq.sqltools.migrate writes the REVOKE; the migration tests check it).
 DO $revoke$
 DECLARE
     fn regprocedure;

@@ -18,8 +18,8 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from ..internal import InternalManager
-from ..messages import Message
 from ..models import TaskResultRecord
+from ..records import Message
 from .compat import Task, TaskError, TaskResult, TaskResultDoesNotExist, TaskResultStatus
 from .errors import WorkerLost
 

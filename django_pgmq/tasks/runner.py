@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..internal import InternalManager
 from ..manager import QueueManager
-from ..messages import Message
 from ..models import TaskResultRecord
+from ..records import Message
 from ..worker.settled import Settled
 from . import results
 from .compat import (

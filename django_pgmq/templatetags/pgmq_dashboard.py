@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from ..dashboard import display, svg
-from ..internal.records import QueueStats
+from ..records import QueueStats
 
 register = template.Library()
 

@@ -15,12 +15,11 @@ import random
 import threading
 from collections.abc import Callable, Mapping
 from time import monotonic
-from typing import Any
 
 import psycopg
-from django.db import connections
 
 from .. import sqlrun
+from ..conf import connection_params
 from ..errors import PgmqError
 from . import signals
 
@@ -37,15 +36,6 @@ class ListenerStale(Exception):
     """The listener's own NOTIFY did not come back: notifications are not arriving."""
 
 
-def connection_params(using: str) -> dict[str, Any]:
-    """psycopg keyword arguments for the alias, as Django would connect, in autocommit."""
-    params = connections[using].get_connection_params()
-    for key in ("cursor_factory", "context"):
-        params.pop(key, None)
-    params.setdefault("application_name", f"pgmq_consume listener (pid {os.getpid()})")
-    return {**params, "autocommit": True}
-
-
 class Listener(threading.Thread):
     """Calls ``on_notify(queue)`` per notification, ``on_notify(None)`` after (re)connecting."""
 
@@ -60,7 +50,7 @@ class Listener(threading.Thread):
         probe_timeout: float = PROBE_TIMEOUT,
     ) -> None:
         super().__init__(name="pgmq-listener", daemon=True)
-        self.params = connection_params(using)
+        self.params = connection_params(using, f"pgmq_consume listener (pid {os.getpid()})")
         self.channels = dict(channels)  # channel -> queue
         self.on_notify = on_notify
         self.stopping = stopping

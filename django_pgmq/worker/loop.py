@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from django.db import DatabaseError, connections
 
 from ..errors import PgmqError
-from ..messages import Message
+from ..records import Message
 from . import logs, signals
 from .process import Processor, Reader
 

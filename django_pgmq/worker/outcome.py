@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..messages import Message
+from ..records import Message
 
 
 @dataclass

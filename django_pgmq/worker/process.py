@@ -32,7 +32,7 @@ from django.db import connections, transaction
 
 from .. import tracing
 from ..internal import InternalManager
-from ..messages import Message
+from ..records import Message
 from . import retry
 from .config import QueueSettings
 from .errors import PoisonMessage, Unsettled

@@ -13,7 +13,7 @@ import pytest
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from django_pgmq.attribute_spec import AttributeSpec, read_declaration, render_docs_table
+from django_pgmq.attribute_spec import AttributeSpec
 from django_pgmq.attributes_declared import DECLARED
 from django_pgmq.dashboard.attributes import attributes_form_class
 from django_pgmq.management.attribute_args import (
@@ -21,6 +21,7 @@ from django_pgmq.management.attribute_args import (
     attribute_options,
     keys_help,
 )
+from django_pgmq.sqltools.attributes import read_declaration, render_docs_table
 
 DUMMY = AttributeSpec(
     key="dummy_limit",
@@ -34,7 +35,7 @@ DUMMY = AttributeSpec(
 
 
 def test_the_migrated_declaration_is_the_generated_modules(tx):
-    """Fails when the SQL changed and ``python -m django_pgmq.attribute_spec write`` was
+    """Fails when the SQL changed and ``python -m django_pgmq.sqltools.attributes write`` was
     not run (or the migration is missing)."""
     assert read_declaration(tx) == DECLARED
 

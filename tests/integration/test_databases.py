@@ -15,7 +15,7 @@ from django.db import connections, transaction
 from prometheus_client.parser import text_string_to_metric_families
 
 import django_pgmq as pgmq
-from django_pgmq import conf, routing
+from django_pgmq import routing
 from django_pgmq.contrib.spark import conninfo
 from django_pgmq.errors import CrossDatabaseTransaction, QueueNotFound
 from django_pgmq.internal import InternalManager
@@ -200,7 +200,7 @@ def test_a_replica_serves_the_read_only_views_but_never_the_producers(client, na
 
 def test_check_names_a_routed_database_without_django_pgmq(settings, second_server):
     settings.PGMQ = {"QUEUE_DATABASES": [("second_*", ALIAS), ("e_*", EMPTY)]}
-    found = conf.check_routed_databases_migrated()
+    found = routing.check_routed_databases_migrated()
     assert [(w.id, f"{EMPTY!r}" in w.msg) for w in found] == [("django_pgmq.W002", True)]
     assert f"migrate --database {EMPTY}" in found[0].hint
 

@@ -14,7 +14,7 @@ from django.db import connection
 
 from django_pgmq import QueueManager
 from django_pgmq.internal import InternalManager
-from django_pgmq.messages import Message
+from django_pgmq.records import Message
 from django_pgmq.worker.config import resolve
 from django_pgmq.worker.held import Holdings
 from django_pgmq.worker.process import Processor

@@ -9,8 +9,8 @@ from django.db import connection
 
 from django_pgmq import QueueMetrics
 from django_pgmq.internal.dashboard_ops import queue_stats
-from django_pgmq.internal.records import QueueStats
 from django_pgmq.manager.plumbing import _named_rows, _record
+from django_pgmq.records import QueueStats
 
 
 def type_columns(db, type_name: str) -> list[str]:
@@ -100,7 +100,7 @@ def test_rows_by_name_through_djangos_wrapped_cursor(manager, queue):
 
 
 def test_queue_limits_have_the_sql_results_columns_by_name(transactional_db, pg_connect):
-    from django_pgmq.messages import QueueLimits
+    from django_pgmq.records import QueueLimits
 
     db = pg_connect()
     result = db.execute(

@@ -19,7 +19,7 @@ from django_pgmq import (
     QueueManager,
     QueueNotFound,
 )
-from django_pgmq.partitions import interval_text
+from django_pgmq.manager.partition_ops import interval_text
 
 NEW_COMMANDS = ["pgmq_notify", "pgmq_bind", "pgmq_unbind", "pgmq_send_topic", "pgmq_maintain"]
 

@@ -16,16 +16,18 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from django_pgmq import index_builds, sqlmigrate, sqlschema
+from django_pgmq import index_builds
+from django_pgmq.sqltools import migrate as sqlmigrate
+from django_pgmq.sqltools import schema as sqlschema
 from tests.integration.test_migrations import applied, has_pgmq_schema
 from tests.scratch import fake_pgmq_extension
 
 pytestmark = pytest.mark.slow
 
-FROZEN = Path(sqlmigrate.__file__).parent / "migrations" / "sql"
+FROZEN = Path(index_builds.__file__).parent / "migrations" / "sql"
 
 # The SQL of 0.1.0 (a2b74f4). A failure here means a released migration was edited:
-# undo that, and ship the change as a new migration (python -m django_pgmq.sqlmigrate make).
+# undo that, and ship the change as a new migration (python -m django_pgmq.sqltools.migrate make).
 RELEASED = {
     "0001_initial.sql": "3aa82e9e88bdff58534f4ad83ba6d1df97f1945011022720b0fbaeda7839bfda",
     "0002_worker.sql": "a220901bea658d054c311194bf1e446248339df578e09087e93eb3654ea51bf4",
@@ -109,7 +111,7 @@ def test_the_live_sql_equals_what_the_migrations_produce(pg_dsn):
     differences = sqlmigrate.compare(pg_dsn)
     assert not differences, (
         "django_pgmq/sql/ differs from the schema the migrations produce; run "
-        "python -m django_pgmq.sqlmigrate make 'why':\n" + "\n".join(differences)
+        "python -m django_pgmq.sqltools.migrate make 'why':\n" + "\n".join(differences)
     )
 
 

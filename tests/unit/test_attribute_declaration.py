@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from django_pgmq import attribute_spec
-from django_pgmq.attribute_spec import check, docs_table_in, render_docs_table, render_module
 from django_pgmq.attributes_declared import DECLARED, LABELS
+from django_pgmq.sqltools import attributes
+from django_pgmq.sqltools.attributes import check, docs_table_in, render_docs_table, render_module
 
-REGENERATE = "run: python -m django_pgmq.attribute_spec write (see CONTRIBUTING.md)"
+REGENERATE = "run: python -m django_pgmq.sqltools.attributes write (see CONTRIBUTING.md)"
 
 
 def test_the_declaration_is_well_formed():
@@ -16,12 +16,12 @@ def test_the_declaration_is_well_formed():
 
 
 def test_the_generated_module_is_as_the_generator_writes_it():
-    text = attribute_spec.GENERATED.read_text(encoding="utf-8")
+    text = attributes.GENERATED.read_text(encoding="utf-8")
     assert text == render_module(DECLARED), REGENERATE
 
 
 def test_the_docs_table_is_the_declarations():
-    text = attribute_spec.DOCS_TABLE.read_text(encoding="utf-8")
+    text = attributes.DOCS_TABLE.read_text(encoding="utf-8")
     assert docs_table_in(text) == render_docs_table(DECLARED), REGENERATE
 
 

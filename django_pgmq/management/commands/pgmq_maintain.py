@@ -15,7 +15,7 @@ from ... import conf
 from ...errors import PgmqError
 from ...manager import QueueManager
 from ...names import validate_queue_name
-from ...partitions import PartitionChange
+from ...records import PartitionChange
 from ..command_base import PgmqCommand, database_error_text, format_table, one_line
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from ...manager import QueueManager
-from ...messages import QueueLimits, QueueMetrics
+from ...records import QueueLimits, QueueMetrics
 from ..command_base import (
     PgmqCommand,
     format_table,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django_pgmq.contrib.spark.command import SparkCommand, duration
 from django_pgmq.management.command_base import positive_int
+from django_pgmq.management.spark_command import SparkCommand, duration
 
 
 class Command(SparkCommand):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django_pgmq.contrib.spark.command import SparkCommand
+from django_pgmq.management.spark_command import SparkCommand
 
 
 class Command(SparkCommand):

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from django_pgmq import routing
-from django_pgmq.contrib.spark.command import SparkCommand
+from django_pgmq.management.spark_command import SparkCommand
 from django_pgmq.manager import QueueManager
 
 

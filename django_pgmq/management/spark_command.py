@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from ...management.command_base import PgmqCommand
-from . import require
+from ..contrib.spark import require
+from .command_base import PgmqCommand
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from .conninfo import ConnectionInfo
+    from ..contrib.spark.conninfo import ConnectionInfo
 
 _DURATION = re.compile(r"(\d+)([smhdw])\Z")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -50,7 +50,7 @@ class SparkCommand(PgmqCommand):
             require()
         except ImportError as exc:
             raise CommandError(str(exc)) from None
-        from . import conninfo, session
+        from ..contrib.spark import conninfo, session
 
         conn = conninfo.from_django(options["database"], queue)
         name = f"django-pgmq {self.__module__.rsplit('.', 1)[-1]}"

@@ -3,7 +3,7 @@
 Two databases whose signatures are equal have the same functions (signature, result,
 attributes, body and whether PUBLIC may run them), tables (columns, defaults, storage,
 partitioning), indexes, constraints, triggers, sequences, composite types, views and
-comments in ``pgmq``. The upgrade test and ``python -m django_pgmq.sqlmigrate`` compare
+comments in ``pgmq``. The upgrade test and ``python -m django_pgmq.sqltools.migrate`` compare
 installs with it.
 """
 

@@ -1,0 +1,10 @@
+"""Developer tooling for the SQL API in ``django_pgmq/sql/``: nothing at run time imports it.
+
+- ``migrate``: ``python -m django_pgmq.sqltools.migrate check`` (the migrations' frozen SQL
+  and the live files give the same schema) and ``make "why"`` (write the next migration);
+- ``schema``: the ``pgmq`` schema's signature read from pg_catalog, and two compared;
+- ``attributes``: ``python -m django_pgmq.sqltools.attributes write`` regenerates
+  ``attributes_declared.py`` and the docs table from the declared queue attributes.
+
+It ships in the wheel so that an installed project can run ``migrate check`` too.
+"""
