@@ -3,11 +3,12 @@
 -- the admin dashboard (90_dashboard.sql), the Prometheus export and pgmq_metrics.
 --
 -- The choices the figures make, once for every reader:
--- * One instant, the transaction's now() (pgmq's choice for metrics): visibility
---   (vt <= instant) and every age are measured against it, and it is scrape_time.
---   The readers (the admin page, a scrape, the sampler, a command) run in short
---   transactions, so it is within a request's time of the wall clock; a reader inside a
---   long transaction gets figures as of its start, consistent with its now().
+-- * One instant `at` per call: visibility (vt <= at) and every age are measured against
+--   it, and it is scrape_time. pgmq.metrics() and metrics_all() take the transaction's
+--   now(), as pgmq does (its clients rely on it). The dashboard, Prometheus and the
+--   sampler pass clock_timestamp(): they show the present even inside a caller's
+--   transaction (ATOMIC_REQUESTS, a test), where now() would hide the messages sent in it
+--   (send sets vt from the clock) and stop the ages; in autocommit the two agree.
 -- * total_messages is the queue's identity sequence's last value, 0 before the first
 --   send, read in the statement that reads the catalogue or counts the tables (no
 --   statement per queue), one of two ways with the same value: exact figures
@@ -268,15 +269,15 @@ $fn$;
 -- `estimated`); poison_length counts the messages read at least
 -- max_receive_count ->> queue_name times (NULL for a queue not in it). Names not in
 -- pgmq.meta, and a queue dropped while this runs, are left out rather than failing the
--- whole page.
+-- whole page. `at`: the instant of the figures (above); NULL is now().
 CREATE FUNCTION pgmq._queue_figures(
-    names text[], exact_limit bigint DEFAULT NULL, max_receive_count jsonb DEFAULT NULL
+    names text[], exact_limit bigint DEFAULT NULL, max_receive_count jsonb DEFAULT NULL,
+    at timestamptz DEFAULT now()
 )
 RETURNS SETOF pgmq.queue_figures
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    at constant timestamptz := now();
     bounded constant boolean := exact_limit IS NOT NULL;
     limits constant jsonb := coalesce(max_receive_count, '{}');
     answered pgmq.queue_figures[];
@@ -292,6 +293,7 @@ DECLARE
     first integer := 1;
     upto integer;
 BEGIN
+    at := coalesce(at, now());
     IF bounded AND exact_limit < 1 THEN
         RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
             USING ERRCODE = 'PQ004';

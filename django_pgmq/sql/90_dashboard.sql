@@ -191,7 +191,9 @@ BEGIN
                                ELSE e END
                  FROM unnest(f.estimated) AS e) || a.estimated AS estimated
     FROM unnest(names) WITH ORDINALITY AS u(n, o)
-    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count) f ON f.queue_name = u.n
+    -- The real time, not the transaction's start (see the top of 30_metrics.sql).
+    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, clock_timestamp()) f
+        ON f.queue_name = u.n
     CROSS JOIN LATERAL pgmq._dashboard_archive_figures(f.queue_name, exact_limit, f.scrape_time) a
     ORDER BY u.o;
 END

@@ -146,7 +146,9 @@ BEGIN
                                ELSE e END
                  FROM unnest(f.estimated) AS e) || a.estimated AS estimated
     FROM unnest(names) WITH ORDINALITY AS u(n, o)
-    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count) f ON f.queue_name = u.n
+    -- The real time, not the transaction's start (see the top of 30_metrics.sql).
+    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, clock_timestamp()) f
+        ON f.queue_name = u.n
     CROSS JOIN LATERAL pgmq._dashboard_archive_figures(f.queue_name, exact_limit, f.scrape_time) a
     ORDER BY u.o;
 END
@@ -155,12 +157,11 @@ $function$
 COMMENT ON FUNCTION pgmq._dashboard_stats_of(text[],bigint,jsonb) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._dashboard_stats_of(text[],bigint,jsonb) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._queue_figures(names text[], exact_limit bigint DEFAULT NULL::bigint, max_receive_count jsonb DEFAULT NULL::jsonb)
+CREATE OR REPLACE FUNCTION pgmq._queue_figures(names text[], exact_limit bigint DEFAULT NULL::bigint, max_receive_count jsonb DEFAULT NULL::jsonb, at timestamp with time zone DEFAULT now())
  RETURNS SETOF pgmq.queue_figures
  LANGUAGE plpgsql
 AS $function$
 DECLARE
-    at constant timestamptz := now();
     bounded constant boolean := exact_limit IS NOT NULL;
     limits constant jsonb := coalesce(max_receive_count, '{}');
     answered pgmq.queue_figures[];
@@ -176,6 +177,7 @@ DECLARE
     first integer := 1;
     upto integer;
 BEGIN
+    at := coalesce(at, now());
     IF bounded AND exact_limit < 1 THEN
         RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
             USING ERRCODE = 'PQ004';
@@ -240,8 +242,8 @@ BEGIN
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._queue_figures(text[],bigint,jsonb) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._queue_figures(text[],bigint,jsonb) FROM PUBLIC;
+COMMENT ON FUNCTION pgmq._queue_figures(text[],bigint,jsonb,timestamp with time zone) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_figures(text[],bigint,jsonb,timestamp with time zone) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_figures_chunk(names text[], tables text[], seqs oid[], spills boolean[], caps integer[], at timestamp with time zone, exact_limit bigint)
  RETURNS pgmq.queue_figures[]

@@ -6,7 +6,7 @@ DROP FUNCTION IF EXISTS pgmq._dashboard_all_stats(bigint,jsonb);
 DROP FUNCTION IF EXISTS pgmq._dashboard_archive_figures(text,bigint,timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._dashboard_queue_stats(text,bigint,integer);
 DROP FUNCTION IF EXISTS pgmq._dashboard_stats_of(text[],bigint,jsonb);
-DROP FUNCTION IF EXISTS pgmq._queue_figures(text[],bigint,jsonb);
+DROP FUNCTION IF EXISTS pgmq._queue_figures(text[],bigint,jsonb,timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._queue_figures_chunk(text[],text[],oid[],boolean[],integer[],timestamp with time zone,bigint);
 DROP FUNCTION IF EXISTS pgmq._queue_figures_counted(text[],text[],oid[],boolean[],integer[],timestamp with time zone,boolean);
 DROP FUNCTION IF EXISTS pgmq._queue_figures_estimated(text,oid,boolean,bigint,integer,timestamp with time zone);
