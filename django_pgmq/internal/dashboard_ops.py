@@ -83,8 +83,8 @@ class DashboardOps(Base):
 
     def idle_queues(self, queues: Iterable[str]) -> dict[str, bool]:
         """Each existing queue of ``queues``: whether it is idle (no page in either table)."""
-        rows = self._fetch("dashboard_idle_queues", {"names": list(queues)}, None)
-        return {name: idle for name, idle in rows}
+        rows = self._fetch_named("dashboard_idle_queues", {"names": list(queues)}, None)
+        return {row["queue_name"]: row["idle"] for row in rows}
 
     def record_samples(self, stats: list[QueueStats]) -> int:
         """Write one `QueueSample` per queue of ``stats``, in one statement; how many."""

@@ -205,10 +205,24 @@ BEGIN
     FROM pgmq._metrics_facts(names) f
     WHERE NOT bounded OR f.qoid IS NOT NULL;
     IF bounded THEN  -- the idle queues' totals, by SELECT (see the top of this file)
-        totals := pgmq._queue_totals(idle_seqs);
+        BEGIN
+            totals := pgmq._queue_totals(idle_seqs);
+        EXCEPTION WHEN undefined_table THEN
+            -- An idle queue was dropped since the catalogue pass: one by one, its row
+            -- left out below.
+            totals := '{}';
+            FOR i IN 1 .. cardinality(idle_seqs) LOOP
+                BEGIN
+                    totals := totals || pgmq._queue_totals(ARRAY[idle_seqs[i]]);
+                EXCEPTION WHEN undefined_table THEN
+                    totals := totals || NULL::bigint;
+                END;
+            END LOOP;
+        END;
         FOR i IN 1 .. coalesce(cardinality(answered), 0) LOOP
             answered[i].total_messages := totals[i];
         END LOOP;
+        answered := ARRAY(SELECT a FROM unnest(answered) AS a WHERE a.total_messages IS NOT NULL);
     END IF;
     WHILE first <= coalesce(cardinality(busy), 0) LOOP
         upto := least(first + chunk - 1, cardinality(busy));
