@@ -112,9 +112,8 @@ BEGIN
                                      CASE WHEN bounded
                                           THEN format('count(*) FILTER (WHERE vt > $5 AND read_ct > 0), '
                                                       'min(vt) FILTER (WHERE vt <= $5), '
-                                                      'count(*) FILTER (WHERE read_ct >= $4[%s]), '
-                                                      '(SELECT CASE WHEN is_called THEN last_value '
-                                                      'ELSE 0 END FROM %s)', u.i, seqs[u.i]::regclass)
+                                                      'count(*) FILTER (WHERE read_ct >= $4[%s]), %s',
+                                                      u.i, pgmq._sequence_read_sql(seqs[u.i]))
                                           ELSE 'NULL::bigint, NULL::timestamptz, NULL::bigint, NULL::bigint' END,
                                      u.t), ' UNION ALL ')
             FROM unnest(tables) WITH ORDINALITY AS u(t, i))
@@ -191,9 +190,25 @@ BEGIN
 END
 $fn$;
 
--- The last values of the sequences `seqs` (0 before their first nextval), in their
--- order, read by one SELECT of them all: its locks go with a rolled-back savepoint, where
--- pg_sequence_last_value's last until the whole transaction ends (see the top of this file).
+-- SQL text reading the last value of sequence `seq` (0 before its first nextval) by a
+-- plain SELECT, whose lock goes with a rolled-back savepoint, where
+-- pg_sequence_last_value's lasts until the whole transaction ends (see the top of this
+-- file); NULL::bigint when the sequence is gone (its queue dropped meanwhile), so that a
+-- statement built from it fails on the missing table by name (undefined_table), never on
+-- a bare oid.
+CREATE FUNCTION pgmq._sequence_read_sql(seq oid)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT coalesce(
+        (SELECT format('(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s)',
+                       c.oid::regclass)
+         FROM pg_class c WHERE c.oid = seq),
+        'NULL::bigint')
+$fn$;
+
+-- The last values of the sequences `seqs` (0 before their first nextval, NULL for one
+-- gone), in their order, read by one statement (pgmq._sequence_read_sql).
 CREATE FUNCTION pgmq._queue_totals(seqs oid[])
 RETURNS bigint[]
 LANGUAGE plpgsql
@@ -205,8 +220,7 @@ BEGIN
         RETURN '{}';
     END IF;
     EXECUTE 'SELECT array_agg(t.v ORDER BY t.i) FROM ('
-        || (SELECT string_agg(format('SELECT %s, CASE WHEN is_called THEN last_value ELSE 0 END FROM %s',
-                                     u.i, u.s::regclass), ' UNION ALL ')
+        || (SELECT string_agg(format('SELECT %s, %s', u.i, pgmq._sequence_read_sql(u.s)), ' UNION ALL ')
             FROM unnest(seqs) WITH ORDINALITY AS u(s, i))
         || ') AS t(i, v)'
     INTO totals;
@@ -324,16 +338,9 @@ BEGIN
         BEGIN
             totals := pgmq._queue_totals(idle_seqs);
         EXCEPTION WHEN undefined_table THEN
-            -- An idle queue was dropped since the catalogue pass: one by one, its row
-            -- left out below.
-            totals := '{}';
-            FOR i IN 1 .. cardinality(idle_seqs) LOOP
-                BEGIN
-                    totals := totals || pgmq._queue_totals(ARRAY[idle_seqs[i]]);
-                EXCEPTION WHEN undefined_table THEN
-                    totals := totals || NULL::bigint;
-                END;
-            END LOOP;
+            -- An idle queue was dropped since its sequence was named: read them again
+            -- (a dropped queue's total is NULL, its row left out below).
+            totals := pgmq._queue_totals(idle_seqs);
         END;
         FOR i IN 1 .. coalesce(cardinality(answered), 0) LOOP
             answered[i].total_messages := totals[i];

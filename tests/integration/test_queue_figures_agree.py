@@ -139,3 +139,15 @@ def test_queue_figures_begin_with_pgmq_metrics_columns(queues):
         cursor.execute("SELECT * FROM pgmq._queue_figures(%s::text[])", [queues])
         columns = [c.name for c in cursor.description]
     assert len(pgmq_columns) == 8 and columns[:8] == pgmq_columns
+
+
+def test_a_sequence_gone_reads_as_null_for_the_dashboard_to_leave_out(queues):
+    """A queue dropped while the dashboard reads: its total is NULL (its row left out),
+    not an error on a bare oid."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pgmq._queue_totals(ARRAY[0::oid,"
+            " pg_get_serial_sequence(format('pgmq.%%I', 'q_' || %s), 'msg_id')::regclass::oid])",
+            [queues[0]],
+        )
+        assert cursor.fetchone()[0] == [None, 6]

@@ -208,16 +208,9 @@ BEGIN
         BEGIN
             totals := pgmq._queue_totals(idle_seqs);
         EXCEPTION WHEN undefined_table THEN
-            -- An idle queue was dropped since the catalogue pass: one by one, its row
-            -- left out below.
-            totals := '{}';
-            FOR i IN 1 .. cardinality(idle_seqs) LOOP
-                BEGIN
-                    totals := totals || pgmq._queue_totals(ARRAY[idle_seqs[i]]);
-                EXCEPTION WHEN undefined_table THEN
-                    totals := totals || NULL::bigint;
-                END;
-            END LOOP;
+            -- An idle queue was dropped since its sequence was named: read them again
+            -- (a dropped queue's total is NULL, its row left out below).
+            totals := pgmq._queue_totals(idle_seqs);
         END;
         FOR i IN 1 .. coalesce(cardinality(answered), 0) LOOP
             answered[i].total_messages := totals[i];
@@ -323,9 +316,8 @@ BEGIN
                                      CASE WHEN bounded
                                           THEN format('count(*) FILTER (WHERE vt > $5 AND read_ct > 0), '
                                                       'min(vt) FILTER (WHERE vt <= $5), '
-                                                      'count(*) FILTER (WHERE read_ct >= $4[%s]), '
-                                                      '(SELECT CASE WHEN is_called THEN last_value '
-                                                      'ELSE 0 END FROM %s)', u.i, seqs[u.i]::regclass)
+                                                      'count(*) FILTER (WHERE read_ct >= $4[%s]), %s',
+                                                      u.i, pgmq._sequence_read_sql(seqs[u.i]))
                                           ELSE 'NULL::bigint, NULL::timestamptz, NULL::bigint, NULL::bigint' END,
                                      u.t), ' UNION ALL ')
             FROM unnest(tables) WITH ORDINALITY AS u(t, i))
@@ -412,8 +404,7 @@ BEGIN
         RETURN '{}';
     END IF;
     EXECUTE 'SELECT array_agg(t.v ORDER BY t.i) FROM ('
-        || (SELECT string_agg(format('SELECT %s, CASE WHEN is_called THEN last_value ELSE 0 END FROM %s',
-                                     u.i, u.s::regclass), ' UNION ALL ')
+        || (SELECT string_agg(format('SELECT %s, %s', u.i, pgmq._sequence_read_sql(u.s)), ' UNION ALL ')
             FROM unnest(seqs) WITH ORDINALITY AS u(s, i))
         || ') AS t(i, v)'
     INTO totals;
@@ -423,6 +414,21 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_totals(oid[]) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_totals(oid[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._sequence_read_sql(seq oid)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT coalesce(
+        (SELECT format('(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s)',
+                       c.oid::regclass)
+         FROM pg_class c WHERE c.oid = seq),
+        'NULL::bigint')
+$function$
+;
+COMMENT ON FUNCTION pgmq._sequence_read_sql(oid) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._sequence_read_sql(oid) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.metrics(queue_name text)
  RETURNS pgmq.metrics_result

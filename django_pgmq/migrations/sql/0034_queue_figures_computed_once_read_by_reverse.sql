@@ -11,6 +11,7 @@ DROP FUNCTION IF EXISTS pgmq._queue_figures_chunk(text[],text[],oid[],boolean[],
 DROP FUNCTION IF EXISTS pgmq._queue_figures_counted(text[],text[],oid[],boolean[],integer[],timestamp with time zone,boolean);
 DROP FUNCTION IF EXISTS pgmq._queue_figures_estimated(text,oid,boolean,bigint,integer,timestamp with time zone);
 DROP FUNCTION IF EXISTS pgmq._queue_totals(oid[]);
+DROP FUNCTION IF EXISTS pgmq._sequence_read_sql(oid);
 CREATE OR REPLACE FUNCTION pgmq._dashboard_all_stats(exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}'::jsonb)
  RETURNS SETOF pgmq._dashboard_stats
  LANGUAGE sql
