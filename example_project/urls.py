@@ -3,9 +3,9 @@
 from django.contrib import admin
 from django.urls import path
 
-from django_pgmq.urls import metrics
+from django_pgmq.urls import prometheus_metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("pgmq/metrics", metrics, name="pgmq_metrics"),
+    path("pgmq/metrics", prometheus_metrics, name="pgmq_metrics"),
 ]

@@ -1,9 +1,12 @@
 """The dashboard's figures for Prometheus, exported with prometheus_client.
 
-``path("pgmq/metrics", metrics)`` serves them. Each scrape runs one bounded SQL
-query (`InternalManager.prometheus_scrape`), and one for the limited queues
-(`queue_limits`: max_in_flight, rate_limit), through a `PgmqCollector`; the reply is
-OpenMetrics when the scraper asks for it (``Accept``), else Prometheus' text format.
+``path("pgmq/metrics", prometheus_metrics)`` serves them (``metrics``, the view's old
+name, is a deprecated alias: "metrics" also names ``pgmq.metrics()`` and
+``pgmq_metrics``). Each scrape runs one bounded SQL query
+(`InternalManager.prometheus_scrape`: the admin's figures, from the one source
+``pgmq._queue_figures`` that ``pgmq.metrics()`` reads too), and one for the limited
+queues (`queue_limits`: max_in_flight, rate_limit), through a `PgmqCollector`; the reply
+is OpenMetrics when the scraper asks for it (``Accept``), else Prometheus' text format.
 
 Access: a request bearing ``Authorization: Bearer <PGMQ["METRICS_TOKEN"]>`` (when that
 setting is set), or a logged-in staff user with the ``django_pgmq.view_queue``
@@ -16,7 +19,9 @@ figures come from the replica.
 from __future__ import annotations
 
 import hmac
+import warnings
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
@@ -208,7 +213,7 @@ def _token_ok(request: HttpRequest) -> bool:
 
 
 @require_GET
-def metrics(request: HttpRequest) -> HttpResponse:
+def prometheus_metrics(request: HttpRequest) -> HttpResponse:
     """Prometheus scrape endpoint: 401 without credentials, 403 without the view permission."""
     if not _token_ok(request):
         user = getattr(request, "user", None)
@@ -231,3 +236,20 @@ def metrics(request: HttpRequest) -> HttpResponse:
         message = f"database unavailable: {text[0] if text else type(exc).__name__}\n"
         return HttpResponse(message, status=503, content_type=PLAIN_TEXT)
     return HttpResponse(body, content_type=content_type)
+
+
+def deprecated_metrics(stacklevel: int = 3) -> Callable[[HttpRequest], HttpResponse]:
+    """`prometheus_metrics`, warning that ``metrics``, its old name, is deprecated."""
+    warnings.warn(
+        "django_pgmq's Prometheus view `metrics` is deprecated: use prometheus_metrics",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return prometheus_metrics
+
+
+def __getattr__(name: str) -> Any:
+    """``metrics``: the deprecated name of `prometheus_metrics` (it warns)."""
+    if name == "metrics":
+        return deprecated_metrics()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,11 @@ from ..records import BrowsedMessage, QueueInfo, QueueStats, StatsBucket, Throug
 
 
 def queue_stats(columns: dict[str, Any]) -> QueueStats:
-    """`QueueStats` from a ``pgmq._dashboard_stats`` row read by column name."""
+    """`QueueStats` from a ``pgmq._dashboard_stats`` row read by column name.
+
+    The row is the queue figures of ``pgmq._queue_figures`` (sql/30_metrics.sql, the one
+    source ``pgmq.metrics()`` reads too) under the dashboard's names, with the archive's.
+    """
     return _record(QueueStats, columns, estimated=frozenset(columns.get("estimated") or ()))
 
 
@@ -43,14 +47,17 @@ class DashboardOps(Base):
         exact_limit: int = 50_000,
         max_reads: dict[str, int] | None = None,
     ) -> list[QueueStats]:
-        """Dashboard figures of one queue or all; past ``exact_limit`` rows, estimates."""
+        """Dashboard figures of one queue or all; past ``exact_limit`` rows, estimates.
+
+        ``max_reads`` maps queue names to the max_receive_count poison is counted against.
+        """
         params: dict[str, Any] = {"exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62)}
         if queue is None:
-            params["max_reads"] = _dump(max_reads or {}, "max_reads", "*")
+            params["max_receive_count"] = _dump(max_reads or {}, "max_reads", "*")
             rows = self._fetch_named("dashboard_all_stats", params, None)
         else:
             validate_queue_name(queue)
-            params.update(queue=queue, max_reads=(max_reads or {}).get(queue))
+            params.update(queue=queue, max_receive_count=(max_reads or {}).get(queue))
             rows = self._fetch_named("dashboard_queue_stats", params, queue)
         return [queue_stats(row) for row in rows]
 
@@ -68,15 +75,15 @@ class DashboardOps(Base):
         params: dict[str, Any] = {
             "names": list(queues),
             "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
-            "max_reads": _dump(max_reads or {}, "max_reads", "*"),
+            "max_receive_count": _dump(max_reads or {}, "max_reads", "*"),
         }
         rows = self._fetch_named("dashboard_stats_of", params, None)
         return [queue_stats(row) for row in rows]
 
     def idle_queues(self, queues: Iterable[str]) -> dict[str, bool]:
         """Each existing queue of ``queues``: whether it is idle (no page in either table)."""
-        rows = self._fetch("dashboard_idle_queues", {"names": list(queues)}, None)
-        return {name: idle for name, idle in rows}
+        rows = self._fetch_named("dashboard_idle_queues", {"names": list(queues)}, None)
+        return {row["queue_name"]: row["idle"] for row in rows}
 
     def record_samples(self, stats: list[QueueStats]) -> int:
         """Write one `QueueSample` per queue of ``stats``, in one statement; how many."""

@@ -1,4 +1,29 @@
--- Metrics: lengths, ages and the all-time message count of a queue.
+-- Queue figures: lengths, ages and the all-time message count of queues, computed in
+-- one place, pgmq._queue_figures, and read from it by pgmq.metrics(), pgmq.metrics_all(),
+-- the admin dashboard (90_dashboard.sql), the Prometheus export and pgmq_metrics.
+--
+-- The choices the figures make, once for every reader:
+-- * One instant `at` per call: visibility (vt <= at) and every age are measured against
+--   it, and it is scrape_time. pgmq.metrics() and metrics_all() take the transaction's
+--   now(), as pgmq does (its clients rely on it). The dashboard, Prometheus and the
+--   sampler pass clock_timestamp(): they show the present even inside a caller's
+--   transaction (ATOMIC_REQUESTS, a test), where now() would hide the messages sent in it
+--   (send sets vt from the clock) and stop the ages; in autocommit the two agree.
+-- * total_messages is the queue's identity sequence's last value, 0 before the first
+--   send, read in the statement that reads the catalogue or counts the tables (no
+--   statement per queue), one of two ways with the same value: exact figures
+--   (pgmq.metrics, metrics_all over 10,000 queues) call pg_sequence_last_value(oid), which
+--   needs no statement at all; bounded ones (the dashboard, Prometheus, the sampler)
+--   SELECT from the sequence, because pg_sequence_last_value's lock lasts until the whole
+--   transaction ends, where a SELECT's goes with a rolled-back savepoint (the sampler
+--   reads thousands of queues in savepoints so that a round holds no lock; see
+--   pgmq._queue_totals).
+-- * A queue is idle when its live table is a plain table with no pages: no snapshot can
+--   see a row in it, so its figures are zeros with no scan and no plan
+--   (pgmq._metrics_facts). Partitioned tables are never idle.
+-- * The other queues are counted 200 tables to a statement (a UNION ALL of one small
+--   aggregate per table). With exact_limit, a table holding more rows than that is not
+--   counted: its figures are estimates, named in the row's `estimated`.
 
 -- What the catalogue says of the queues in names (as stored in pgmq.meta), one row
 -- each with its place o in names: the table's oid (NULL when it is missing), its
@@ -30,90 +55,349 @@ AS $fn$
     ) f;
 $fn$;
 
--- An idle queue's metrics: nothing in it, the total from its sequence.
-CREATE OR REPLACE FUNCTION pgmq._metrics_idle(n text, seq oid)
-RETURNS pgmq.metrics_result
-LANGUAGE sql STABLE
-AS $fn$
-    SELECT ROW(n, 0, NULL, NULL, coalesce(pg_sequence_last_value(seq), 0), now(), 0,
-               NULL)::pgmq.metrics_result;
-$fn$;
+-- One row of queue figures: pgmq's metrics_result columns (same names, same order), then
+-- what the admin dashboard adds. The one declaration of a queue's figures: a figure is
+-- added here and computed in pgmq._queue_figures_counted (and _queue_figures_estimated).
+CREATE TYPE pgmq.queue_figures AS (
+    queue_name text,
+    queue_length bigint,
+    newest_msg_age_sec integer,
+    oldest_msg_age_sec integer,
+    total_messages bigint,
+    scrape_time timestamptz,
+    queue_visible_length bigint,
+    default_partition_length bigint,
+    -- Figures pgmq.metrics() does not return: NULL unless exact_limit is given.
+    in_flight_length bigint,
+    delayed_length bigint,
+    oldest_visible_age_sec integer,
+    -- Messages read at least their queue's max_receive_count times (NULL without one).
+    poison_length bigint,
+    -- Names of the figures above that are estimates, not counts.
+    estimated text[]
+);
 
--- The metrics of queues that are not idle, counted by one statement: a UNION ALL of one
+-- Figures of the queues that are not idle, counted by one statement: a UNION ALL of one
 -- small aggregate per table, names as literals. The figures around the counts (ages,
 -- the sequence, default partitions) are computed once over its rows rather than parsed
 -- and planned per table, which halves the cost of a statement over many tables. A
 -- missing table fails as pgmq's does (relation "pgmq.q_<name>" does not exist).
-CREATE OR REPLACE FUNCTION pgmq._metrics_counted(
-    names text[], tables text[], seqs oid[], spills boolean[]
+-- `bounded` (the dashboard's reading) adds its figures (in flight, oldest visible age,
+-- poison against caps, the queues' max_receive_count) to the same pass and reads the
+-- sequences by SELECT; without it they are NULL and pgmq.metrics() pays for none of them.
+CREATE FUNCTION pgmq._queue_figures_counted(
+    names text[], tables text[], seqs oid[], spills boolean[], caps integer[],
+    at timestamptz, bounded boolean
 )
-RETURNS SETOF pgmq.metrics_result
+RETURNS SETOF pgmq.queue_figures
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
     RETURN QUERY EXECUTE
-        'SELECT $1[b.i], b.len, extract(epoch FROM now() - b.newest)::integer, '
-        || 'extract(epoch FROM now() - b.oldest)::integer, '
-        || 'coalesce(pg_sequence_last_value($2[b.i]), 0), now(), b.visible, '
-        || 'CASE WHEN $3[b.i] THEN pgmq._default_partition_length($1[b.i]) END FROM ('
+        'SELECT $1[b.i] AS queue_name, b.len AS queue_length, '
+        || 'extract(epoch FROM $5 - b.newest)::integer AS newest_msg_age_sec, '
+        || 'extract(epoch FROM $5 - b.oldest)::integer AS oldest_msg_age_sec, '
+        || CASE WHEN bounded THEN 'b.total' ELSE 'coalesce(pg_sequence_last_value($2[b.i]), 0)' END
+        || ' AS total_messages, '
+        || '$5 AS scrape_time, b.visible AS queue_visible_length, '
+        || 'CASE WHEN $3[b.i] THEN pgmq._default_partition_length($1[b.i]) END '
+        || 'AS default_partition_length, '
+        || 'b.in_flight AS in_flight_length, b.len - b.visible - b.in_flight AS delayed_length, '
+        || 'extract(epoch FROM $5 - b.oldest_vt)::integer AS oldest_visible_age_sec, '
+        || 'CASE WHEN $4[b.i] IS NOT NULL THEN b.poison END AS poison_length, '
+        || '''{}''::text[] AS estimated FROM ('
         || (SELECT string_agg(format('SELECT %s, count(*), max(enqueued_at), min(enqueued_at), '
-                                     'count(*) FILTER (WHERE vt <= now()) FROM pgmq.%I',
+                                     'count(*) FILTER (WHERE vt <= $5), %s FROM pgmq.%I',
+                                     u.i,
+                                     CASE WHEN bounded
+                                          THEN format('count(*) FILTER (WHERE vt > $5 AND read_ct > 0), '
+                                                      'min(vt) FILTER (WHERE vt <= $5), '
+                                                      'count(*) FILTER (WHERE read_ct >= $4[%s]), %s',
+                                                      u.i, pgmq._sequence_read_sql(seqs[u.i]))
+                                          ELSE 'NULL::bigint, NULL::timestamptz, NULL::bigint, NULL::bigint' END,
+                                     u.t), ' UNION ALL ')
+            FROM unnest(tables) WITH ORDINALITY AS u(t, i))
+        || ') AS b(i, len, newest, oldest, visible, in_flight, oldest_vt, poison, total)'
+    USING names, seqs, spills, caps, at;
+END
+$fn$;
+
+-- Figures of one queue whose live table holds more than exact_limit rows, without
+-- counting it: the length is the planner's estimate (at least exact_limit + 1); the
+-- messages not yet visible are counted up to exact_limit (live tables have no vt index,
+-- see 10_queues.sql: one bounded pass), past that in flight and delayed come from a
+-- block sample of about 10,000 rows, as poison does; ages come through the primary key.
+CREATE FUNCTION pgmq._queue_figures_estimated(
+    queue_name text, seq oid, spill boolean, exact_limit bigint, cap integer, at timestamptz
+)
+RETURNS pgmq.queue_figures
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    r pgmq.queue_figures;
+    qtable regclass := format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))::regclass;
+    future bigint;
+    future_read bigint;
+    sampled bigint;
+    s_in_flight bigint;
+    s_delayed bigint;
+    s_poison bigint;
+    oldest timestamptz;
+    newest timestamptz;
+    oldest_vt timestamptz;
+BEGIN
+    r.queue_name := queue_name;
+    r.scrape_time := at;
+    r.queue_length := greatest(exact_limit + 1, pgmq._dashboard_estimate(queue_name, 'q'));
+    r.estimated := ARRAY['queue_length', 'queue_visible_length'];
+    EXECUTE format(
+        $q$SELECT count(*), count(*) FILTER (WHERE read_ct > 0)
+           FROM (SELECT read_ct FROM %s WHERE vt > $2 LIMIT $1) s$q$, qtable
+    ) INTO future, future_read USING exact_limit + 1, at;
+    EXECUTE format(
+        $q$SELECT count(*),
+                  count(*) FILTER (WHERE vt > $3 AND read_ct > 0),
+                  count(*) FILTER (WHERE vt > $3 AND read_ct = 0),
+                  count(*) FILTER (WHERE read_ct >= $2)
+           FROM %s TABLESAMPLE SYSTEM ($1)$q$, qtable
+    ) INTO sampled, s_in_flight, s_delayed, s_poison
+      USING least(100.0, 1000000.0 / r.queue_length), cap, at;
+    sampled := greatest(sampled, 1);
+    IF future <= exact_limit THEN
+        r.in_flight_length := future_read;
+        r.delayed_length := future - future_read;
+    ELSE
+        r.in_flight_length := round(r.queue_length::numeric * s_in_flight / sampled);
+        r.delayed_length := round(r.queue_length::numeric * s_delayed / sampled);
+        r.estimated := r.estimated || ARRAY['in_flight_length', 'delayed_length'];
+    END IF;
+    r.queue_visible_length := greatest(r.queue_length - r.in_flight_length - r.delayed_length, 0);
+    IF cap IS NOT NULL THEN
+        r.poison_length := round(r.queue_length::numeric * s_poison / sampled);
+        r.estimated := r.estimated || 'poison_length'::text;
+    END IF;
+    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
+    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
+    EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
+    r.oldest_msg_age_sec := extract(epoch FROM at - oldest)::integer;
+    r.newest_msg_age_sec := extract(epoch FROM at - newest)::integer;
+    r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
+    r.total_messages := (pgmq._queue_totals(ARRAY[seq]))[1];
+    IF spill THEN
+        r.default_partition_length := pgmq._default_partition_length(queue_name);
+    END IF;
+    RETURN r;
+END
+$fn$;
+
+-- SQL text reading the last value of sequence `seq` (0 before its first nextval) by a
+-- plain SELECT, whose lock goes with a rolled-back savepoint, where
+-- pg_sequence_last_value's lasts until the whole transaction ends (see the top of this
+-- file); NULL::bigint when the sequence is gone (its queue dropped meanwhile), so that a
+-- statement built from it fails on the missing table by name (undefined_table), never on
+-- a bare oid.
+CREATE FUNCTION pgmq._sequence_read_sql(seq oid)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT coalesce(
+        (SELECT format('(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s)',
+                       c.oid::regclass)
+         FROM pg_class c WHERE c.oid = seq),
+        'NULL::bigint')
+$fn$;
+
+-- The last values of the sequences `seqs` (0 before their first nextval, NULL for one
+-- gone), in their order, read by one statement (pgmq._sequence_read_sql).
+CREATE FUNCTION pgmq._queue_totals(seqs oid[])
+RETURNS bigint[]
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    totals bigint[];
+BEGIN
+    IF coalesce(cardinality(seqs), 0) = 0 THEN
+        RETURN '{}';
+    END IF;
+    EXECUTE 'SELECT array_agg(t.v ORDER BY t.i) FROM ('
+        || (SELECT string_agg(format('SELECT %s, %s', u.i, pgmq._sequence_read_sql(u.s)), ' UNION ALL ')
+            FROM unnest(seqs) WITH ORDINALITY AS u(s, i))
+        || ') AS t(i, v)'
+    INTO totals;
+    RETURN totals;
+END
+$fn$;
+
+-- Figures of some queues that are not idle, in one chunk: without exact_limit, one
+-- counting statement; with it, a bounded probe first (a LIMITed scan per table, one
+-- statement), then the small tables counted by one statement and each larger one
+-- estimated (pgmq._queue_figures_estimated).
+CREATE FUNCTION pgmq._queue_figures_chunk(
+    names text[], tables text[], seqs oid[], spills boolean[], caps integer[],
+    at timestamptz, exact_limit bigint
+)
+RETURNS pgmq.queue_figures[]
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    sizes bigint[];
+    small integer[];
+    large integer[];
+    answered pgmq.queue_figures[] := '{}';
+BEGIN
+    IF exact_limit IS NULL THEN
+        RETURN ARRAY(SELECT c FROM pgmq._queue_figures_counted(names, tables, seqs, spills, caps,
+                                                               at, false) c);
+    END IF;
+    EXECUTE 'SELECT array_agg(b.n ORDER BY b.i) FROM ('
+        || (SELECT string_agg(format('SELECT %s, count(*) FROM (SELECT FROM pgmq.%I LIMIT $1) s',
                                      u.i, u.t), ' UNION ALL ')
             FROM unnest(tables) WITH ORDINALITY AS u(t, i))
-        || ') AS b(i, len, newest, oldest, visible)'
-    USING names, seqs, spills;
-END
-$fn$;
-
-CREATE OR REPLACE FUNCTION pgmq.metrics(queue_name text)
-RETURNS pgmq.metrics_result
-LANGUAGE plpgsql
-AS $fn$
-DECLARE
-    f record;
-    result pgmq.metrics_result;
-BEGIN
-    SELECT * INTO f FROM pgmq._metrics_facts(ARRAY[pgmq._require_queue(queue_name)]);
-    IF f.idle THEN
-        RETURN pgmq._metrics_idle(f.n, f.seq);
+        || ') AS b(i, n)'
+    INTO sizes USING exact_limit + 1;
+    small := ARRAY(SELECT i FROM generate_subscripts(names, 1) i WHERE sizes[i] <= exact_limit);
+    large := ARRAY(SELECT i FROM generate_subscripts(names, 1) i WHERE sizes[i] > exact_limit);
+    IF cardinality(small) > 0 THEN
+        answered := ARRAY(
+            SELECT c FROM pgmq._queue_figures_counted(
+                ARRAY(SELECT names[i] FROM unnest(small) i),
+                ARRAY(SELECT tables[i] FROM unnest(small) i),
+                ARRAY(SELECT seqs[i] FROM unnest(small) i),
+                ARRAY(SELECT spills[i] FROM unnest(small) i),
+                ARRAY(SELECT caps[i] FROM unnest(small) i), at, true) c);
     END IF;
-    SELECT * INTO result
-    FROM pgmq._metrics_counted(ARRAY[f.n], ARRAY[f.qtable], ARRAY[f.seq], ARRAY[f.spill]);
-    RETURN result;
+    RETURN answered || ARRAY(
+        SELECT pgmq._queue_figures_estimated(names[i], seqs[i], spills[i], exact_limit, caps[i], at)
+        FROM unnest(large) i);
 END
 $fn$;
 
--- Every queue's metrics, ordered by name. One pass over the catalogue answers the idle
--- queues; the others are counted 200 queues to a statement (a statement per queue
--- would parse and plan 10,000 times).
-CREATE OR REPLACE FUNCTION pgmq.metrics_all()
-RETURNS SETOF pgmq.metrics_result
+-- The figures of the queues in `names` (as stored in pgmq.meta), in no particular order;
+-- the one source of pgmq.metrics(), pgmq.metrics_all() and the dashboard's figures.
+--
+-- exact_limit NULL: exact, as pgmq.metrics() reports them; the dashboard's figures
+-- (in_flight_length, delayed_length, oldest_visible_age_sec, poison_length) are NULL; a
+-- name without a table fails as pgmq's metrics does.
+-- exact_limit given (the admin, Prometheus, the sampler): those figures too, a table
+-- counted only while it holds at most exact_limit rows, else estimated (named in
+-- `estimated`); poison_length counts the messages read at least
+-- max_receive_count ->> queue_name times (NULL for a queue not in it). Names not in
+-- pgmq.meta, and a queue dropped while this runs, are left out rather than failing the
+-- whole page. `at`: the instant of the figures (above); NULL is now().
+CREATE FUNCTION pgmq._queue_figures(
+    names text[], exact_limit bigint DEFAULT NULL, max_receive_count jsonb DEFAULT NULL,
+    at timestamptz DEFAULT now()
+)
+RETURNS SETOF pgmq.queue_figures
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    answered pgmq.metrics_result[];
-    names text[];
+    bounded constant boolean := exact_limit IS NOT NULL;
+    limits constant jsonb := coalesce(max_receive_count, '{}');
+    answered pgmq.queue_figures[];
+    part pgmq.queue_figures[];
+    busy text[];
     tables text[];
     seqs oid[];
+    idle_seqs oid[];
+    totals bigint[];
     spills boolean[];
+    caps integer[];
     chunk constant integer := 200;
     first integer := 1;
+    upto integer;
 BEGIN
-    SELECT coalesce(array_agg(pgmq._metrics_idle(f.n, f.seq)) FILTER (WHERE f.idle), '{}'),
+    at := coalesce(at, now());
+    IF bounded AND exact_limit < 1 THEN
+        RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF bounded THEN
+        names := ARRAY(SELECT m.queue_name::text FROM unnest(names) AS u(n)
+                       JOIN pgmq.meta m ON m.queue_name = u.n);
+    END IF;
+    -- One pass over the catalogue: the idle queues' rows (the type's columns in order:
+    -- zeros and the sequence), and what the others need.
+    SELECT coalesce(array_agg(ROW(
+               f.n, 0, NULL, NULL,
+               CASE WHEN NOT bounded THEN coalesce(pg_sequence_last_value(f.seq), 0) END,
+               at, 0, NULL,
+               CASE WHEN bounded THEN 0 END, CASE WHEN bounded THEN 0 END, NULL,
+               CASE WHEN bounded AND limits ? f.n THEN 0 END, '{}'
+           )::pgmq.queue_figures ORDER BY f.o) FILTER (WHERE f.idle), '{}'),
+           array_agg(f.seq ORDER BY f.o) FILTER (WHERE f.idle),
            array_agg(f.n ORDER BY f.o) FILTER (WHERE NOT f.idle),
            array_agg(f.qtable ORDER BY f.o) FILTER (WHERE NOT f.idle),
            array_agg(f.seq ORDER BY f.o) FILTER (WHERE NOT f.idle),
-           array_agg(f.spill ORDER BY f.o) FILTER (WHERE NOT f.idle)
-    INTO answered, names, tables, seqs, spills
-    FROM pgmq._metrics_facts(ARRAY(SELECT m.queue_name FROM pgmq.meta m)) f;
-    WHILE first <= coalesce(cardinality(names), 0) LOOP
-        answered := answered || ARRAY(
-            SELECT c FROM pgmq._metrics_counted(names[first:first + chunk - 1],
-                                                tables[first:first + chunk - 1],
-                                                seqs[first:first + chunk - 1],
-                                                spills[first:first + chunk - 1]) c);
+           array_agg(f.spill ORDER BY f.o) FILTER (WHERE NOT f.idle),
+           array_agg((limits ->> f.n)::integer ORDER BY f.o) FILTER (WHERE NOT f.idle)
+    INTO answered, idle_seqs, busy, tables, seqs, spills, caps
+    FROM pgmq._metrics_facts(names) f
+    WHERE NOT bounded OR f.qoid IS NOT NULL;
+    IF bounded THEN  -- the idle queues' totals, by SELECT (see the top of this file)
+        BEGIN
+            totals := pgmq._queue_totals(idle_seqs);
+        EXCEPTION WHEN undefined_table THEN
+            -- An idle queue was dropped since its sequence was named: read them again
+            -- (a dropped queue's total is NULL, its row left out below).
+            totals := pgmq._queue_totals(idle_seqs);
+        END;
+        FOR i IN 1 .. coalesce(cardinality(answered), 0) LOOP
+            answered[i].total_messages := totals[i];
+        END LOOP;
+        answered := ARRAY(SELECT a FROM unnest(answered) AS a WHERE a.total_messages IS NOT NULL);
+    END IF;
+    WHILE first <= coalesce(cardinality(busy), 0) LOOP
+        upto := least(first + chunk - 1, cardinality(busy));
+        IF NOT bounded THEN
+            part := pgmq._queue_figures_chunk(busy[first:upto], tables[first:upto], seqs[first:upto],
+                                              spills[first:upto], caps[first:upto], at, NULL);
+        ELSE
+            BEGIN
+                part := pgmq._queue_figures_chunk(busy[first:upto], tables[first:upto],
+                                                  seqs[first:upto], spills[first:upto],
+                                                  caps[first:upto], at, exact_limit);
+            EXCEPTION WHEN undefined_table THEN
+                -- A queue of the chunk was dropped since the catalogue pass: the others
+                -- one by one, the dropped one left out.
+                part := '{}';
+                FOR i IN first .. upto LOOP
+                    BEGIN
+                        part := part || pgmq._queue_figures_chunk(
+                            ARRAY[busy[i]], ARRAY[tables[i]], ARRAY[seqs[i]], ARRAY[spills[i]],
+                            ARRAY[caps[i]], at, exact_limit);
+                    EXCEPTION WHEN undefined_table THEN
+                        NULL;
+                    END;
+                END LOOP;
+            END;
+        END IF;
+        answered := answered || part;
         first := first + chunk;
     END LOOP;
-    RETURN QUERY SELECT * FROM unnest(answered) r ORDER BY r.queue_name;
+    RETURN QUERY SELECT * FROM unnest(answered);
 END
+$fn$;
+
+-- pgmq's metrics of one queue (pgmq.metrics_result: pgmq 1.13's columns and meaning):
+-- the exact queue figures' pgmq columns.
+CREATE OR REPLACE FUNCTION pgmq.metrics(queue_name text)
+RETURNS pgmq.metrics_result
+LANGUAGE sql
+AS $fn$
+    SELECT f.queue_name, f.queue_length, f.newest_msg_age_sec, f.oldest_msg_age_sec,
+           f.total_messages, f.scrape_time, f.queue_visible_length, f.default_partition_length
+    FROM pgmq._queue_figures(ARRAY[pgmq._require_queue(queue_name)]) f;
+$fn$;
+
+-- Every queue's metrics, ordered by name: one pass over the catalogue answers the idle
+-- queues, the others are counted 200 queues to a statement (pgmq._queue_figures).
+CREATE OR REPLACE FUNCTION pgmq.metrics_all()
+RETURNS SETOF pgmq.metrics_result
+LANGUAGE sql
+AS $fn$
+    SELECT f.queue_name, f.queue_length, f.newest_msg_age_sec, f.oldest_msg_age_sec,
+           f.total_messages, f.scrape_time, f.queue_visible_length, f.default_partition_length
+    FROM pgmq._queue_figures(ARRAY(SELECT m.queue_name::text FROM pgmq.meta m)) f
+    ORDER BY f.queue_name;
 $fn$;

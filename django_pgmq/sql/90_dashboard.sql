@@ -1,6 +1,10 @@
 -- Dashboard support for the Django admin: statistics that stay cheap on large queues,
 -- message browsing with keyset pagination, and requeueing.
 --
+-- The queue's own figures (lengths, ages, total) come from pgmq._queue_figures
+-- (30_metrics.sql), the one source pgmq.metrics() reads too; this file adds the
+-- archive's figures and shows them under the dashboard's names.
+--
 -- Counting rule: a table is counted exactly while it holds at most `exact_limit` rows
 -- (checked with a LIMITed scan, so the check itself is bounded). Past that, figures
 -- come from the planner's row estimate or a TABLESAMPLE, and their names are listed in
@@ -86,213 +90,140 @@ BEGIN
 END
 $fn$;
 
--- Every dashboard figure of one queue. `max_reads` (from the queue's consumer settings)
--- defines poison messages; NULL leaves poison NULL.
-CREATE FUNCTION pgmq._dashboard_queue_stats(
-    queue_name text, exact_limit bigint DEFAULT 50000, max_reads integer DEFAULT NULL
+-- Whether a queue's archive is a plain table with no pages (so holds no row any
+-- snapshot can see): the idle rule of 30_metrics.sql, applied to the archive.
+CREATE FUNCTION pgmq._archive_idle(queue_name text)
+RETURNS boolean
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT coalesce(c.relkind = 'r' AND pg_relation_size(c.oid) = 0, false)
+    FROM (SELECT to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))) AS a) t
+    LEFT JOIN pg_class c ON c.oid = t.a
+$fn$;
+
+-- The archive's figures of one queue, as of `at`: its size and the messages archived in
+-- the last hour and day, each exact up to `exact_limit` rows, else estimated (named in
+-- `estimated`); zeros without a look at an idle archive.
+CREATE FUNCTION pgmq._dashboard_archive_figures(
+    queue_name text, exact_limit bigint, at timestamptz,
+    OUT archive_size bigint, OUT archived_hour bigint, OUT archived_day bigint,
+    OUT estimated text[]
 )
-RETURNS pgmq._dashboard_stats
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    r pgmq._dashboard_stats;
-    qtable regclass;
-    atable regclass;
     est boolean;
-    est_names text[] := '{}';
-    future bigint;
-    future_read bigint;
-    sampled bigint;
-    s_in_flight bigint;
-    s_delayed bigint;
-    s_poison bigint;
-    oldest timestamptz;
-    newest timestamptz;
-    oldest_vt timestamptz;
-    -- The real time, not the transaction's start: a dashboard request may sit in a
-    -- transaction, and the message functions compare vt with clock_timestamp() too.
-    at timestamptz := clock_timestamp();
 BEGIN
-    IF exact_limit IS NULL OR exact_limit < 1 THEN
-        RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
-            USING ERRCODE = 'PQ004';
+    archive_size := 0;
+    archived_hour := 0;
+    archived_day := 0;
+    estimated := '{}';
+    IF pgmq._archive_idle(queue_name) THEN
+        RETURN;
     END IF;
-    r.queue_name := pgmq._require_queue(queue_name);
-    qtable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))::regclass;
-    atable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))::regclass;
-
-    SELECT c.n, c.estimated INTO r.depth, est FROM pgmq._dashboard_count(r.queue_name, 'q', exact_limit) c;
-    IF NOT est THEN
-        -- Small table: every figure exact, in one pass.
-        EXECUTE format(
-            $q$SELECT count(*) FILTER (WHERE vt <= $2),
-                      count(*) FILTER (WHERE vt > $2 AND read_ct > 0),
-                      count(*) FILTER (WHERE vt > $2 AND read_ct = 0),
-                      count(*) FILTER (WHERE read_ct >= $1)
-               FROM %s$q$, qtable
-        ) INTO r.visible, r.in_flight, r.delayed, r.poison USING max_reads, at;
-    ELSE
-        est_names := est_names || ARRAY['depth', 'visible'];
-        -- Messages not yet visible, counted up to a limit (one pass; live tables have no
-        -- vt index, see 10_queues.sql: about 0.15 s for a million rows here).
-        EXECUTE format(
-            $q$SELECT count(*), count(*) FILTER (WHERE read_ct > 0)
-               FROM (SELECT read_ct FROM %s WHERE vt > $2 LIMIT $1) s$q$, qtable
-        ) INTO future, future_read USING exact_limit + 1, at;
-        -- One block sample of about 10,000 rows for what an index cannot answer.
-        EXECUTE format(
-            $q$SELECT count(*),
-                      count(*) FILTER (WHERE vt > $3 AND read_ct > 0),
-                      count(*) FILTER (WHERE vt > $3 AND read_ct = 0),
-                      count(*) FILTER (WHERE read_ct >= $2)
-               FROM %s TABLESAMPLE SYSTEM ($1)$q$, qtable
-        ) INTO sampled, s_in_flight, s_delayed, s_poison
-          USING least(100.0, 1000000.0 / r.depth), max_reads, at;
-        sampled := greatest(sampled, 1);
-        IF future <= exact_limit THEN
-            r.in_flight := future_read;
-            r.delayed := future - future_read;
-        ELSE
-            r.in_flight := round(r.depth::numeric * s_in_flight / sampled);
-            r.delayed := round(r.depth::numeric * s_delayed / sampled);
-            est_names := est_names || ARRAY['in_flight', 'delayed'];
-        END IF;
-        r.visible := greatest(r.depth - r.in_flight - r.delayed, 0);
-        IF max_reads IS NOT NULL THEN
-            r.poison := round(r.depth::numeric * s_poison / sampled);
-            est_names := est_names || 'poison'::text;
-        END IF;
-    END IF;
-    IF max_reads IS NULL THEN
-        r.poison := NULL;
-    END IF;
-
-    -- Ages: oldest and newest through the primary key; the oldest visible vt takes one pass.
-    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
-    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
-    EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
-    r.oldest_msg_age_sec := extract(epoch FROM at - oldest)::integer;
-    r.newest_age_sec := extract(epoch FROM at - newest)::integer;
-    r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
-
-    SELECT c.n, c.estimated INTO r.archive_size, est FROM pgmq._dashboard_count(r.queue_name, 'a', exact_limit) c;
+    SELECT c.n, c.estimated INTO archive_size, est FROM pgmq._dashboard_count(queue_name, 'a', exact_limit) c;
     IF est THEN
-        est_names := est_names || 'archive_size'::text;
+        estimated := estimated || 'archive_size'::text;
     END IF;
-    SELECT c.n, c.estimated INTO r.archived_hour, est
-    FROM pgmq._dashboard_count(r.queue_name, 'a', exact_limit, at - interval '1 hour') c;
+    SELECT c.n, c.estimated INTO archived_hour, est
+    FROM pgmq._dashboard_count(queue_name, 'a', exact_limit, at - interval '1 hour') c;
     IF est THEN
-        est_names := est_names || 'archived_hour'::text;
+        estimated := estimated || 'archived_hour'::text;
     END IF;
-    SELECT c.n, c.estimated INTO r.archived_day, est
-    FROM pgmq._dashboard_count(r.queue_name, 'a', exact_limit, at - interval '1 day') c;
+    SELECT c.n, c.estimated INTO archived_day, est
+    FROM pgmq._dashboard_count(queue_name, 'a', exact_limit, at - interval '1 day') c;
     IF est THEN
-        est_names := est_names || 'archived_day'::text;
+        estimated := estimated || 'archived_day'::text;
     END IF;
-
-    -- A plain SELECT of the sequence: its lock belongs to the caller's (sub)transaction,
-    -- where pg_sequence_last_value's is held to the end of the whole transaction.
-    EXECUTE format(
-        'SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s',
-        pg_get_serial_sequence(qtable::text, 'msg_id')
-    ) INTO r.total_messages;
-    r.total_messages := coalesce(r.total_messages, 0);
-    r.estimated := est_names;
-    RETURN r;
 END
 $fn$;
 
--- Which of the queues in `names` are idle: their live table and archive both have no
--- pages, so they hold no row any snapshot can see. One catalogue pass (pg_relation_size
--- takes an AccessShareLock on each table, nothing more); partitioned queues never count
--- as idle. Unknown names are left out; rows in the order of `names`.
+-- Which of the queues in `names` are idle: their live table (the rule of
+-- pgmq._metrics_facts) and their archive both hold no page. One catalogue pass;
+-- partitioned queues never count as idle. Unknown names are left out; rows in the order
+-- of `names`.
 CREATE FUNCTION pgmq._dashboard_idle_queues(names text[])
 RETURNS TABLE (queue_name text, idle boolean)
 LANGUAGE sql STABLE
 AS $fn$
-    -- to_regclass finds each table through the catalogue's name index (no scan of
-    -- pg_class, whose size grows with the queues).
-    SELECT m.queue_name::text,
-           coalesce(lc.relkind = 'r' AND ac.relkind = 'r'
-                    AND pg_relation_size(lc.oid) = 0 AND pg_relation_size(ac.oid) = 0, false)
-    FROM unnest(names) WITH ORDINALITY AS u(n, o)
-    JOIN pgmq.meta m ON m.queue_name = u.n
-    CROSS JOIN LATERAL (
-        SELECT to_regclass(format('pgmq.%I', pgmq.format_table_name(m.queue_name, 'q'))) AS q,
-               to_regclass(format('pgmq.%I', pgmq.format_table_name(m.queue_name, 'a'))) AS a
-    ) t
-    LEFT JOIN pg_class lc ON lc.oid = t.q
-    LEFT JOIN pg_class ac ON ac.oid = t.a
-    ORDER BY u.o
+    SELECT m.queue_name::text, f.idle AND pgmq._archive_idle(m.queue_name)
+    FROM pgmq._metrics_facts(names) f
+    JOIN pgmq.meta m ON m.queue_name = f.n
+    ORDER BY f.o
 $fn$;
 
--- Dashboard figures of the queues in `names`, in that order; `max_reads` maps queue names
--- to their max_reads. An idle queue (see above) gets its zeros without a look at its
--- tables, so most of 10,000 queues cost a catalogue row and a read of their sequence
--- (a plain SELECT, whose lock a caller's savepoint can release, where
--- pg_sequence_last_value's lasts as long as the transaction); every other queue costs
--- one pgmq._dashboard_queue_stats call. Unknown queues, and a queue dropped while this
--- runs, are left out rather than failing the whole page.
+-- Dashboard figures of the queues in `names`, in that order: the queue figures
+-- (pgmq._queue_figures, bounded by exact_limit, poison counted against
+-- max_receive_count ->> queue_name) under the dashboard's names, beside the archive's
+-- (pgmq._dashboard_archive_figures). Idle queues cost a catalogue row; unknown queues,
+-- and a queue dropped while this runs, are left out rather than failing the whole page.
 CREATE FUNCTION pgmq._dashboard_stats_of(
-    names text[], exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}'
+    names text[], exact_limit bigint DEFAULT 50000, max_receive_count jsonb DEFAULT '{}'
 )
 RETURNS SETOF pgmq._dashboard_stats
 LANGUAGE plpgsql
 AS $fn$
-DECLARE
-    q record;
-    limits jsonb := coalesce(max_reads, '{}');
-    r pgmq._dashboard_stats;
-    sent bigint;
 BEGIN
     IF exact_limit IS NULL OR exact_limit < 1 THEN
         RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
             USING ERRCODE = 'PQ004';
     END IF;
-    FOR q IN SELECT i.queue_name, i.idle FROM pgmq._dashboard_idle_queues(names) i LOOP
-        BEGIN
-            IF q.idle THEN
-                EXECUTE format(
-                    'SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s',
-                    pg_get_serial_sequence(
-                        format('pgmq.%I', pgmq.format_table_name(q.queue_name, 'q')), 'msg_id'
-                    )
-                ) INTO sent;
-                -- Field by field, by name: a column added to the type stays NULL here
-                -- rather than shifting the others.
-                r := NULL;
-                r.queue_name := q.queue_name;
-                r.depth := 0;
-                r.visible := 0;
-                r.in_flight := 0;
-                r.delayed := 0;
-                r.archive_size := 0;
-                r.archived_hour := 0;
-                r.archived_day := 0;
-                r.poison := CASE WHEN limits ? q.queue_name THEN 0 END;
-                r.total_messages := coalesce(sent, 0);
-                r.estimated := '{}'::text[];
-                RETURN NEXT r;
-            ELSE
-                RETURN NEXT pgmq._dashboard_queue_stats(
-                    q.queue_name, exact_limit, (limits ->> q.queue_name)::integer
-                );
-            END IF;
-        EXCEPTION
-            WHEN undefined_table OR SQLSTATE 'PQ002' THEN
-                CONTINUE;
-        END;
-    END LOOP;
+    RETURN QUERY
+    SELECT f.queue_name AS queue_name,
+           f.queue_length AS depth,
+           f.queue_visible_length AS visible,
+           f.in_flight_length AS in_flight,
+           f.delayed_length AS delayed,
+           f.oldest_msg_age_sec AS oldest_msg_age_sec,
+           f.newest_msg_age_sec AS newest_age_sec,
+           f.oldest_visible_age_sec AS oldest_visible_age_sec,
+           a.archive_size AS archive_size,
+           a.archived_hour AS archived_hour,
+           a.archived_day AS archived_day,
+           f.poison_length AS poison,
+           f.total_messages AS total_messages,
+           -- The figures' names as the dashboard calls them (its columns above).
+           ARRAY(SELECT CASE e WHEN 'queue_length' THEN 'depth'
+                               WHEN 'queue_visible_length' THEN 'visible'
+                               WHEN 'in_flight_length' THEN 'in_flight'
+                               WHEN 'delayed_length' THEN 'delayed'
+                               WHEN 'poison_length' THEN 'poison'
+                               ELSE e END
+                 FROM unnest(f.estimated) AS e) || a.estimated AS estimated
+    FROM unnest(names) WITH ORDINALITY AS u(n, o)
+    -- The real time, not the transaction's start (see the top of 30_metrics.sql).
+    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, clock_timestamp()) f
+        ON f.queue_name = u.n
+    CROSS JOIN LATERAL pgmq._dashboard_archive_figures(f.queue_name, exact_limit, f.scrape_time) a
+    ORDER BY u.o;
 END
 $fn$;
 
+-- Every dashboard figure of one queue (see pgmq._dashboard_stats_of); `max_receive_count`
+-- (from the queue's consumer settings) defines poison messages; NULL leaves poison NULL.
+CREATE FUNCTION pgmq._dashboard_queue_stats(
+    queue_name text, exact_limit bigint DEFAULT 50000, max_receive_count integer DEFAULT NULL
+)
+RETURNS pgmq._dashboard_stats
+LANGUAGE sql
+AS $fn$
+    SELECT * FROM pgmq._dashboard_stats_of(
+        ARRAY[pgmq._require_queue(queue_name)], exact_limit,
+        CASE WHEN max_receive_count IS NULL THEN '{}'::jsonb
+             ELSE jsonb_build_object(pgmq._require_queue(queue_name), max_receive_count) END
+    )
+$fn$;
+
 -- Dashboard figures of every queue, by name (see pgmq._dashboard_stats_of).
-CREATE FUNCTION pgmq._dashboard_all_stats(exact_limit bigint DEFAULT 50000, max_reads jsonb DEFAULT '{}')
+CREATE FUNCTION pgmq._dashboard_all_stats(
+    exact_limit bigint DEFAULT 50000, max_receive_count jsonb DEFAULT '{}'
+)
 RETURNS SETOF pgmq._dashboard_stats
 LANGUAGE sql
 AS $fn$
     SELECT * FROM pgmq._dashboard_stats_of(
-        ARRAY(SELECT m.queue_name::text FROM pgmq.meta m ORDER BY m.queue_name), exact_limit, max_reads
+        ARRAY(SELECT m.queue_name::text FROM pgmq.meta m ORDER BY m.queue_name), exact_limit,
+        max_receive_count
     )
 $fn$;
 

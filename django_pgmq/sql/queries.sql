@@ -81,13 +81,13 @@ SELECT count(*) FROM pgmq.{archive};
 -- name: dashboard_all_stats
 -- Admin dashboard (sql/90_dashboard.sql): figures of every queue, estimated past exact_limit.
 SELECT * FROM pgmq._dashboard_all_stats(
-    exact_limit => %(exact_limit)s::bigint, max_reads => %(max_reads)s::jsonb);
+    exact_limit => %(exact_limit)s::bigint, max_receive_count => %(max_receive_count)s::jsonb);
 
 -- name: dashboard_stats_of
 -- Admin overview and queue sampler: figures of the named queues only, in their order.
 SELECT * FROM pgmq._dashboard_stats_of(
     names => %(names)s::text[], exact_limit => %(exact_limit)s::bigint,
-    max_reads => %(max_reads)s::jsonb);
+    max_receive_count => %(max_receive_count)s::jsonb);
 
 -- name: dashboard_idle_queues
 -- Queue sampler: which of the named queues hold no page at all (their figures are zeros).
@@ -124,7 +124,7 @@ SELECT queue_name::text FROM pgmq.queue_attributes WHERE attributes -> 'paused' 
 -- name: dashboard_queue_stats
 SELECT * FROM pgmq._dashboard_queue_stats(
     queue_name => %(queue)s, exact_limit => %(exact_limit)s::bigint,
-    max_reads => %(max_reads)s::integer);
+    max_receive_count => %(max_receive_count)s::integer);
 
 -- name: dashboard_throughput
 SELECT bucket_start, archived, p50_sec, p95_sec, p99_sec, truncated, latency_truncated
@@ -321,19 +321,21 @@ FROM pgmq._dashboard_spark_stats(
     bucket_size => %(bucket)s::interval);
 
 -- name: prometheus_scrape
--- Prometheus endpoint (dashboard/prometheus.py): every queue's dashboard figures (bounded
--- by exact_limit), its dead-letter queue and live workers, and the live workers in all,
--- in one statement per scrape. {config} and {worker} are the QueueConfig and Worker
--- tables. Poison counts against each queue's max_reads (default_max_reads without a
--- QueueConfig row), dead-letter queues excepted, as the admin does. Always one row at
--- least: with no queue, its queue columns are NULL.
+-- Prometheus endpoint (dashboard/prometheus.py): every queue's dashboard figures (the
+-- admin's, from the one source pgmq._queue_figures, bounded by exact_limit), its
+-- dead-letter queue and live workers, and the live workers in all, in one statement per
+-- scrape. {config} and {worker} are the QueueConfig and Worker tables. Poison counts
+-- against each queue's max_receive_count (QueueConfig's max_reads column;
+-- default_max_reads without a QueueConfig row), dead-letter queues excepted, as the admin
+-- does. Always one row at least: with no queue, its queue columns are NULL.
 WITH queues AS (
     SELECT m.queue_name::text AS queue_name,
            coalesce(c.max_reads, %(default_max_reads)s::integer) AS max_reads,
            coalesce(nullif(c.dead_letter_queue, ''), m.queue_name || '_dlq')::text AS dead_letter
     FROM pgmq.meta m LEFT JOIN {config} c ON c.queue = m.queue_name
 ), limits AS (
-    SELECT coalesce(jsonb_object_agg(q.queue_name, q.max_reads), jsonb_build_object()) AS max_reads
+    SELECT coalesce(jsonb_object_agg(q.queue_name, q.max_reads), jsonb_build_object())
+           AS max_receive_count
     FROM queues q
     WHERE q.max_reads > 0 AND q.queue_name NOT IN (SELECT dead_letter FROM queues)
 ), live AS (
@@ -348,7 +350,8 @@ SELECT s.*, q.dead_letter, coalesce(c.workers, 0) AS workers,
 FROM (SELECT 1) AS one
 LEFT JOIN (
     SELECT s.* FROM limits,
-        pgmq._dashboard_all_stats(exact_limit => %(exact_limit)s::bigint, max_reads => limits.max_reads) s
+        pgmq._dashboard_all_stats(exact_limit => %(exact_limit)s::bigint,
+                                  max_receive_count => limits.max_receive_count) s
 ) s ON true
 LEFT JOIN queues q ON q.queue_name = s.queue_name
 LEFT JOIN consumers c ON c.queue_name = s.queue_name;

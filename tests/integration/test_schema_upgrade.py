@@ -164,7 +164,7 @@ def test_the_signature_sees_a_changed_function_body(scratch):
         body = conn.execute(
             "SELECT pg_get_functiondef('pgmq.metrics_all()'::regprocedure)"
         ).fetchone()[0]
-        conn.execute(body.replace("BEGIN", "BEGIN -- edited", 1))
+        conn.execute(body.replace("AS $function$", "AS $function$ -- edited", 1))
         found = sqlschema.differences(before, sqlschema.signature(conn))
     assert [line.split("\n")[0] for line in found] == [
         "unexpected: function pgmq._probe()",

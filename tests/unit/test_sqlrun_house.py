@@ -19,11 +19,11 @@ ALLOWED = {
     "embedded.py": "the embedded server's CREATE DATABASE, before django-pgmq exists",
     "index_builds.py": "CREATE INDEX CONCURRENTLY outside a transaction, with its locks",
     "schema_guard.py": "migrate's pre-flight checks, before the schema exists",
-    "attribute_spec.py": "code generation (attributes_declared.py), a developer's tool",
 }
-# Whole directories and tooling modules, wherever the layout puts them.
-ALLOWED_DIRS = ("migrations",)
-ALLOWED_STEMS = ("sqlmigrate", "sqlschema")
+# Whole directories: the frozen migrations, and the SQL developer tooling (sqltools:
+# scratch databases, schema signatures, code generation), which nothing at run time imports.
+ALLOWED_DIRS = ("migrations", "sqltools")
+ALLOWED_STEMS = ("sqlmigrate",)  # the deprecated alias of sqltools.migrate
 
 
 def _allowed(path: Path) -> bool:
