@@ -127,6 +127,7 @@ def make_worker(handler: Callable[[Any], None], **options: Any) -> Any:
 def ours_throughput(batch: int, count: int) -> float:
     """Messages per second of one worker thread draining ``count`` messages."""
     from django_pgmq import QueueManager
+    from django_pgmq.worker.fleet import run_workers
 
     fresh_queue()
     manager = QueueManager()
@@ -140,7 +141,7 @@ def ours_throughput(batch: int, count: int) -> float:
         listen=False,
         poll_interval=0.05,
     )
-    worker.run()
+    run_workers([worker])
     return rate(stamps)
 
 

@@ -29,7 +29,7 @@ from ..internal import InternalManager
 from ..models import Queue, Worker
 from . import all_databases
 from .access import current_db, permissions, require, url
-from .attributes import context as attributes_context
+from .attribute_forms import context as attributes_context
 from .charts import RANGES, queue_charts
 from .databases import database_aliases, migrated
 from .display import MessageView, duration

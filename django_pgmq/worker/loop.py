@@ -10,7 +10,7 @@ import logging
 import random
 import threading
 from time import monotonic
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from django.db import DatabaseError, connections
 
@@ -20,17 +20,41 @@ from . import logs, signals
 from .process import Processor, Reader
 
 if TYPE_CHECKING:
-    from .worker import Worker
+    from ..internal import InternalManager
+    from .budget import Budget
+    from .config import QueueSettings
+    from .held import Holdings
+    from .outcome import Outcome
+    from .schedule import Schedule
 
 log = logging.getLogger("django_pgmq.worker")
 
 MAX_ERROR_BACKOFF = 5.0
 
 
+class ConsumerHost(Protocol):
+    """What a consumer thread uses of the worker that runs it (`worker.Worker`).
+
+    Named here so that this module need not import the worker, which imports it: the
+    worker owns the threads, the threads see only this.
+    """
+
+    manager: InternalManager
+    settings: dict[str, QueueSettings]
+    stopping: threading.Event
+    holdings: Holdings
+    budget: Budget
+    schedule: Schedule
+    paused: frozenset[str]
+    limited: frozenset[str]
+
+    def record(self, queue: str, outcome: Outcome, elapsed: float) -> None: ...
+
+
 class ConsumerThread(threading.Thread):
     """Reads and handles messages until the worker stops."""
 
-    def __init__(self, worker: Worker, index: int) -> None:
+    def __init__(self, worker: ConsumerHost, index: int) -> None:
         super().__init__(name=f"pgmq-consumer-{index}", daemon=True)
         self.worker = worker
         self.errors = 0

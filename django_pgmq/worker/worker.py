@@ -3,7 +3,7 @@
 Threads: ``concurrency`` consumers (each with its own connection), one
 listener (LISTEN connection, unless poll-only), one heartbeat, all on one
 database. Queues on several databases get one `Worker` each, run together in
-one process by `fleet.run_workers`. The main thread
+one process by `fleet.run_workers`, which runs every worker (one or several). The main thread
 handles signals, checks ``--max-messages`` / ``--until-empty`` and shuts down:
 running handlers get ``shutdown_timeout`` seconds, messages held but not
 started are handed back at once, the worker's row is removed.
@@ -103,12 +103,6 @@ class Worker:
         self._logged = (0, 0, monotonic())  # processed, failed, when: the last totals' line
 
     # -- life cycle -------------------------------------------------------------
-
-    def run(self) -> int:
-        """Run until stopped; the exit status (0)."""
-        from .fleet import run_workers
-
-        return run_workers([self])
 
     def stop(self, reason: str = "stop requested") -> None:
         """Ask the worker to stop: no more reads; running handlers finish."""

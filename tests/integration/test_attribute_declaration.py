@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 
 from django_pgmq.attribute_spec import AttributeSpec
 from django_pgmq.attributes_declared import DECLARED
-from django_pgmq.dashboard.attributes import attributes_form_class
+from django_pgmq.dashboard.attribute_forms import attributes_form_class
 from django_pgmq.management.attribute_args import (
     add_attribute_options,
     attribute_options,
