@@ -127,9 +127,10 @@ class QueueSample(models.Model):
 
     queue = models.CharField(max_length=47)
     sampled_at = models.DateTimeField(db_default=Now())
-    # pgmq's name for the messages in a queue (``pgmq.metrics()``); the column keeps its name.
+    # pgmq's names for the messages in a queue and those ready to read (``pgmq.metrics()``);
+    # the columns keep their first names.
     queue_length = models.BigIntegerField(db_column="depth")
-    visible = models.BigIntegerField()
+    queue_visible_length = models.BigIntegerField(db_column="visible")
     in_flight = models.BigIntegerField()
     delayed = models.BigIntegerField()
     archive_size = models.BigIntegerField()
@@ -148,8 +149,9 @@ class QueueSample(models.Model):
     def __str__(self) -> str:
         return f"{self.queue} @ {self.sampled_at:%Y-%m-%d %H:%M:%S}"
 
-    # Deprecated name of queue_length (pgmq's name).
+    # Deprecated names of queue_length and queue_visible_length (pgmq's names).
     depth = _renamed("queue_length")
+    visible = _renamed("queue_visible_length")
 
 
 class HandlerTiming(models.Model):

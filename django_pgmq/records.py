@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 __all__ = [
     "Message",
@@ -221,8 +221,8 @@ class QueueStats:
     """One queue's dashboard figures; names in ``estimated`` are estimates, not counts."""
 
     queue_name: str
-    depth: int
-    visible: int
+    queue_length: int
+    queue_visible_length: int
     in_flight: int
     delayed: int
     oldest_msg_age_sec: int | None
@@ -235,15 +235,34 @@ class QueueStats:
     total_messages: int
     estimated: frozenset[str]
 
+    # Deprecated names of figures (issue 28: pgmq's names), for templates that still say them.
+    RENAMED: ClassVar[dict[str, str]] = {
+        "depth": "queue_length",
+        "visible": "queue_visible_length",
+        "oldest_age_sec": "oldest_msg_age_sec",
+    }
+
+    def _renamed(self, old: str) -> int | None:
+        new = self.RENAMED[old]
+        warnings.warn(
+            f"QueueStats.{old} is deprecated: use {new}", DeprecationWarning, stacklevel=3
+        )
+        return getattr(self, new)
+
+    @property
+    def depth(self) -> int:
+        """Deprecated name of `queue_length` (pgmq's name for the same figure)."""
+        return cast(int, self._renamed("depth"))
+
+    @property
+    def visible(self) -> int:
+        """Deprecated name of `queue_visible_length` (pgmq's name for the same figure)."""
+        return cast(int, self._renamed("visible"))
+
     @property
     def oldest_age_sec(self) -> int | None:
         """Deprecated name of `oldest_msg_age_sec` (pgmq's name for the same figure)."""
-        warnings.warn(
-            "QueueStats.oldest_age_sec is deprecated: use oldest_msg_age_sec",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.oldest_msg_age_sec
+        return self._renamed("oldest_age_sec")
 
 
 @dataclass(frozen=True)

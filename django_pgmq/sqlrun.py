@@ -39,6 +39,9 @@ MAX_CURSORS = 100  # psycopg cursors kept per Django connection (see _cursor)
 # What `run` returns: every row (tuples), the first row (or None), every row as a dict
 # by column name, the affected row count, or nothing.
 ALL, ONE, NAMED, ROWCOUNT, NOTHING = "all", "one", "named", "rowcount", "nothing"
+MESSAGES = "messages"  # message rows, by column name (`message_rows`)
+# pgmq's message_record, in its order: what every message-returning statement selects.
+MESSAGE_COLUMNS = ("msg_id", "read_ct", "enqueued_at", "last_read_at", "vt", "message", "headers")
 
 
 class DuplicateStatement(PgmqError):
@@ -180,6 +183,8 @@ def _fetch(cursor: Any, fetch: str) -> Any:
         return cursor.fetchone() if cursor.description else None
     if fetch == NAMED:
         return by_name(cursor)
+    if fetch == MESSAGES:
+        return message_rows(cursor)
     if fetch == ROWCOUNT:
         return cursor.rowcount
     return None
@@ -283,6 +288,28 @@ def by_name(cursor: Any) -> list[dict[str, Any]]:
     found = cursor.fetchall()
     names = [column[0] for column in cursor.description or ()]
     return [dict(zip(names, row, strict=True)) for row in found]
+
+
+def message_rows(cursor: Any) -> list[tuple]:
+    """A cursor's message rows, each a tuple in `MESSAGE_COLUMNS` order, read by name.
+
+    The hot path (reads, pops): the columns' names are compared with `MESSAGE_COLUMNS`
+    once per statement, and rows that already come in that order are returned as they
+    are, at no cost per row; a result whose columns are moved, or that has more, is
+    picked by name. A message column missing is a schema the code does not match.
+    """
+    found = cursor.fetchall()
+    names = tuple(column[0] for column in cursor.description or ())
+    if names == MESSAGE_COLUMNS:
+        return found
+    missing = [name for name in MESSAGE_COLUMNS if name not in names]
+    if missing:
+        raise PgmqError(
+            f"the database's message rows have no column {', '.join(missing)} "
+            f"(they have {', '.join(names) or 'none'}): is the schema migrated?"
+        )
+    at = [names.index(name) for name in MESSAGE_COLUMNS]
+    return [tuple(row[i] for i in at) for row in found]
 
 
 def _all(cursor: Any) -> list[tuple]:

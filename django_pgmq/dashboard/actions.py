@@ -126,7 +126,7 @@ def drop(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
     if request.method != "POST":
         return confirm(request, admin, db, row, what="drop", post_url=url("delete", db, row.name))
     QueueManager(db).drop_queue(row.name)
-    log(request, row.name, "delete", f"Dropped queue ({row.stats.depth} live messages)", db)
+    log(request, row.name, "delete", f"Dropped queue ({row.stats.queue_length} live messages)", db)
     messages.success(request, _("Dropped queue %s.") % row.name)
     return HttpResponseRedirect(url("changelist", db))
 

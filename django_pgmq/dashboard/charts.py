@@ -95,13 +95,18 @@ def lengths_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) 
         .values("slot")
         .annotate(
             queue_length=Max("queue_length"),
-            visible=Max("visible"),
+            queue_visible_length=Max("queue_visible_length"),
             in_flight=Max("in_flight"),
             total=Max("total_messages"),
         )
         .order_by("slot")
     )
-    figures: dict[str, dict] = {"queue_length": {}, "visible": {}, "in_flight": {}, "total": {}}
+    figures: dict[str, dict] = {
+        "queue_length": {},
+        "queue_visible_length": {},
+        "in_flight": {},
+        "total": {},
+    }
     for row in rows:
         values: Mapping[str, Any] = row
         for name, by_slot in figures.items():
@@ -218,7 +223,7 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
         queue_length=svg.chart(
             [
                 _series(_("queue length"), slots, lengths["queue_length"]),
-                _series(_("visible"), slots, lengths["visible"]),
+                _series(_("visible"), slots, lengths["queue_visible_length"]),
                 _series(_("in flight"), slots, lengths["in_flight"]),
             ],
             title=_("%(queue)s: queue length (sampled by a worker or pgmq_maintain)")

@@ -136,7 +136,7 @@ def attention_flags(row: QueueRow) -> list[str]:
         flags.append(_("growing"))
     if row.paused:
         flags.append(_("paused"))
-    if stats.visible and not row.workers and not row.dead_letter_of:
+    if stats.queue_visible_length and not row.workers and not row.dead_letter_of:
         flags.append(_("no live worker"))
     if stats.poison:
         flags.append(_("poison messages"))
@@ -164,7 +164,7 @@ def _stats(
     """Figures of the queues ``wanted`` only, poison counted against each max_receive_count."""
     counts = _max_receive_counts(names, configs, wanted)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
-    stats = manager.dashboard_stats_of(wanted, exact_limit=limit, max_reads=counts)
+    stats = manager.dashboard_stats_of(wanted, exact_limit=limit, max_receive_count=counts)
     return {s.queue_name: QueueRow(s, max_receive_count=counts.get(s.queue_name)) for s in stats}
 
 
@@ -180,7 +180,7 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
     for name, dlq in dead_letters.items():
         if dlq in figures:  # else dropped meanwhile
             rows[name].dead_letter = dlq
-            rows[name].dead_letter_length = figures[dlq].stats.depth
+            rows[name].dead_letter_length = figures[dlq].stats.queue_length
     for name in names:
         dlq = dead_letter_name(name, configs.get(name))
         if dlq in rows and name != dlq:
@@ -203,8 +203,8 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
 
 
 COUNTS = (
-    "depth",
-    "visible",
+    "queue_length",
+    "queue_visible_length",
     "in_flight",
     "delayed",
     "archive_size",
@@ -253,7 +253,7 @@ def load_queue(using: str, queue: str) -> QueueRow:
     names = _names(using)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
     counts = _max_receive_counts(names, configs, [queue])
-    stats = manager.dashboard_stats(queue, exact_limit=limit, max_reads=counts)
+    stats = manager.dashboard_stats(queue, exact_limit=limit, max_receive_count=counts)
     rows = {s.queue_name: QueueRow(s, max_receive_count=counts.get(s.queue_name)) for s in stats}
     first = next(iter(rows))
     _complete(rows, names, configs, using)

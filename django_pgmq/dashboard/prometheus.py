@@ -40,8 +40,12 @@ PLAIN_TEXT = "text/plain; charset=utf-8"
 
 # Gauges per queue: name, help, value of a queue (None: leave the sample out).
 QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None]]] = [
-    ("pgmq_queue_length", "Messages in the queue.", lambda q, _: q.stats.depth),
-    ("pgmq_queue_visible_length", "Messages ready to read.", lambda q, _: q.stats.visible),
+    ("pgmq_queue_length", "Messages in the queue.", lambda q, _: q.stats.queue_length),
+    (
+        "pgmq_queue_visible_length",
+        "Messages ready to read.",
+        lambda q, _: q.stats.queue_visible_length,
+    ),
     (
         "pgmq_queue_in_flight_length",
         "Read messages not yet visible again.",
@@ -75,23 +79,28 @@ QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None
     ),
     (
         "pgmq_poison_messages",
-        "Messages read at least max_reads times.",
+        "Messages read at least max_receive_count times.",
         lambda q, _: q.stats.poison,
     ),
     (
         "pgmq_dead_letter_length",
         "Messages in the queue's dead-letter queue.",
-        lambda q, scrape: _dead_letter_depth(q, scrape),
+        lambda q, scrape: _dead_letter_length(q, scrape),
     ),
     ("pgmq_queue_workers", "Live workers consuming the queue.", lambda q, _: q.workers),
 ]
 
 
-def _dead_letter_depth(queue: ScrapedQueue, scrape: Scrape) -> int | None:
-    """Depth of the queue's dead-letter queue; None when it does not exist."""
+# The ``figure`` label of pgmq_figure_estimated for the figures QueueStats renamed to
+# pgmq's names (issue 28): scrapers' alerts match the label's value, so it stays as it was.
+ESTIMATED_LABELS = {"queue_length": "depth", "queue_visible_length": "visible"}
+
+
+def _dead_letter_length(queue: ScrapedQueue, scrape: Scrape) -> int | None:
+    """Length of the queue's dead-letter queue; None when it does not exist."""
     for other in scrape.queues:
         if other.stats.queue_name == queue.dead_letter:
-            return other.stats.depth
+            return other.stats.queue_length
     return None
 
 
@@ -116,7 +125,7 @@ class PgmqCollector:
             try:
                 scrape = manager.prometheus_scrape(
                     exact_limit=int(conf.get("DASHBOARD_EXACT_LIMIT")),
-                    default_max_reads=default_max_receive_count(),
+                    default_max_receive_count=default_max_receive_count(),
                 )
                 limits.append((alias, manager.queue_limits()))
             except DatabaseError:
@@ -187,7 +196,7 @@ def metric_families(scrapes: list[tuple[str, Scrape | None]]) -> Iterator[Metric
     )
     for db, scrape in read:
         for queue in scrape.queues:
-            for name in sorted(queue.stats.estimated):
+            for name in sorted(ESTIMATED_LABELS.get(n, n) for n in queue.stats.estimated):
                 estimated.add_metric([db, queue.stats.queue_name, name], 1)
     yield estimated
     live = GaugeMetricFamily(

@@ -4,8 +4,8 @@
 django-pgmq's own parts call, one module per caller: ``worker_ops`` (the worker),
 ``dashboard_ops`` (the admin dashboard and its sampler), ``scrape_ops`` (the
 Prometheus export), ``task_ops`` (the Django Tasks backend) and ``schedule_sync_ops``
-(the settings' schedules); ``records`` holds
-the plain rows they return. They send SQL the same way as the user API (through
+(the settings' schedules); the rows they return are records in `django_pgmq.records`
+(its internal section). They send SQL the same way as the user API (through
 ``manager/plumbing.py``), but they are not the user API: their names, arguments and
 results may change in any release. User code calls `django_pgmq` or `QueueManager`.
 """

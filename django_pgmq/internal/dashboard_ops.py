@@ -45,19 +45,19 @@ class DashboardOps(Base):
         queue: str | None = None,
         *,
         exact_limit: int = 50_000,
-        max_reads: dict[str, int] | None = None,
+        max_receive_count: dict[str, int] | None = None,
     ) -> list[QueueStats]:
         """Dashboard figures of one queue or all; past ``exact_limit`` rows, estimates.
 
-        ``max_reads`` maps queue names to the max_receive_count poison is counted against.
+        ``max_receive_count`` maps queue names to the read count poison is counted against.
         """
         params: dict[str, Any] = {"exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62)}
         if queue is None:
-            params["max_receive_count"] = _dump(max_reads or {}, "max_reads", "*")
+            params["max_receive_count"] = _dump(max_receive_count or {}, "max_receive_count", "*")
             rows = self._fetch_named("dashboard_all_stats", params, None)
         else:
             validate_queue_name(queue)
-            params.update(queue=queue, max_receive_count=(max_reads or {}).get(queue))
+            params.update(queue=queue, max_receive_count=(max_receive_count or {}).get(queue))
             rows = self._fetch_named("dashboard_queue_stats", params, queue)
         return [queue_stats(row) for row in rows]
 
@@ -66,7 +66,7 @@ class DashboardOps(Base):
         queues: Iterable[str],
         *,
         exact_limit: int = 50_000,
-        max_reads: dict[str, int] | None = None,
+        max_receive_count: dict[str, int] | None = None,
     ) -> list[QueueStats]:
         """Dashboard figures of ``queues`` only (unknown ones left out), in their order.
 
@@ -75,7 +75,7 @@ class DashboardOps(Base):
         params: dict[str, Any] = {
             "names": list(queues),
             "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
-            "max_receive_count": _dump(max_reads or {}, "max_reads", "*"),
+            "max_receive_count": _dump(max_receive_count or {}, "max_receive_count", "*"),
         }
         rows = self._fetch_named("dashboard_stats_of", params, None)
         return [queue_stats(row) for row in rows]
@@ -91,8 +91,8 @@ class DashboardOps(Base):
 
         params = {
             "queues": [s.queue_name for s in stats],
-            "depths": [s.depth for s in stats],
-            "visible": [s.visible for s in stats],
+            "queue_lengths": [s.queue_length for s in stats],
+            "queue_visible_lengths": [s.queue_visible_length for s in stats],
             "in_flight": [s.in_flight for s in stats],
             "delayed": [s.delayed for s in stats],
             "archive_sizes": [s.archive_size for s in stats],

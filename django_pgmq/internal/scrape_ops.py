@@ -10,17 +10,19 @@ from .dashboard_ops import queue_stats
 class ScrapeOps(Base):
     """The Prometheus endpoint's read (sql/queries.sql: prometheus_scrape)."""
 
-    def prometheus_scrape(self, *, exact_limit: int, default_max_reads: int) -> Scrape:
+    def prometheus_scrape(self, *, exact_limit: int, default_max_receive_count: int) -> Scrape:
         """Every queue's dashboard figures (estimates past ``exact_limit`` rows), in one query.
 
-        Poison counts against each queue's QueueConfig ``max_reads``, else
-        ``default_max_reads``; dead-letter queues count none.
+        Poison counts against each queue's QueueConfig ``max_receive_count``, else
+        ``default_max_receive_count``; dead-letter queues count none.
         """
         from ..models import QueueConfig, Worker
 
         params = {
             "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
-            "default_max_reads": _check_int("default_max_reads", default_max_reads, 0),
+            "default_max_receive_count": _check_int(
+                "default_max_receive_count", default_max_receive_count, 0
+            ),
         }
         tables = {"config": QueueConfig._meta.db_table, "worker": Worker._meta.db_table}
         rows = self._fetch_named("prometheus_scrape", params, None, tables)

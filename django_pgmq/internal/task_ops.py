@@ -15,7 +15,6 @@ from ..manager.plumbing import (
     _check_when,
     _dump_headers,
     _dump_message,
-    _message,
 )
 from ..names import validate_queue_name
 from ..records import Message
@@ -44,7 +43,7 @@ class TaskOps(Base):
             "vt": _check_int("vt", vt, 0),
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }
-        return [_message(row) for row in self._fetch("read_by_priority", params, queue)]
+        return self._fetch_messages("read_by_priority", params, queue)
 
     def enqueue_task(
         self,

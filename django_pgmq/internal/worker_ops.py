@@ -14,7 +14,6 @@ from ..manager.plumbing import (
     _check_int,
     _id_array,
     _ids,
-    _message,
 )
 from ..names import table_name, validate_queue_name
 from ..records import Message
@@ -128,4 +127,4 @@ class WorkerOps(Base):
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }
         query = "worker_delete_read" if delete else "worker_archive_read"
-        return [_message(row) for row in self._fetch(query, params, queue, commit=commit)]
+        return self._fetch_messages(query, params, queue, commit=commit)

@@ -23,7 +23,6 @@ from .plumbing import (
     _dump_message,
     _id_array,
     _ids,
-    _message,
     check_joins_transaction,
 )
 
@@ -157,7 +156,7 @@ class MessageOps(Base):
     ) -> list[Message]:
         """Claim up to ``qty`` visible messages, hidden from others for ``vt`` seconds."""
         params = self._read_params(queue, vt, qty, conditional)
-        return [_message(row) for row in self._fetch("read", params, queue)]
+        return self._fetch_messages("read", params, queue)
 
     def read_with_poll(
         self,
@@ -173,7 +172,7 @@ class MessageOps(Base):
         params = self._read_params(queue, vt, qty, conditional)
         params["max_poll_seconds"] = _check_int("max_poll_seconds", max_poll_seconds, 0, 3600)
         params["poll_interval_ms"] = _check_int("poll_interval_ms", poll_interval_ms, 1, 60_000)
-        return [_message(row) for row in self._fetch("read_with_poll", params, queue)]
+        return self._fetch_messages("read_with_poll", params, queue)
 
     def _read_params(self, queue: str, vt: int, qty: int, conditional: dict | None) -> dict:
         validate_queue_name(queue)
@@ -190,7 +189,7 @@ class MessageOps(Base):
         """Read and delete up to ``qty`` messages at once (at-most-once delivery)."""
         validate_queue_name(queue)
         params = {"queue": queue, "qty": _check_int("qty", qty, 1, MAX_QTY)}
-        return [_message(row) for row in self._fetch("pop", params, queue)]
+        return self._fetch_messages("pop", params, queue)
 
     # -- acknowledging ------------------------------------------------------
 
@@ -232,8 +231,8 @@ class MessageOps(Base):
         ids, single = _ids(msg_ids)
         when = _check_when("vt", vt)
         query = "set_vt_at" if isinstance(when, datetime) else "set_vt"
-        rows = self._fetch(query, {"queue": queue, "ids": _id_array(ids), "vt": when}, queue)
-        messages = [_message(row) for row in rows]
+        params = {"queue": queue, "ids": _id_array(ids), "vt": when}
+        messages = self._fetch_messages(query, params, queue)
         if single:
             return messages[0] if messages else None
         return messages

@@ -183,7 +183,8 @@ def _json(value: Any) -> Any:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    """A `Message` from a message_record row (jsonb columns as text, decoded here)."""
+    """A `Message` from a message row in `sqlrun.MESSAGE_COLUMNS` order (as
+    `sqlrun.message_rows` gives it; jsonb columns as text, decoded here)."""
     msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers = row
     # What Message(...) does, minus the frozen dataclass's setattr per field.
     record = _new_message(Message)
@@ -271,6 +272,19 @@ class Base:
         which a column added to the statement's result does not shift."""
         return self._run(_named_rows, query, params, queue, identifiers, False, alias)
 
+    def _fetch_messages(
+        self,
+        query: str,
+        params: dict[str, Any],
+        queue: str | None,
+        identifiers: dict[str, str] | None = None,
+        *,
+        commit: bool = False,
+    ) -> list[Message]:
+        """`_fetch` of a statement returning message rows, each a `Message` built from
+        its columns by name (`sqlrun.message_rows`: no cost per row in the usual order)."""
+        return self._run(_message_reader, query, params, queue, identifiers, commit, None)
+
     def _fetch_prepared(self, query: str, params: dict[str, Any], queue: str | None) -> list[tuple]:
         """`_fetch` as a server-side prepared statement when the project allows them
         (`sqlrun.prepared_rows`): for a statement planned anew on every call."""
@@ -353,6 +367,11 @@ def _prepared_or_rows(connection: Any, sql: str, params: dict[str, Any]) -> list
     """`_prepared_rows`, or `_rows` when prepared statements are off."""
     found = _prepared_rows(connection, sql, params)
     return _rows(connection, sql, params) if found is None else found
+
+
+def _message_reader(connection: Any, sql: str, params: dict[str, Any]) -> list[Message]:
+    """`_rows` of message rows, each a `Message` (columns by name: `sqlrun.message_rows`)."""
+    return [_message(row) for row in _rows(connection, sql, params, sqlrun.message_rows)]
 
 
 def _named_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -18,7 +18,6 @@ from .plumbing import (
     _check_int,
     _check_when,
     _dump,
-    _message,
     _record,
     transactions_not_joined,
 )
@@ -40,8 +39,8 @@ class RoutingOps(Base):
         per group per round, "head" only each group's first message.
         """
         params = self._group_params(queue, vt, qty)
-        rows = self._fetch("read_grouped", params, queue, {"function": self._group_reader(mode)})
-        return [_message(row) for row in rows]
+        function = self._group_reader(mode)
+        return self._fetch_messages("read_grouped", params, queue, {"function": function})
 
     def read_grouped_with_poll(
         self,
@@ -58,8 +57,7 @@ class RoutingOps(Base):
         params["max_poll_seconds"] = _check_int("max_poll_seconds", max_poll_seconds, 0, 3600)
         params["poll_interval_ms"] = _check_int("poll_interval_ms", poll_interval_ms, 1, 60_000)
         function = self._group_reader(mode) + "_with_poll"
-        rows = self._fetch("read_grouped_with_poll", params, queue, {"function": function})
-        return [_message(row) for row in rows]
+        return self._fetch_messages("read_grouped_with_poll", params, queue, {"function": function})
 
     def _group_params(self, queue: str, vt: int, qty: int) -> dict[str, Any]:
         validate_queue_name(queue)

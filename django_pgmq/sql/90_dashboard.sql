@@ -12,8 +12,8 @@
 
 CREATE TYPE pgmq._dashboard_stats AS (
     queue_name text,
-    depth bigint,
-    visible bigint,
+    queue_length bigint,
+    queue_visible_length bigint,
     in_flight bigint,
     delayed bigint,
     oldest_msg_age_sec integer,
@@ -170,8 +170,8 @@ BEGIN
     END IF;
     RETURN QUERY
     SELECT f.queue_name AS queue_name,
-           f.queue_length AS depth,
-           f.queue_visible_length AS visible,
+           f.queue_length AS queue_length,
+           f.queue_visible_length AS queue_visible_length,
            f.in_flight_length AS in_flight,
            f.delayed_length AS delayed,
            f.oldest_msg_age_sec AS oldest_msg_age_sec,
@@ -183,9 +183,7 @@ BEGIN
            f.poison_length AS poison,
            f.total_messages AS total_messages,
            -- The figures' names as the dashboard calls them (its columns above).
-           ARRAY(SELECT CASE e WHEN 'queue_length' THEN 'depth'
-                               WHEN 'queue_visible_length' THEN 'visible'
-                               WHEN 'in_flight_length' THEN 'in_flight'
+           ARRAY(SELECT CASE e WHEN 'in_flight_length' THEN 'in_flight'
                                WHEN 'delayed_length' THEN 'delayed'
                                WHEN 'poison_length' THEN 'poison'
                                ELSE e END

@@ -96,18 +96,20 @@ SELECT queue_name, idle FROM pgmq._dashboard_idle_queues(names => %(names)s::tex
 -- name: dashboard_record_samples
 -- Queue sampler: one QueueSample row per queue ({sample} is its table) from parallel
 -- arrays, in one statement; the oldest message's send time is now() minus its age.
--- Returns how many it wrote.
+-- Returns how many it wrote. The columns keep their first names (depth, visible: the
+-- model's queue_length and queue_visible_length).
 WITH written AS (
 INSERT INTO {sample}
     (queue, sampled_at, depth, visible, in_flight, delayed, archive_size, total_messages,
      oldest_enqueued_at)
-SELECT s.queue, now(), s.depth, s.visible, s.in_flight, s.delayed, s.archive_size,
-       s.total_messages, now() - make_interval(secs => s.oldest_msg_age_sec)
-FROM unnest(%(queues)s::text[], %(depths)s::bigint[], %(visible)s::bigint[],
-            %(in_flight)s::bigint[], %(delayed)s::bigint[], %(archive_sizes)s::bigint[],
-            %(totals)s::bigint[], %(oldest_ages)s::integer[])
-    AS s(queue, depth, visible, in_flight, delayed, archive_size, total_messages,
-         oldest_msg_age_sec)
+SELECT s.queue, now(), s.queue_length, s.queue_visible_length, s.in_flight, s.delayed,
+       s.archive_size, s.total_messages, now() - make_interval(secs => s.oldest_msg_age_sec)
+FROM unnest(%(queues)s::text[], %(queue_lengths)s::bigint[],
+            %(queue_visible_lengths)s::bigint[], %(in_flight)s::bigint[],
+            %(delayed)s::bigint[], %(archive_sizes)s::bigint[], %(totals)s::bigint[],
+            %(oldest_ages)s::integer[])
+    AS s(queue, queue_length, queue_visible_length, in_flight, delayed, archive_size,
+         total_messages, oldest_msg_age_sec)
 RETURNING 1
 )
 SELECT count(*) FROM written;
@@ -325,19 +327,20 @@ FROM pgmq._dashboard_spark_stats(
 -- admin's, from the one source pgmq._queue_figures, bounded by exact_limit), its
 -- dead-letter queue and live workers, and the live workers in all, in one statement per
 -- scrape. {config} and {worker} are the QueueConfig and Worker tables. Poison counts
--- against each queue's max_receive_count (QueueConfig's max_reads column;
--- default_max_reads without a QueueConfig row), dead-letter queues excepted, as the admin
--- does. Always one row at least: with no queue, its queue columns are NULL.
+-- against each queue's max_receive_count (QueueConfig's, whose column keeps the name
+-- max_reads; default_max_receive_count without a QueueConfig row), dead-letter queues
+-- excepted, as the admin does. Always one row at least: with no queue, its queue columns
+-- are NULL.
 WITH queues AS (
     SELECT m.queue_name::text AS queue_name,
-           coalesce(c.max_reads, %(default_max_reads)s::integer) AS max_reads,
+           coalesce(c.max_reads, %(default_max_receive_count)s::integer) AS max_receive_count,
            coalesce(nullif(c.dead_letter_queue, ''), m.queue_name || '_dlq')::text AS dead_letter
     FROM pgmq.meta m LEFT JOIN {config} c ON c.queue = m.queue_name
 ), limits AS (
-    SELECT coalesce(jsonb_object_agg(q.queue_name, q.max_reads), jsonb_build_object())
+    SELECT coalesce(jsonb_object_agg(q.queue_name, q.max_receive_count), jsonb_build_object())
            AS max_receive_count
     FROM queues q
-    WHERE q.max_reads > 0 AND q.queue_name NOT IN (SELECT dead_letter FROM queues)
+    WHERE q.max_receive_count > 0 AND q.queue_name NOT IN (SELECT dead_letter FROM queues)
 ), live AS (
     SELECT w.queues FROM {worker} w WHERE w.expires_at > now()
 ), consumers AS (

@@ -5,7 +5,7 @@
 
 -- name: spark_checked_send
 -- A writing task's time, and whether its rows must go through pgmq.send_batch's checks.
-SELECT now(), pgmq._spark_checked_send(%(queue)s);
+SELECT now() AS now, pgmq._spark_checked_send(%(queue)s) AS checked;
 
 -- name: temp_stage
 -- A task's rows bound for a queue with send-side attributes (see send_staged).
@@ -21,7 +21,7 @@ SELECT pgmq._spark_send_staged(%(queue)s, %(stage)s::regclass, NULL);
 SET LOCAL TIME ZONE 'UTC';
 
 -- name: msg_id_bounds
-SELECT min(msg_id), max(msg_id) FROM {table} WHERE {where};
+SELECT min(msg_id) AS lo, max(msg_id) AS hi FROM {table} WHERE {where};
 
 -- name: max_msg_id
 SELECT coalesce(max(msg_id), 0) FROM {table};

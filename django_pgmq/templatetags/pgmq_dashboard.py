@@ -22,8 +22,8 @@ def number(value: int | float | None) -> str:
 @register.simple_tag
 def figure(stats: QueueStats, name: str) -> SafeString:
     """A count from ``stats``, prefixed with ≈ and explained when it is an estimate."""
-    value = getattr(stats, name)
-    if name in stats.estimated:
+    value = getattr(stats, name)  # an old name (QueueStats.RENAMED) warns
+    if stats.RENAMED.get(name, name) in stats.estimated:
         return format_html(
             '<span class="pgmq-est" title="{}">≈{}</span>',
             _("estimated from planner statistics or a sample"),

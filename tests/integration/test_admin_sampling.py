@@ -37,7 +37,12 @@ def test_a_sample_records_the_figures_of_every_queue(queue, queue_name):
 
         assert sample_all_queues(m, interval=60, retention=WEEK) >= 2
         [sample] = _sampled(queue)
-        figures = (sample.queue_length, sample.visible, sample.in_flight, sample.delayed)
+        figures = (
+            sample.queue_length,
+            sample.queue_visible_length,
+            sample.in_flight,
+            sample.delayed,
+        )
         assert figures == (4, 2, 1, 1)
         assert (sample.archive_size, sample.total_messages) == (2, 6)
         assert [s.queue_length for s in _sampled(other)] == [0]
@@ -50,7 +55,7 @@ def test_a_queue_sampled_recently_is_skipped_and_old_samples_are_deleted(m, queu
     old = QueueSample.objects.create(
         queue="elsewhere",
         queue_length=0,
-        visible=0,
+        queue_visible_length=0,
         in_flight=0,
         delayed=0,
         archive_size=0,
@@ -107,9 +112,9 @@ def test_a_worker_samples_queues_it_does_not_consume(queue, queue_name):
 
 
 def test_the_old_names_of_the_renamed_fields_still_work_with_a_warning(db, queue_name):
-    """Issue 28: ``QueueSample.depth`` is ``queue_length`` and ``QueueConfig.max_reads`` is
-    ``max_receive_count``; the old names stay as deprecated properties, the columns as
-    they were."""
+    """Issue 28: ``QueueSample.depth`` and ``visible`` are ``queue_length`` and
+    ``queue_visible_length``, ``QueueConfig.max_reads`` is ``max_receive_count``; the old
+    names stay as deprecated properties, the columns as they were."""
     from django_pgmq.models import QueueConfig
 
     with pytest.warns(DeprecationWarning, match=r"QueueConfig.max_reads is deprecated"):
@@ -117,10 +122,16 @@ def test_the_old_names_of_the_renamed_fields_still_work_with_a_warning(db, queue
     assert QueueConfig.objects.get(queue=queue_name).max_receive_count == 3
     with pytest.warns(DeprecationWarning, match="use max_receive_count"):
         assert config.max_reads == 3
-    figures = dict(visible=0, in_flight=0, delayed=0, archive_size=0, total_messages=0)
-    with pytest.warns(DeprecationWarning, match=r"QueueSample.depth is deprecated"):
-        sample = QueueSample.objects.create(queue=queue_name, depth=4, **figures)
+    figures = dict(in_flight=0, delayed=0, archive_size=0, total_messages=0)
+    with (
+        pytest.warns(DeprecationWarning, match=r"QueueSample.depth is deprecated"),
+        pytest.warns(DeprecationWarning, match=r"QueueSample.visible is deprecated"),
+    ):
+        sample = QueueSample.objects.create(queue=queue_name, depth=4, visible=2, **figures)
     with pytest.warns(DeprecationWarning, match="use queue_length"):
         assert QueueSample.objects.get(pk=sample.pk).depth == 4
+    with pytest.warns(DeprecationWarning, match=r"QueueSample.visible is deprecated"):
+        assert QueueSample.objects.get(pk=sample.pk).visible == 2
+    assert QueueSample._meta.get_field("queue_visible_length").column == "visible"
     assert QueueConfig._meta.get_field("max_receive_count").column == "max_reads"
     assert QueueSample._meta.get_field("queue_length").column == "depth"

@@ -293,9 +293,9 @@ def test_an_idle_consumer_sleeps_instead_of_polling(connect, name):
     statements: list[str] = []
     run = sessions.run
 
-    def spy(statement: str, params: dict) -> list[tuple]:
+    def spy(statement: str, params: dict, *fetch: str) -> list[tuple]:
         statements.append(statement)
-        return run(statement, params)
+        return run(statement, params, *fetch)
 
     sessions.run = spy
     with Consumer(conn, [queue], callbacks=[lambda b, m: None]):

@@ -330,7 +330,7 @@ def sample(alias: str, queue: str, depth: int, minutes_old: int | None) -> None:
     QueueSample.objects.using(alias).create(
         queue=queue,
         queue_length=depth,
-        visible=depth,
+        queue_visible_length=depth,
         in_flight=0,
         delayed=0,
         archive_size=0,

@@ -58,7 +58,12 @@ def test_a_column_added_to_a_real_result_leaves_the_records_as_they_were(manager
         {"q": queue},
     )
     stats = queue_stats(row)
-    assert (stats.queue_name, stats.depth, stats.visible, stats.total_messages) == (queue, 2, 2, 2)
+    assert (
+        stats.queue_name,
+        stats.queue_length,
+        stats.queue_visible_length,
+        stats.total_messages,
+    ) == (queue, 2, 2, 2)
     assert stats.oldest_msg_age_sec is not None
 
 
@@ -70,9 +75,15 @@ def test_idle_and_counted_queues_give_the_same_fields(manager, internal, queue, 
     try:
         manager.send(queue, {"n": 1})
         manager.delete(queue, manager.read(queue, vt=30, qty=1)[0].msg_id)
-        idle, counted = internal.dashboard_stats_of([other, queue], max_reads={other: 3})
+        idle, counted = internal.dashboard_stats_of([other, queue], max_receive_count={other: 3})
         assert idle.queue_name == other and counted.queue_name == queue
-        assert (idle.depth, idle.visible, idle.in_flight, idle.delayed, idle.archive_size) == (
+        assert (
+            idle.queue_length,
+            idle.queue_visible_length,
+            idle.in_flight,
+            idle.delayed,
+            idle.archive_size,
+        ) == (
             0,
             0,
             0,
@@ -82,7 +93,7 @@ def test_idle_and_counted_queues_give_the_same_fields(manager, internal, queue, 
         assert idle.oldest_msg_age_sec is idle.newest_age_sec is None
         assert idle.poison == 0 and idle.total_messages == 0
         assert idle.estimated == frozenset()
-        assert counted.depth == 0 and counted.total_messages == 1
+        assert counted.queue_length == 0 and counted.total_messages == 1
     finally:
         manager.drop_queue(other)
 

@@ -57,7 +57,7 @@ def close(a: int | None, b: int | None) -> bool:
 def test_metrics_the_admin_prometheus_and_the_command_agree(queues, internal, settings):
     plain, part, idle = queues
     admin = {s.queue_name: s for s in internal.dashboard_stats_of(queues, exact_limit=1000)}
-    scrape = internal.prometheus_scrape(exact_limit=1000, default_max_reads=5)
+    scrape = internal.prometheus_scrape(exact_limit=1000, default_max_receive_count=5)
     scraped = {q.stats.queue_name: q.stats for q in scrape.queues}
     out = StringIO()
     call_command("pgmq_metrics", *queues, "--json", stdout=out)
@@ -66,13 +66,19 @@ def test_metrics_the_admin_prometheus_and_the_command_agree(queues, internal, se
         m, a, p, c = internal.metrics(name), admin[name], scraped[name], command[name]
         text = exported(name, settings)
         assert (m.queue_length, m.queue_visible_length, m.total_messages) == (
-            a.depth,
-            a.visible,
+            a.queue_length,
+            a.queue_visible_length,
             a.total_messages,
         )
-        assert (a.depth, a.visible, a.in_flight, a.delayed, a.total_messages) == (
-            p.depth,
-            p.visible,
+        assert (
+            a.queue_length,
+            a.queue_visible_length,
+            a.in_flight,
+            a.delayed,
+            a.total_messages,
+        ) == (
+            p.queue_length,
+            p.queue_visible_length,
             p.in_flight,
             p.delayed,
             p.total_messages,
@@ -102,7 +108,7 @@ def test_metrics_the_admin_prometheus_and_the_command_agree(queues, internal, se
         0,
         None,
     )
-    assert (a.depth, a.in_flight, a.delayed, a.archive_size) == (0, 0, 0, 0)
+    assert (a.queue_length, a.in_flight, a.delayed, a.archive_size) == (0, 0, 0, 0)
 
 
 def test_metrics_instant_is_now_and_the_total_is_the_sequences(queues):

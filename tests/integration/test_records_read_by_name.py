@@ -130,3 +130,47 @@ def test_notification_retention_and_browsing_records_are_read_by_column_name(
     assert archived.headers == {"t": "x"} and archived.archived_at is not None
     assert before[3] == (1, ids[0])
     assert sum(b.archived for b in before[4]) == 1
+
+
+REORDERED = (
+    "SELECT 'x' AS added, s.headers, s.message, s.vt, s.last_read_at, s.enqueued_at, "
+    "s.read_ct, s.msg_id FROM (\n{body}\n) AS s"
+)
+
+
+def test_messages_are_read_by_column_name(manager, queue, monkeypatch):
+    """Message rows (the hot path): in pgmq's order they are taken as they come; moved,
+    or with a column more, they are picked by name and give the same Messages."""
+    manager.send_batch(queue, [{"n": 1}, {"n": 2}], headers=[{"h": "1"}, None])
+    [first] = manager.read(queue, vt=0, qty=1)
+    statements = sqlrun.statements()
+    for name in ("read", "pop"):
+        body = statements[name].rstrip().rstrip(";")
+        monkeypatch.setitem(statements, name, REORDERED.format(body=body))
+    [again] = manager.read(queue, vt=0, qty=1)
+    assert again.msg_id == first.msg_id and again.read_ct == first.read_ct + 1
+    assert (again.message, again.headers, again.enqueued_at) == (
+        first.message,
+        first.headers,
+        first.enqueued_at,
+    )
+    popped = manager.pop(queue, qty=2)
+    assert [(m.message, m.headers) for m in popped] == [({"n": 1}, {"h": "1"}), ({"n": 2}, None)]
+
+
+def test_message_rows_by_name_and_a_missing_column(db):
+    """`sqlrun.message_rows`, which Celery's channel reads with too: moved columns are put
+    back in pgmq's order; a message column missing is a clear error, not a shifted row."""
+    from django.db import connection
+
+    from django_pgmq.errors import PgmqError
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 'h' AS headers, 'm' AS message, 5 AS vt, 4 AS last_read_at, "
+            "3 AS enqueued_at, 2 AS read_ct, 1 AS msg_id, 0 AS added"
+        )
+        assert sqlrun.message_rows(cursor) == [(1, 2, 3, 4, 5, "m", "h")]
+        cursor.execute("SELECT 1 AS msg_id, 2 AS read_ct")
+        with pytest.raises(PgmqError, match=r"no column enqueued_at, last_read_at, vt"):
+            sqlrun.message_rows(cursor)

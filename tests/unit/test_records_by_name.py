@@ -11,8 +11,15 @@ import pytest
 from django_pgmq import PgmqError, QueueMetrics
 from django_pgmq.internal.dashboard_ops import queue_stats
 from django_pgmq.manager.plumbing import _record
-from django_pgmq.manager.schedule_ops import Schedule, ScheduledSend, ScheduleOps, ScheduleTick
-from django_pgmq.topics import TopicBinding, TopicDelivery, TopicRoute
+from django_pgmq.manager.schedule_ops import ScheduleOps
+from django_pgmq.records import (
+    Schedule,
+    ScheduledSend,
+    ScheduleTick,
+    TopicBinding,
+    TopicDelivery,
+    TopicRoute,
+)
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 METRICS = {
@@ -66,8 +73,8 @@ def test_named_tuples_are_records_too():
 
 STATS = {
     "queue_name": "orders",
-    "depth": 5,
-    "visible": 3,
+    "queue_length": 5,
+    "queue_visible_length": 3,
     "in_flight": 1,
     "delayed": 1,
     "oldest_msg_age_sec": 7,
@@ -78,15 +85,15 @@ STATS = {
     "archived_day": 6,
     "poison": None,
     "total_messages": 15,
-    "estimated": ["depth"],
+    "estimated": ["queue_length"],
 }
 
 
 @pytest.mark.parametrize("at", [0, 5, len(STATS)], ids=["first", "middle", "last"])
 def test_dashboard_stats_ignore_an_added_column_and_keep_the_estimate_list(at):
     stats = queue_stats(with_column(STATS, at))
-    assert stats.estimated == frozenset({"depth"})
-    assert (stats.depth, stats.oldest_msg_age_sec, stats.total_messages) == (5, 7, 15)
+    assert stats.estimated == frozenset({"queue_length"})
+    assert (stats.queue_length, stats.oldest_msg_age_sec, stats.total_messages) == (5, 7, 15)
     assert queue_stats({**STATS, "estimated": None}).estimated == frozenset()
 
 
@@ -144,3 +151,19 @@ def test_topic_and_schedule_records_take_their_columns_by_name(cls, columns):
     for at in (0, len(columns) // 2, len(columns)):
         assert _record(cls, with_column(columns, at)) == expected
     assert _record(cls, dict(reversed(list(columns.items())))) == expected
+
+
+def test_queue_stats_old_figure_names_warn_and_still_mark_estimates():
+    """Issue 28: ``depth`` and ``visible`` are ``queue_length`` and
+    ``queue_visible_length``; a template still saying the old name gets the value, a
+    DeprecationWarning and the estimate's mark."""
+    from django_pgmq.templatetags.pgmq_dashboard import figure
+
+    stats = queue_stats(STATS)
+    with pytest.warns(DeprecationWarning, match="QueueStats.depth is deprecated"):
+        assert stats.depth == 5
+    with pytest.warns(DeprecationWarning, match="use queue_visible_length"):
+        assert stats.visible == 3
+    with pytest.warns(DeprecationWarning):
+        assert "≈5" in figure(stats, "depth")
+    assert "≈5" in figure(stats, "queue_length") and "≈" not in figure(stats, "in_flight")

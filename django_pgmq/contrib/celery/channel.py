@@ -24,7 +24,7 @@ from kombu.transport import virtual
 from kombu.transport.base import to_rabbitmq_queue_arguments
 from kombu.utils.uuid import uuid
 
-from ... import errors
+from ... import errors, sqlrun
 from . import database
 from .naming import pgmq_queue_name
 from .qos import QoS, by_queue, delivery_tag
@@ -340,10 +340,13 @@ class Channel(virtual.Channel):
         name = self.pgmq_name(queue)
         vt = self.options.visibility_timeout
         try:
+            # Message rows in sqlrun.MESSAGE_COLUMNS order, read by column name.
             if no_ack:
-                rows = self._run("celery_pop", queue=name, qty=qty)
+                params: dict[str, Any] = {"queue": name, "qty": qty}
+                rows = self.connection.sessions.run("celery_pop", params, sqlrun.MESSAGES)
             else:
-                rows = self._run("celery_read", queue=name, vt=vt, qty=qty)
+                params = {"queue": name, "vt": vt, "qty": qty}
+                rows = self.connection.sessions.run("celery_read", params, sqlrun.MESSAGES)
         except (psycopg.Error, errors.QueueNotFound) as exc:
             if not _gone(exc):
                 raise

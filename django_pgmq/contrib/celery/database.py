@@ -57,9 +57,10 @@ def _queue_of(params: dict[str, Any]) -> str | None:
     return queue if isinstance(queue, str) else None
 
 
-def run(conn: Any, name: str, params: dict[str, Any]) -> list[tuple]:
-    """Run a named statement on a psycopg connection (or Django's) and return its rows."""
-    return sqlrun.run(conn, name, params, queue=_queue_of(params), errors=ERRORS)
+def run(conn: Any, name: str, params: dict[str, Any], fetch: str = sqlrun.ALL) -> list[tuple]:
+    """Run a named statement on a psycopg connection (or Django's) and return its rows
+    (``fetch``: `sqlrun.MESSAGES` for message rows, read by column name)."""
+    return sqlrun.run(conn, name, params, fetch=fetch, queue=_queue_of(params), errors=ERRORS)
 
 
 def refused(
@@ -120,9 +121,9 @@ class Sessions:
                 conn = self._command
         return conn
 
-    def run(self, name: str, params: dict[str, Any]) -> list[tuple]:
+    def run(self, name: str, params: dict[str, Any], fetch: str = sqlrun.ALL) -> list[tuple]:
         """Run a named statement on the command session."""
-        return run(self.command, name, params)
+        return run(self.command, name, params, fetch)
 
     def consumer_session(self) -> int:
         """This transport's consumer session id, opening the listener session on first use."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg import sql
@@ -17,6 +17,8 @@ from psycopg import sql
 from ... import sqlrun
 from ...errors import PgmqError
 from .conninfo import ConnectionInfo
+
+R = TypeVar("R")
 
 
 def errors(info: ConnectionInfo) -> sqlrun.Errors:
@@ -32,7 +34,7 @@ def translate(exc: psycopg.Error, queue: str | None, info: ConnectionInfo) -> Pg
     return translated
 
 
-def one_row(row: tuple[Any, ...] | None) -> tuple[Any, ...]:
+def one_row(row: R | None) -> R:
     """The row of a statement that always returns one (an aggregate, ``now()``, a function)."""
     if row is None:
         raise PgmqError("the database returned no row where one is always returned")
@@ -71,6 +73,13 @@ class Db:
     ) -> tuple[Any, ...]:
         """The one row a statement always returns."""
         return one_row(self.run(name, params, fetch=sqlrun.ONE, **parts))
+
+    def named_row(
+        self, name: str, params: Mapping[str, Any] | None = None, **parts: sql.Composable
+    ) -> dict[str, Any]:
+        """The one row a statement always returns, by column name."""
+        rows = self.run(name, params, fetch=sqlrun.NAMED, **parts)
+        return one_row(rows[0] if rows else None)
 
     def run_many(self, name: str, params: Iterable[Mapping[str, Any]]) -> None:
         sqlrun.run_many(self.conn, name, params, queue=self.queue, errors=self.errors)

@@ -20,7 +20,7 @@ skip ``_pgmq_staging`` (Spark ignores paths starting with ``_``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -93,12 +93,18 @@ def _open_run(
     with connection(conn, queue) as db:
         db.run("require_queue", {"queue": queue}, fetch=sqlrun.NOTHING)
         key = {"queue": queue, "path": path}
-        row = db.run("export_open_run", key, fetch=sqlrun.ONE)
-        if row is not None:
-            return ExportRun(*row), True
+        found = db.run("export_open_run", key, fetch=sqlrun.NAMED)
+        if found:
+            return _export_run(found[0]), True
         params = {**key, "older_than": older_than_seconds}
-        row = db.row("spark_export_run", params, table=statements.table(queue, "archive"))
-        return ExportRun(*row), False
+        table = statements.table(queue, "archive")
+        [row] = db.run("spark_export_run", params, fetch=sqlrun.NAMED, table=table)
+        return _export_run(row), False
+
+
+def _export_run(columns: dict[str, Any]) -> ExportRun:
+    """An `ExportRun` from a ``pgmq.spark_export_run`` row read by column name."""
+    return ExportRun(**{f.name: columns[f.name] for f in fields(ExportRun)})
 
 
 def _archive_rows(

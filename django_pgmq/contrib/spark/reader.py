@@ -87,10 +87,10 @@ class QueueReader(DataSourceReader):
         where = statements.where(self.predicates)
         with connection(opts.conn, opts.queue) as db:
             db.run("require_queue", {"queue": opts.queue}, fetch=sqlrun.NOTHING)
-            lo, hi = db.row("msg_id_bounds", table=table, where=where)
-        if lo is None:
+            bounds = db.named_row("msg_id_bounds", table=table, where=where)
+        if bounds["lo"] is None:
             return [MsgIdRange(0, -1)]
-        return split_range(lo, hi, opts.num_partitions)
+        return split_range(bounds["lo"], bounds["hi"], opts.num_partitions)
 
     # Spark hands read() one of the partitions partitions() made; pyspark types it as their base.
     def read(self, partition: MsgIdRange) -> Iterator[pa.RecordBatch]:  # type: ignore[override]

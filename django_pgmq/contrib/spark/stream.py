@@ -163,8 +163,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             "after": after,
             "upto": upto,
         }
-        rows = self._on(conn).run("stream_batches", params)
-        ids = sorted(i for _, batch_ids in rows for i in batch_ids)
+        rows = self._on(conn).run("stream_batches", params, fetch=sqlrun.NAMED)
+        ids = sorted(i for row in rows for i in row["msg_ids"])
         parts = max(1, min(self.options.num_partitions, len(ids)))
         size = -(-len(ids) // parts) if ids else 0
         return [ClaimedSlice(after, upto, ids[i : i + size]) for i in range(0, len(ids), size or 1)]

@@ -89,7 +89,8 @@ class _Copier:
         rows = 0
         try:
             with connection(opts.conn, opts.queue) as db, db.transaction():
-                now, checked = db.row("spark_checked_send", {"queue": opts.queue})
+                send = db.named_row("spark_checked_send", {"queue": opts.queue})
+                now, checked = send["now"], send["checked"]
                 db.run("utc_session", fetch=sqlrun.NOTHING)  # vt is sent as UTC text
                 table, staged = self._target(db, checked)
                 names = _STAGE_COLUMNS if staged else _QUEUE_COLUMNS
