@@ -96,8 +96,8 @@ def _targets(module: str, is_package: bool, node: ast.AST) -> Iterator[str]:
 
 
 @cache
-def imports() -> list[tuple[str, str, str]]:
-    """(importing unit, imported unit, where) for every import between two units."""
+def module_pairs() -> list[tuple[str, str, str]]:
+    """(importing module, imported module of django_pgmq, where) for every import of ours."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = _module_name(path)
@@ -105,10 +105,15 @@ def imports() -> list[tuple[str, str, str]]:
             if not isinstance(node, ast.Import | ast.ImportFrom):
                 continue
             for target in _targets(module, path.name == "__init__.py", node):
-                ours = target == ROOT or target.startswith(ROOT + ".")
-                if ours and unit(target) != unit(module):
-                    found.append((unit(module), unit(target), f"{module}:{node.lineno}"))
+                if target == ROOT or target.startswith(ROOT + "."):
+                    found.append((module, target, f"{module}:{node.lineno}"))
     return found
+
+
+@cache
+def imports() -> list[tuple[str, str, str]]:
+    """(importing unit, imported unit, where) for every import between two units."""
+    return [(unit(a), unit(b), here) for a, b, here in module_pairs() if unit(a) != unit(b)]
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[set[str]]:
@@ -181,17 +186,9 @@ ALLOWED_MODULE_CYCLES: dict[frozenset[str], str] = {
 def module_imports() -> list[tuple[str, str, str]]:
     """(importing module, imported module, where) for every import between two modules of
     one unit (a package's own ``__init__`` counts as a module of it)."""
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = _module_name(path)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Import | ast.ImportFrom):
-                continue
-            for target in _targets(module, path.name == "__init__.py", node):
-                ours = target.startswith(ROOT + ".")
-                if ours and target != module and unit(target) == unit(module):
-                    found.append((module, target, f"{module}:{node.lineno}"))
-    return found
+    return [
+        (a, b, here) for a, b, here in module_pairs() if b != ROOT and a != b and unit(a) == unit(b)
+    ]
 
 
 def test_no_import_cycle_between_the_modules_of_a_unit():
