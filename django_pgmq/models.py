@@ -127,12 +127,13 @@ class QueueSample(models.Model):
 
     queue = models.CharField(max_length=47)
     sampled_at = models.DateTimeField(db_default=Now())
-    # pgmq's names for the messages in a queue and those ready to read (``pgmq.metrics()``);
+    # pgmq's names for the messages in a queue, those ready to read, those read and not yet
+    # visible again, and those sent with a delay (``pgmq.metrics()``, pgmq._queue_figures);
     # the columns keep their first names.
     queue_length = models.BigIntegerField(db_column="depth")
     queue_visible_length = models.BigIntegerField(db_column="visible")
-    in_flight = models.BigIntegerField()
-    delayed = models.BigIntegerField()
+    in_flight_length = models.BigIntegerField(db_column="in_flight")
+    delayed_length = models.BigIntegerField(db_column="delayed")
     archive_size = models.BigIntegerField()
     total_messages = models.BigIntegerField()
     # When the oldest message then in the queue was sent (None: empty); the overview's
@@ -149,9 +150,12 @@ class QueueSample(models.Model):
     def __str__(self) -> str:
         return f"{self.queue} @ {self.sampled_at:%Y-%m-%d %H:%M:%S}"
 
-    # Deprecated names of queue_length and queue_visible_length (pgmq's names).
+    # Deprecated names of queue_length, queue_visible_length, in_flight_length and
+    # delayed_length (pgmq's names).
     depth = _renamed("queue_length")
     visible = _renamed("queue_visible_length")
+    in_flight = _renamed("in_flight_length")
+    delayed = _renamed("delayed_length")
 
 
 class HandlerTiming(models.Model):

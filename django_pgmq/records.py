@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, ClassVar, NamedTuple
 
 __all__ = [
     "Message",
@@ -216,6 +216,15 @@ class ScheduleTick:
 # Internal records (the internal layer's; not the user API) --------------------------
 
 
+def _old_figure_name(old: str) -> Any:
+    """A deprecated alias of a `QueueStats` figure (``QueueStats.RENAMED[old]``): reading
+    it warns and gives the figure."""
+    return property(
+        lambda stats: stats._renamed(old),
+        doc=f"Deprecated name of a figure, see QueueStats.RENAMED[{old!r}] (pgmq's name).",
+    )
+
+
 @dataclass(frozen=True)
 class QueueStats:
     """One queue's dashboard figures; names in ``estimated`` are estimates, not counts."""
@@ -223,15 +232,15 @@ class QueueStats:
     queue_name: str
     queue_length: int
     queue_visible_length: int
-    in_flight: int
-    delayed: int
+    in_flight_length: int
+    delayed_length: int
     oldest_msg_age_sec: int | None
-    newest_age_sec: int | None
+    newest_msg_age_sec: int | None
     oldest_visible_age_sec: int | None
     archive_size: int
     archived_hour: int
     archived_day: int
-    poison: int | None
+    poison_length: int | None
     total_messages: int
     estimated: frozenset[str]
 
@@ -240,6 +249,10 @@ class QueueStats:
         "depth": "queue_length",
         "visible": "queue_visible_length",
         "oldest_age_sec": "oldest_msg_age_sec",
+        "in_flight": "in_flight_length",
+        "delayed": "delayed_length",
+        "newest_age_sec": "newest_msg_age_sec",
+        "poison": "poison_length",
     }
 
     def _renamed(self, old: str) -> int | None:
@@ -249,20 +262,13 @@ class QueueStats:
         )
         return getattr(self, new)
 
-    @property
-    def depth(self) -> int:
-        """Deprecated name of `queue_length` (pgmq's name for the same figure)."""
-        return cast(int, self._renamed("depth"))
-
-    @property
-    def visible(self) -> int:
-        """Deprecated name of `queue_visible_length` (pgmq's name for the same figure)."""
-        return cast(int, self._renamed("visible"))
-
-    @property
-    def oldest_age_sec(self) -> int | None:
-        """Deprecated name of `oldest_msg_age_sec` (pgmq's name for the same figure)."""
-        return self._renamed("oldest_age_sec")
+    depth = _old_figure_name("depth")
+    visible = _old_figure_name("visible")
+    oldest_age_sec = _old_figure_name("oldest_age_sec")
+    in_flight = _old_figure_name("in_flight")
+    delayed = _old_figure_name("delayed")
+    newest_age_sec = _old_figure_name("newest_age_sec")
+    poison = _old_figure_name("poison")
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,7 @@ def lengths_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) 
         .annotate(
             queue_length=Max("queue_length"),
             queue_visible_length=Max("queue_visible_length"),
-            in_flight=Max("in_flight"),
+            in_flight_length=Max("in_flight_length"),
             total=Max("total_messages"),
         )
         .order_by("slot")
@@ -104,7 +104,7 @@ def lengths_by_slot(using: str, queue: str, start: datetime, bucket: timedelta) 
     figures: dict[str, dict] = {
         "queue_length": {},
         "queue_visible_length": {},
-        "in_flight": {},
+        "in_flight_length": {},
         "total": {},
     }
     for row in rows:
@@ -224,7 +224,7 @@ def queue_charts(using: str, queue: str, range_key: str = "hour") -> QueueCharts
             [
                 _series(_("queue length"), slots, lengths["queue_length"]),
                 _series(_("visible"), slots, lengths["queue_visible_length"]),
-                _series(_("in flight"), slots, lengths["in_flight"]),
+                _series(_("in flight"), slots, lengths["in_flight_length"]),
             ],
             title=_("%(queue)s: queue length (sampled by a worker or pgmq_maintain)")
             % {"queue": queue},

@@ -138,7 +138,7 @@ def attention_flags(row: QueueRow) -> list[str]:
         flags.append(_("paused"))
     if stats.queue_visible_length and not row.workers and not row.dead_letter_of:
         flags.append(_("no live worker"))
-    if stats.poison:
+    if stats.poison_length:
         flags.append(_("poison messages"))
     if row.dead_letter_length:
         flags.append(_("dead letters"))
@@ -205,8 +205,8 @@ def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using:
 COUNTS = (
     "queue_length",
     "queue_visible_length",
-    "in_flight",
-    "delayed",
+    "in_flight_length",
+    "delayed_length",
     "archive_size",
     "archived_hour",
     "archived_day",
@@ -219,9 +219,9 @@ def total_stats(rows: list[QueueRow]) -> QueueStats:
         queue_name="",
         **{name: sum(getattr(r.stats, name) for r in rows) for name in COUNTS},
         oldest_msg_age_sec=None,
-        newest_age_sec=None,
+        newest_msg_age_sec=None,
         oldest_visible_age_sec=None,
-        poison=sum(r.stats.poison or 0 for r in rows),
+        poison_length=sum(r.stats.poison_length or 0 for r in rows),
         total_messages=sum(r.stats.total_messages for r in rows),
         estimated=frozenset().union(*(r.stats.estimated for r in rows)),
     )

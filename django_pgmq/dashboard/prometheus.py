@@ -49,12 +49,12 @@ QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None
     (
         "pgmq_queue_in_flight_length",
         "Read messages not yet visible again.",
-        lambda q, _: q.stats.in_flight,
+        lambda q, _: q.stats.in_flight_length,
     ),
     (
         "pgmq_queue_delayed_length",
         "Sent with a delay, not yet visible.",
-        lambda q, _: q.stats.delayed,
+        lambda q, _: q.stats.delayed_length,
     ),
     (
         "pgmq_queue_oldest_message_age_seconds",
@@ -80,7 +80,7 @@ QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None
     (
         "pgmq_poison_messages",
         "Messages read at least max_receive_count times.",
-        lambda q, _: q.stats.poison,
+        lambda q, _: q.stats.poison_length,
     ),
     (
         "pgmq_dead_letter_length",
@@ -93,7 +93,13 @@ QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None
 
 # The ``figure`` label of pgmq_figure_estimated for the figures QueueStats renamed to
 # pgmq's names (issue 28): scrapers' alerts match the label's value, so it stays as it was.
-ESTIMATED_LABELS = {"queue_length": "depth", "queue_visible_length": "visible"}
+ESTIMATED_LABELS = {
+    "queue_length": "depth",
+    "queue_visible_length": "visible",
+    "in_flight_length": "in_flight",
+    "delayed_length": "delayed",
+    "poison_length": "poison",
+}
 
 
 def _dead_letter_length(queue: ScrapedQueue, scrape: Scrape) -> int | None:

@@ -26,7 +26,7 @@ def queue_stats(columns: dict[str, Any]) -> QueueStats:
     """`QueueStats` from a ``pgmq._dashboard_stats`` row read by column name.
 
     The row is the queue figures of ``pgmq._queue_figures`` (sql/30_metrics.sql, the one
-    source ``pgmq.metrics()`` reads too) under the dashboard's names, with the archive's.
+    source ``pgmq.metrics()`` reads too) under its own names, with the archive's.
     """
     return _record(QueueStats, columns, estimated=frozenset(columns.get("estimated") or ()))
 
@@ -93,8 +93,8 @@ class DashboardOps(Base):
             "queues": [s.queue_name for s in stats],
             "queue_lengths": [s.queue_length for s in stats],
             "queue_visible_lengths": [s.queue_visible_length for s in stats],
-            "in_flight": [s.in_flight for s in stats],
-            "delayed": [s.delayed for s in stats],
+            "in_flight_lengths": [s.in_flight_length for s in stats],
+            "delayed_lengths": [s.delayed_length for s in stats],
             "archive_sizes": [s.archive_size for s in stats],
             "totals": [s.total_messages for s in stats],
             "oldest_ages": [s.oldest_msg_age_sec for s in stats],

@@ -3,7 +3,7 @@
 --
 -- The queue's own figures (lengths, ages, total) come from pgmq._queue_figures
 -- (30_metrics.sql), the one source pgmq.metrics() reads too; this file adds the
--- archive's figures and shows them under the dashboard's names.
+-- archive's figures; the dashboard says the source's names (issue 28), no other.
 --
 -- Counting rule: a table is counted exactly while it holds at most `exact_limit` rows
 -- (checked with a LIMITed scan, so the check itself is bounded). Past that, figures
@@ -14,15 +14,15 @@ CREATE TYPE pgmq._dashboard_stats AS (
     queue_name text,
     queue_length bigint,
     queue_visible_length bigint,
-    in_flight bigint,
-    delayed bigint,
+    in_flight_length bigint,
+    delayed_length bigint,
     oldest_msg_age_sec integer,
-    newest_age_sec integer,
+    newest_msg_age_sec integer,
     oldest_visible_age_sec integer,
     archive_size bigint,
     archived_hour bigint,
     archived_day bigint,
-    poison bigint,
+    poison_length bigint,
     total_messages bigint,
     estimated text[]
 );
@@ -154,7 +154,7 @@ $fn$;
 
 -- Dashboard figures of the queues in `names`, in that order: the queue figures
 -- (pgmq._queue_figures, bounded by exact_limit, poison counted against
--- max_receive_count ->> queue_name) under the dashboard's names, beside the archive's
+-- max_receive_count ->> queue_name) under their own names, beside the archive's
 -- (pgmq._dashboard_archive_figures). Idle queues cost a catalogue row; unknown queues,
 -- and a queue dropped while this runs, are left out rather than failing the whole page.
 CREATE FUNCTION pgmq._dashboard_stats_of(
@@ -172,22 +172,17 @@ BEGIN
     SELECT f.queue_name AS queue_name,
            f.queue_length AS queue_length,
            f.queue_visible_length AS queue_visible_length,
-           f.in_flight_length AS in_flight,
-           f.delayed_length AS delayed,
+           f.in_flight_length AS in_flight_length,
+           f.delayed_length AS delayed_length,
            f.oldest_msg_age_sec AS oldest_msg_age_sec,
-           f.newest_msg_age_sec AS newest_age_sec,
+           f.newest_msg_age_sec AS newest_msg_age_sec,
            f.oldest_visible_age_sec AS oldest_visible_age_sec,
            a.archive_size AS archive_size,
            a.archived_hour AS archived_hour,
            a.archived_day AS archived_day,
-           f.poison_length AS poison,
+           f.poison_length AS poison_length,
            f.total_messages AS total_messages,
-           -- The figures' names as the dashboard calls them (its columns above).
-           ARRAY(SELECT CASE e WHEN 'in_flight_length' THEN 'in_flight'
-                               WHEN 'delayed_length' THEN 'delayed'
-                               WHEN 'poison_length' THEN 'poison'
-                               ELSE e END
-                 FROM unnest(f.estimated) AS e) || a.estimated AS estimated
+           f.estimated || a.estimated AS estimated
     FROM unnest(names) WITH ORDINALITY AS u(n, o)
     -- The real time, not the transaction's start (see the top of 30_metrics.sql).
     JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, clock_timestamp()) f

@@ -96,20 +96,22 @@ SELECT queue_name, idle FROM pgmq._dashboard_idle_queues(names => %(names)s::tex
 -- name: dashboard_record_samples
 -- Queue sampler: one QueueSample row per queue ({sample} is its table) from parallel
 -- arrays, in one statement; the oldest message's send time is now() minus its age.
--- Returns how many it wrote. The columns keep their first names (depth, visible: the
--- model's queue_length and queue_visible_length).
+-- Returns how many it wrote. The columns keep their first names (depth, visible,
+-- in_flight, delayed: the model's queue_length, queue_visible_length, in_flight_length and
+-- delayed_length).
 WITH written AS (
 INSERT INTO {sample}
     (queue, sampled_at, depth, visible, in_flight, delayed, archive_size, total_messages,
      oldest_enqueued_at)
-SELECT s.queue, now(), s.queue_length, s.queue_visible_length, s.in_flight, s.delayed,
-       s.archive_size, s.total_messages, now() - make_interval(secs => s.oldest_msg_age_sec)
+SELECT s.queue, now(), s.queue_length, s.queue_visible_length, s.in_flight_length,
+       s.delayed_length, s.archive_size, s.total_messages,
+       now() - make_interval(secs => s.oldest_msg_age_sec)
 FROM unnest(%(queues)s::text[], %(queue_lengths)s::bigint[],
-            %(queue_visible_lengths)s::bigint[], %(in_flight)s::bigint[],
-            %(delayed)s::bigint[], %(archive_sizes)s::bigint[], %(totals)s::bigint[],
+            %(queue_visible_lengths)s::bigint[], %(in_flight_lengths)s::bigint[],
+            %(delayed_lengths)s::bigint[], %(archive_sizes)s::bigint[], %(totals)s::bigint[],
             %(oldest_ages)s::integer[])
-    AS s(queue, queue_length, queue_visible_length, in_flight, delayed, archive_size,
-         total_messages, oldest_msg_age_sec)
+    AS s(queue, queue_length, queue_visible_length, in_flight_length, delayed_length,
+         archive_size, total_messages, oldest_msg_age_sec)
 RETURNING 1
 )
 SELECT count(*) FROM written;

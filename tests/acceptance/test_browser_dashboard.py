@@ -430,8 +430,8 @@ def _samples(now) -> None:
             sampled_at=now - timedelta(minutes=m),
             queue_length=round(curve(m)),
             queue_visible_length=round(curve(m)),
-            in_flight=0,
-            delayed=0,
+            in_flight_length=0,
+            delayed_length=0,
             archive_size=0,
             total_messages=10_000 - m * 5 - (m * m) % 7,
         )
@@ -489,8 +489,8 @@ def test_a_fresh_queue_says_its_charts_have_too_little_data(browser_page, operat
         sampled_at=now,
         queue_length=90,
         queue_visible_length=90,
-        in_flight=0,
-        delayed=0,
+        in_flight_length=0,
+        delayed_length=0,
         archive_size=0,
         total_messages=90,
     )

@@ -91,6 +91,10 @@ def test_estimated_figures_are_named(client, db, queue, manager, settings):
     found = samples(client.get(URL).content.decode())
     key = f'pgmq_figure_estimated{{database="default",figure="depth",queue="{queue}"}}'
     assert found[key] == 1
+    # The label keeps the value alerts match (poison), not the figure's name (poison_length).
+    key = f'pgmq_figure_estimated{{database="default",figure="poison",queue="{queue}"}}'
+    assert found[key] == 1
+    assert not any("_length" in k for k in found if k.startswith("pgmq_figure_estimated"))
 
 
 def test_without_credentials_401(db):

@@ -40,8 +40,8 @@ def test_a_sample_records_the_figures_of_every_queue(queue, queue_name):
         figures = (
             sample.queue_length,
             sample.queue_visible_length,
-            sample.in_flight,
-            sample.delayed,
+            sample.in_flight_length,
+            sample.delayed_length,
         )
         assert figures == (4, 2, 1, 1)
         assert (sample.archive_size, sample.total_messages) == (2, 6)
@@ -56,8 +56,8 @@ def test_a_queue_sampled_recently_is_skipped_and_old_samples_are_deleted(m, queu
         queue="elsewhere",
         queue_length=0,
         queue_visible_length=0,
-        in_flight=0,
-        delayed=0,
+        in_flight_length=0,
+        delayed_length=0,
         archive_size=0,
         total_messages=0,
     )
@@ -112,9 +112,10 @@ def test_a_worker_samples_queues_it_does_not_consume(queue, queue_name):
 
 
 def test_the_old_names_of_the_renamed_fields_still_work_with_a_warning(db, queue_name):
-    """Issue 28: ``QueueSample.depth`` and ``visible`` are ``queue_length`` and
-    ``queue_visible_length``, ``QueueConfig.max_reads`` is ``max_receive_count``; the old
-    names stay as deprecated properties, the columns as they were."""
+    """Issue 28: ``QueueSample.depth``, ``visible``, ``in_flight`` and ``delayed`` are
+    ``queue_length``, ``queue_visible_length``, ``in_flight_length`` and ``delayed_length``,
+    ``QueueConfig.max_reads`` is ``max_receive_count``; the old names stay as deprecated
+    properties, the columns as they were."""
     from django_pgmq.models import QueueConfig
 
     with pytest.warns(DeprecationWarning, match=r"QueueConfig.max_reads is deprecated"):
@@ -122,12 +123,22 @@ def test_the_old_names_of_the_renamed_fields_still_work_with_a_warning(db, queue
     assert QueueConfig.objects.get(queue=queue_name).max_receive_count == 3
     with pytest.warns(DeprecationWarning, match="use max_receive_count"):
         assert config.max_reads == 3
-    figures = dict(in_flight=0, delayed=0, archive_size=0, total_messages=0)
+    figures = dict(archive_size=0, total_messages=0)
     with (
         pytest.warns(DeprecationWarning, match=r"QueueSample.depth is deprecated"),
         pytest.warns(DeprecationWarning, match=r"QueueSample.visible is deprecated"),
+        pytest.warns(DeprecationWarning, match=r"QueueSample.in_flight is deprecated"),
+        pytest.warns(DeprecationWarning, match=r"QueueSample.delayed is deprecated"),
     ):
-        sample = QueueSample.objects.create(queue=queue_name, depth=4, visible=2, **figures)
+        sample = QueueSample.objects.create(
+            queue=queue_name, depth=4, visible=2, in_flight=1, delayed=3, **figures
+        )
+    stored = QueueSample.objects.get(pk=sample.pk)
+    assert (stored.in_flight_length, stored.delayed_length) == (1, 3)
+    with pytest.warns(DeprecationWarning, match="use in_flight_length"):
+        assert stored.in_flight == 1
+    with pytest.warns(DeprecationWarning, match="use delayed_length"):
+        assert stored.delayed == 3
     with pytest.warns(DeprecationWarning, match="use queue_length"):
         assert QueueSample.objects.get(pk=sample.pk).depth == 4
     with pytest.warns(DeprecationWarning, match=r"QueueSample.visible is deprecated"):
@@ -135,3 +146,5 @@ def test_the_old_names_of_the_renamed_fields_still_work_with_a_warning(db, queue
     assert QueueSample._meta.get_field("queue_visible_length").column == "visible"
     assert QueueConfig._meta.get_field("max_receive_count").column == "max_reads"
     assert QueueSample._meta.get_field("queue_length").column == "depth"
+    assert QueueSample._meta.get_field("in_flight_length").column == "in_flight"
+    assert QueueSample._meta.get_field("delayed_length").column == "delayed"

@@ -15,15 +15,11 @@ def test_exact_stats_of_a_small_queue(manager, internal, queue, pg_connect):
     manager.read(queue, vt=600, qty=2)  # two in flight
     manager.archive(queue, ids[-1])
     [stats] = internal.dashboard_stats(queue, exact_limit=1000, max_receive_count={queue: 1})
-    assert (stats.queue_length, stats.queue_visible_length, stats.in_flight, stats.delayed) == (
-        6,
-        3,
-        2,
-        1,
-    )
+    lengths = (stats.queue_length, stats.queue_visible_length)
+    assert (*lengths, stats.in_flight_length, stats.delayed_length) == (6, 3, 2, 1)
     assert stats.archive_size == 1
     assert stats.archived_hour == stats.archived_day == 1
-    assert stats.poison == 2
+    assert stats.poison_length == 2
     assert stats.total_messages == 7
     assert stats.estimated == frozenset()
     assert stats.oldest_msg_age_sec is not None and stats.oldest_msg_age_sec >= 0
@@ -34,12 +30,12 @@ def test_stats_of_a_large_queue_are_estimated_and_marked(manager, internal, queu
     manager.send(queue, {"later": True}, delay=3600)
     pg_connect().execute(f'ANALYZE pgmq."q_{queue}"')
     [stats] = internal.dashboard_stats(queue, exact_limit=100, max_receive_count={queue: 5})
-    assert {"queue_length", "queue_visible_length", "poison"} <= stats.estimated
-    assert "delayed" not in stats.estimated  # counted exactly through the vt index
-    assert stats.delayed == 1
+    assert {"queue_length", "queue_visible_length", "poison_length"} <= stats.estimated
+    assert "delayed_length" not in stats.estimated  # counted exactly through the vt index
+    assert stats.delayed_length == 1
     assert 1500 < stats.queue_length < 6000
     assert stats.queue_visible_length == stats.queue_length - 1
-    assert stats.poison == 0
+    assert stats.poison_length == 0
 
 
 def test_all_stats_lists_every_queue(manager, internal, queue):

@@ -266,8 +266,8 @@ def test_charts_read_archive_and_samples(viewer, queue, manager):
             sampled_at=now - timedelta(minutes=m),
             queue_length=10 + m,
             queue_visible_length=5,
-            in_flight=1,
-            delayed=0,
+            in_flight_length=1,
+            delayed_length=0,
             archive_size=0,
             total_messages=1000 - 30 * m,
         )
@@ -344,8 +344,8 @@ def _sample_depths(queue: str, depths: list[int]) -> None:
             sampled_at=now - timedelta(seconds=20 * (len(depths) - i)),
             queue_length=d,
             queue_visible_length=d,
-            in_flight=0,
-            delayed=0,
+            in_flight_length=0,
+            delayed_length=0,
             archive_size=0,
             total_messages=d,
         )

@@ -80,8 +80,8 @@ def test_idle_and_counted_queues_give_the_same_fields(manager, internal, queue, 
         assert (
             idle.queue_length,
             idle.queue_visible_length,
-            idle.in_flight,
-            idle.delayed,
+            idle.in_flight_length,
+            idle.delayed_length,
             idle.archive_size,
         ) == (
             0,
@@ -90,8 +90,8 @@ def test_idle_and_counted_queues_give_the_same_fields(manager, internal, queue, 
             0,
             0,
         )
-        assert idle.oldest_msg_age_sec is idle.newest_age_sec is None
-        assert idle.poison == 0 and idle.total_messages == 0
+        assert idle.oldest_msg_age_sec is idle.newest_msg_age_sec is None
+        assert idle.poison_length == 0 and idle.total_messages == 0
         assert idle.estimated == frozenset()
         assert counted.queue_length == 0 and counted.total_messages == 1
     finally:

@@ -73,14 +73,14 @@ def test_metrics_the_admin_prometheus_and_the_command_agree(queues, internal, se
         assert (
             a.queue_length,
             a.queue_visible_length,
-            a.in_flight,
-            a.delayed,
+            a.in_flight_length,
+            a.delayed_length,
             a.total_messages,
         ) == (
             p.queue_length,
             p.queue_visible_length,
-            p.in_flight,
-            p.delayed,
+            p.in_flight_length,
+            p.delayed_length,
             p.total_messages,
         )
         assert (c["queue_length"], c["queue_visible_length"], c["total_messages"]) == (
@@ -93,12 +93,13 @@ def test_metrics_the_admin_prometheus_and_the_command_agree(queues, internal, se
         assert text["pgmq_messages_total"] == m.total_messages
         for age in (a.oldest_msg_age_sec, p.oldest_msg_age_sec, c["oldest_msg_age_sec"]):
             assert close(m.oldest_msg_age_sec, age)
-        assert close(m.newest_msg_age_sec, a.newest_age_sec)
+        assert close(m.newest_msg_age_sec, a.newest_msg_age_sec)
         if m.oldest_msg_age_sec is not None:
             assert close(text["pgmq_queue_oldest_message_age_seconds"], m.oldest_msg_age_sec)
     for name in (plain, part):
         m, a = internal.metrics(name), admin[name]
-        assert (m.queue_length, m.queue_visible_length, a.in_flight, a.delayed) == (6, 3, 2, 1)
+        lengths = (m.queue_length, m.queue_visible_length)
+        assert (*lengths, a.in_flight_length, a.delayed_length) == (6, 3, 2, 1)
         assert m.total_messages == 6 and 89 <= m.oldest_msg_age_sec <= 92
         assert a.estimated == frozenset()
     m, a = internal.metrics(idle), admin[idle]
@@ -108,7 +109,7 @@ def test_metrics_the_admin_prometheus_and_the_command_agree(queues, internal, se
         0,
         None,
     )
-    assert (a.queue_length, a.in_flight, a.delayed, a.archive_size) == (0, 0, 0, 0)
+    assert (a.queue_length, a.in_flight_length, a.delayed_length, a.archive_size) == (0, 0, 0, 0)
 
 
 def test_metrics_instant_is_now_and_the_total_is_the_sequences(queues):

@@ -75,15 +75,15 @@ STATS = {
     "queue_name": "orders",
     "queue_length": 5,
     "queue_visible_length": 3,
-    "in_flight": 1,
-    "delayed": 1,
+    "in_flight_length": 1,
+    "delayed_length": 1,
     "oldest_msg_age_sec": 7,
-    "newest_age_sec": 2,
+    "newest_msg_age_sec": 2,
     "oldest_visible_age_sec": 4,
     "archive_size": 10,
     "archived_hour": 1,
     "archived_day": 6,
-    "poison": None,
+    "poison_length": None,
     "total_messages": 15,
     "estimated": ["queue_length"],
 }
@@ -166,4 +166,26 @@ def test_queue_stats_old_figure_names_warn_and_still_mark_estimates():
         assert stats.visible == 3
     with pytest.warns(DeprecationWarning):
         assert "≈5" in figure(stats, "depth")
-    assert "≈5" in figure(stats, "queue_length") and "≈" not in figure(stats, "in_flight")
+    assert "≈5" in figure(stats, "queue_length") and "≈" not in figure(stats, "in_flight_length")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("in_flight", "in_flight_length"),
+        ("delayed", "delayed_length"),
+        ("newest_age_sec", "newest_msg_age_sec"),
+        ("poison", "poison_length"),
+    ],
+)
+def test_queue_stats_other_old_figure_names_warn_and_still_mark_estimates(old, new):
+    """Issue 28, after ``depth``: the dashboard's other figures take the source's names
+    (``pgmq._queue_figures``'); the old names read the same value, warn, and keep the
+    estimate's mark in ``{% figure %}``."""
+    from django_pgmq.templatetags.pgmq_dashboard import figure
+
+    stats = queue_stats({**STATS, "poison_length": 0, "estimated": [new]})
+    with pytest.warns(DeprecationWarning, match=rf"QueueStats.{old} is deprecated: use {new}"):
+        assert getattr(stats, old) == getattr(stats, new)
+    with pytest.warns(DeprecationWarning):
+        assert "≈" in figure(stats, old)
