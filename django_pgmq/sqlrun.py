@@ -1,8 +1,8 @@
 """The one way django-pgmq runs SQL from Python: named statements and one runner.
 
-Every statement Python sends is named once, in one of the named-query files
-(`FILES`), under a ``-- name:`` line; `statements` reads them all into one
-registry, and a name defined twice is an error. Where a statement calls one SQL
+Every statement Python sends is named once, in the named-query file (`FILES`:
+``sql/queries.sql``, in sections by caller), under a ``-- name:`` line; `statements`
+reads it into one registry, and a name defined twice is an error. Where a statement calls one SQL
 function it takes that function's name (without a leading underscore), and so does
 the Python method that runs it (CONTRIBUTING.md, "How to add a command").
 
@@ -33,7 +33,7 @@ from psycopg import sql as psql
 from . import sqlfiles, tracing
 from .errors import FeatureNotAvailable, PgmqError, from_sqlstate
 
-FILES = ("queries.sql", "celery_queries.sql", "spark_queries.sql", "tasks_queries.sql")
+FILES = ("queries.sql",)  # one file, in sections by caller
 MAX_CURSORS = 100  # psycopg cursors kept per Django connection (see _cursor)
 
 # What `run` returns: every row (tuples), the first row (or None), every row as a dict
@@ -45,7 +45,7 @@ MESSAGE_COLUMNS = ("msg_id", "read_ct", "enqueued_at", "last_read_at", "vt", "me
 
 
 class DuplicateStatement(PgmqError):
-    """Two named-query files (or one, twice) define a statement of the same name."""
+    """A statement name is defined twice (in one named-query file, or in two)."""
 
 
 # -- the registry -----------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Internal: the Django Tasks backend's operations: task queues read by priority.
 
-The statements are in ``sql/tasks_queries.sql``, the functions in ``sql/75_tasks.sql``.
+The statements are in ``sql/queries.sql`` (Tasks section), the functions in ``sql/75_tasks.sql``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
--- Named statements the queue manager (django_pgmq/manager/) and the internal layer
--- (django_pgmq/internal/) send.
--- Each starts with "-- name: <name>"; parameters are psycopg's %(name)s.
+-- Every named statement django-pgmq's Python sends (django_pgmq/sqlrun.py registers
+-- them): first the queue manager's (django_pgmq/manager/) and the internal layer's
+-- (django_pgmq/internal/), then, each in its section, the Celery transport's, the Spark
+-- source's and the Tasks backend's. Each starts with "-- name: <name>" (named after the
+-- SQL function it calls); parameters are psycopg's %(name)s. A comment after a
+-- statement belongs to what follows it, not to the statement.
 
 -- name: create
 SELECT pgmq.create(queue_name => %(queue)s);
@@ -445,3 +448,235 @@ SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY sche
 
 -- name: schedules_installed
 SELECT to_regclass('pgmq.schedules') IS NOT NULL;
+
+-- ==== The Celery transport ==================================================
+-- Named statements of the Celery transport (django_pgmq/contrib/celery).
+-- The pgmq API statements it shares with the queue manager are above;
+-- the functions called here are installed by 80_celery.sql.
+
+-- name: celery_open_session
+SELECT pgmq.celery_open_session();
+
+-- name: celery_declare_queue
+SELECT pgmq.celery_declare_queue(
+    queue => %(queue)s, original_name => %(celery_name)s, durable => %(durable)s,
+    is_auto_delete => %(auto_delete)s, expires_ms => %(expires_ms)s::bigint,
+    ttl_ms => %(ttl_ms)s::bigint);
+
+-- name: celery_enable_priorities
+SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => '{"priorities": true}')
+WHERE pgmq.get_queue_attributes(queue_name => %(queue)s) -> 'priorities'
+      IS DISTINCT FROM 'true'::jsonb;
+
+-- name: celery_queue_exists
+SELECT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = %(queue)s);
+
+-- name: celery_queue_length
+SELECT queue_visible_length FROM pgmq.metrics(queue_name => %(queue)s);
+
+-- name: celery_consumer_count
+SELECT count(*) FROM pgmq.celery_consumer k
+WHERE k.queue_name = %(queue)s AND pgmq._celery_session_alive(k.session_id);
+
+-- name: celery_send
+SELECT pgmq.celery_send(
+    queue => %(queue)s, msg => %(msg)s::jsonb, headers => %(headers)s::jsonb,
+    deliver_at => %(deliver_at)s::timestamptz, notify => %(notify)s);
+
+-- name: celery_publish
+SELECT pgmq.celery_publish(
+    exchange => %(exchange)s, routing_key => %(routing_key)s, msg => %(msg)s::jsonb,
+    headers => %(headers)s::jsonb, deliver_at => %(deliver_at)s::timestamptz,
+    notify => %(notify)s);
+
+-- name: celery_bind
+SELECT pgmq.celery_bind(
+    exchange => %(exchange)s, exchange_type => %(exchange_type)s,
+    routing_key => %(routing_key)s, queue => %(queue)s);
+
+-- name: celery_unbind
+SELECT pgmq.celery_unbind(
+    exchange => %(exchange)s, routing_key => %(routing_key)s, queue => %(queue)s);
+
+-- name: celery_delete_exchange
+SELECT pgmq.celery_delete_exchange(exchange => %(exchange)s);
+
+-- name: celery_read
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq.celery_read(queue => %(queue)s, vt => %(vt)s, qty => %(qty)s);
+
+-- name: celery_pop
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq.celery_pop(queue => %(queue)s, qty => %(qty)s);
+
+-- name: celery_ack
+SELECT pgmq.celery_ack(
+    queue => %(queue)s, msg_ids => %(ids)s::bigint[], archive => %(archive)s);
+
+-- name: celery_release
+SELECT pgmq.celery_release(
+    queue => %(queue)s, msg_ids => %(ids)s::bigint[], notify => %(notify)s);
+
+-- name: celery_extend
+SELECT pgmq.celery_extend(
+    queue => %(queue)s, msg_ids => %(ids)s::bigint[], vt => %(vt)s);
+
+-- name: celery_next_visible
+SELECT extract(epoch FROM pgmq.celery_next_visible(queues => %(queues)s::text[]) - clock_timestamp());
+
+-- name: celery_consume
+SELECT pgmq.celery_consume(queue => %(queue)s, session => %(session)s);
+
+-- name: celery_cancel
+SELECT pgmq.celery_cancel(queue => %(queue)s, session => %(session)s);
+
+-- name: celery_cleanup
+SELECT pgmq.celery_cleanup();
+
+-- ==== The Spark data source =================================================
+-- Named statements of the Spark data source and pipeline (django_pgmq/contrib/spark).
+-- Slots in braces are filled by psycopg.sql (identifiers, literals, composed lists),
+-- never by string gluing. COPY cannot take parameters, so its values come in as
+-- psycopg.sql.Literal.
+
+-- name: spark_checked_send
+-- A writing task's time, and whether its rows must go through pgmq.send_batch's checks.
+SELECT now() AS now, pgmq._spark_checked_send(%(queue)s) AS checked;
+
+-- name: temp_stage
+-- A task's rows bound for a queue with send-side attributes (see send_staged).
+CREATE TEMP TABLE pgmq_spark_rows (
+    part integer NOT NULL, attempt bigint NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY,
+    vt timestamptz, message jsonb, headers jsonb
+) ON COMMIT DROP;
+
+-- name: spark_send_staged
+SELECT pgmq._spark_send_staged(%(queue)s, %(stage)s::regclass, NULL);
+
+-- name: utc_session
+SET LOCAL TIME ZONE 'UTC';
+
+-- name: msg_id_bounds
+SELECT min(msg_id) AS lo, max(msg_id) AS hi FROM {table} WHERE {where};
+
+-- name: max_msg_id
+SELECT coalesce(max(msg_id), 0) FROM {table};
+
+-- name: copy_out
+COPY (SELECT {columns} FROM {table} WHERE {where} ORDER BY msg_id) TO STDOUT (FORMAT csv);
+
+-- name: copy_out_claimed
+COPY (
+    SELECT {columns} FROM {table} q
+    JOIN pgmq.spark_stream_batch b
+      ON b.queue_name = {queue} AND b.consumer = {consumer}
+     AND b.batch > {after} AND b.batch <= {upto}
+     AND q.msg_id = ANY (b.msg_ids) AND q.last_read_at = b.claimed_at
+    WHERE q.msg_id = ANY ({ids})
+    ORDER BY q.msg_id
+) TO STDOUT (FORMAT csv);
+
+-- name: epoch_us
+(extract(epoch FROM {column}) * 1000000)::bigint
+
+-- name: copy_in
+COPY {table} ({columns}) FROM STDIN (FORMAT csv);
+
+-- name: stream_initial
+SELECT coalesce(max(batch), 0) FROM pgmq.spark_stream_batch
+WHERE queue_name = %(queue)s AND consumer = %(consumer)s AND acked_at IS NOT NULL;
+
+-- name: stream_pending
+SELECT max(batch) FROM pgmq.spark_stream_batch
+WHERE queue_name = %(queue)s AND consumer = %(consumer)s AND batch > %(after)s
+  AND acked_at IS NULL;
+
+-- name: stream_batches
+SELECT batch, msg_ids FROM pgmq.spark_stream_batch
+WHERE queue_name = %(queue)s AND consumer = %(consumer)s
+  AND batch > %(after)s AND batch <= %(upto)s
+ORDER BY batch;
+
+-- name: spark_claim
+SELECT pgmq.spark_claim(%(queue)s, %(consumer)s, %(vt)s, %(qty)s, %(max_msg_id)s, %(min_batch)s);
+
+-- name: spark_hold
+SELECT pgmq.spark_hold(%(queue)s, %(consumer)s, %(after)s, %(upto)s, %(vt)s);
+
+-- name: spark_ack
+SELECT pgmq.spark_ack(%(queue)s, %(consumer)s, %(upto)s, %(mode)s);
+
+-- name: consumer_try_lock
+SELECT pg_try_advisory_lock(hashtext('pgmq.spark.run.' || lower(%(queue)s) || '.' || %(consumer)s));
+
+-- name: spark_stage_create
+SELECT pgmq.spark_stage_create(%(queue)s, %(writer_id)s);
+
+-- name: spark_stage_commit
+SELECT pgmq.spark_stage_commit(%(stage)s, %(attempts)s::bigint[], %(batch_id)s);
+
+-- name: spark_stage_abort
+SELECT pgmq.spark_stage_abort(%(stage)s);
+
+-- name: spark_stage_drop_stale
+SELECT pgmq.spark_stage_drop_stale(make_interval(hours => %(hours)s));
+
+-- name: export_open_run
+SELECT run_id, cutoff, max_msg_id, exported, stage FROM pgmq.spark_export_run
+WHERE queue_name = %(queue)s AND path = %(path)s AND stage <> 'done'
+ORDER BY created_at LIMIT 1;
+
+-- name: spark_export_run
+INSERT INTO pgmq.spark_export_run (run_id, queue_name, path, cutoff, max_msg_id)
+SELECT gen_random_uuid(), %(queue)s, %(path)s, now() - make_interval(secs => %(older_than)s),
+       coalesce(max(msg_id), 0)
+FROM {table}
+RETURNING run_id, cutoff, max_msg_id, exported, stage;
+
+-- name: export_set_stage
+UPDATE pgmq.spark_export_run
+SET stage = %(stage)s, exported = coalesce(%(exported)s, exported),
+    removed = coalesce(%(removed)s, removed),
+    finished_at = CASE WHEN %(stage)s = 'done' THEN now() END
+WHERE run_id = %(run_id)s;
+
+-- name: export_remove
+DELETE FROM {table} WHERE archived_at < %(cutoff)s AND msg_id <= %(max_msg_id)s;
+
+-- name: stats_since
+SELECT max(minute) FROM pgmq.spark_stats WHERE queue_name = %(queue)s;
+
+-- name: stats_upsert
+INSERT INTO pgmq.spark_stats AS s
+    (queue_name, minute, archived, wait_p50, wait_p95, wait_p99, retries, computed_at)
+VALUES (%(queue)s, %(minute)s, %(archived)s, %(p50)s, %(p95)s, %(p99)s, %(retries)s, now())
+ON CONFLICT (queue_name, minute) DO UPDATE
+SET archived = excluded.archived, wait_p50 = excluded.wait_p50, wait_p95 = excluded.wait_p95,
+    wait_p99 = excluded.wait_p99, retries = excluded.retries, computed_at = excluded.computed_at;
+
+-- ==== The Django Tasks backend ==============================================
+-- Named statements of the Django Tasks backend (django_pgmq/internal/task_ops.py);
+-- the functions are in sql/75_tasks.sql.
+
+-- name: enable_task_queue
+SELECT pgmq._enable_task_queue(queue_name => %(queue)s);
+
+-- name: read_by_priority
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq._read_by_priority(queue_name => %(queue)s, vt => %(vt)s::integer, qty => %(qty)s::integer);
+
+-- name: task_enqueue
+-- enqueue: the task's message and its result row in one call, on the caller's connection
+-- (so in the caller's transaction). Returns the msg_id.
+SELECT pgmq._task_enqueue(
+    %(queue)s, %(msg)s::jsonb, %(headers)s::jsonb, %(delay)s::timestamptz, %(id)s::uuid,
+    %(backend)s, %(task_path)s, %(priority)s::integer, %(args)s::jsonb, %(kwargs)s::jsonb,
+    %(run_after)s::timestamptz, %(enqueued_at)s::timestamptz, %(max_attempts)s::integer);
+
+-- name: task_finish_and_start
+-- The worker: a finished task's verdict and its message's delete, and/or the next task's
+-- result RUNNING (its row back; none when it was not READY). Either half may be NULL.
+SELECT * FROM pgmq._task_finish_and_start(
+    %(queue)s, %(done_id)s::uuid, %(done_msg_id)s::bigint, %(done_status)s::text,
+    %(done_finished_at)s::timestamptz, %(done_return_value)s::jsonb, %(done_errors)s::jsonb,
+    %(id)s::uuid, %(now)s::timestamptz, %(worker)s::text);

@@ -2,7 +2,7 @@
 
 Needs the ``spark`` extra (``pip install 'django-pgmq[spark]'``: PySpark 4.2+,
 pyarrow). The source runs on executors without Django: plain psycopg, SQL from
-``sql/spark_queries.sql`` composed with ``psycopg.sql``. Importing this package
+``sql/queries.sql`` (its Spark section) composed with ``psycopg.sql``. Importing this package
 does not import PySpark; its names load on first use.
 """
 

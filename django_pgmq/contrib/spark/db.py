@@ -1,7 +1,7 @@
 """Connections of the Spark source (plain psycopg, no Django) and their errors, made readable.
 
 Every statement runs through the one runner (`django_pgmq.sqlrun`): named in
-``sql/spark_queries.sql``, its errors translated by the SQLSTATE registry, with the
+``sql/queries.sql`` (its Spark section), its errors translated by the SQLSTATE registry, with the
 connection's secrets taken out of their text.
 """
 

@@ -1,4 +1,4 @@
-"""SQL of the Spark source: named statements from ``sql/spark_queries.sql``, composed safely.
+"""SQL of the Spark source: named statements (``sql/queries.sql``, Spark section), composed safely.
 
 Identifiers go in as `psycopg.sql.Identifier`, values as placeholders, or as
 `psycopg.sql.Literal` where PostgreSQL takes none (inside ``COPY``).
