@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KINDS = ("seconds", "bytes", "count", "switch", "queue", "rate")
+# The kinds whose value is an integer at least the declared minimum (as the SQL check says).
+NUMBER_KINDS = ("seconds", "bytes", "count")
+KINDS = (*NUMBER_KINDS, "switch", "queue", "rate")
 SIDES = ("send", "read", "both", "retention")
 
 

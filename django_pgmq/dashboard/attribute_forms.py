@@ -14,7 +14,7 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..attribute_spec import AttributeSpec
+from ..attribute_spec import NUMBER_KINDS, AttributeSpec
 from ..attributes_declared import DECLARED, LABELS
 from ..manager import QueueManager
 from .access import url
@@ -34,7 +34,7 @@ def attribute_field(spec: AttributeSpec) -> forms.Field:
     """The form field of one declared attribute (its kind decides the field)."""
     label = LABELS.get(spec.key, spec.label)
     help_text = _KIND_HELP.get(spec.kind, "")
-    if spec.kind in ("seconds", "bytes", "count"):
+    if spec.kind in NUMBER_KINDS:
         return forms.IntegerField(
             label=label, min_value=spec.minimum, required=False, help_text=help_text
         )

@@ -157,14 +157,13 @@ BEGIN
     FOR k, v IN SELECT e.key, e.value FROM jsonb_each(attrs) e ORDER BY e.key LOOP
         SELECT d.kind, d.minimum INTO kind, minimum
         FROM pgmq._queue_attribute_declaration() d WHERE d.key = k;
-        ok := CASE kind
-            WHEN 'seconds' THEN pgmq._json_int_at_least(v, minimum)
-            WHEN 'bytes' THEN pgmq._json_int_at_least(v, minimum)
-            WHEN 'count' THEN pgmq._json_int_at_least(v, minimum)
-            WHEN 'switch' THEN jsonb_typeof(v) = 'boolean'
-            WHEN 'queue' THEN jsonb_typeof(v) = 'string'
+        ok := CASE
+            -- the number kinds: an integer at least the declared minimum
+            WHEN kind IN ('seconds', 'bytes', 'count') THEN pgmq._json_int_at_least(v, minimum)
+            WHEN kind = 'switch' THEN jsonb_typeof(v) = 'boolean'
+            WHEN kind = 'queue' THEN jsonb_typeof(v) = 'string'
             -- CASE, not AND: each test may only run once the one before it held.
-            WHEN 'rate' THEN CASE
+            WHEN kind = 'rate' THEN CASE
                 WHEN jsonb_typeof(v) <> 'object' THEN false
                 WHEN (SELECT array_agg(x ORDER BY x) FROM jsonb_object_keys(v) x)
                      <> '{count,seconds}' THEN false

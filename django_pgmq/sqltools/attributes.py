@@ -24,7 +24,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..attribute_spec import KINDS, SIDES, AttributeSpec
+from ..attribute_spec import KINDS, NUMBER_KINDS, SIDES, AttributeSpec
 
 # How the docs table names a value's kind (with the minimum where it has one).
 _KIND_VALUES = {
@@ -122,7 +122,7 @@ def check(specs: tuple[AttributeSpec, ...]) -> list[str]:
             problems.append(f"{spec.key}: kind {spec.kind!r} is not one of {', '.join(KINDS)}")
         if spec.side not in SIDES:
             problems.append(f"{spec.key}: side {spec.side!r} is not one of {', '.join(SIDES)}")
-        numeric = spec.kind in ("seconds", "bytes", "count")
+        numeric = spec.kind in NUMBER_KINDS
         if numeric != (spec.minimum is not None):
             problems.append(f"{spec.key}: a minimum goes with (and only with) a number kind")
     return problems
