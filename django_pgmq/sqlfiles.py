@@ -1,9 +1,9 @@
-"""Access to the SQL files under ``django_pgmq/sql``: install scripts and named queries."""
+"""Access to the SQL files under ``django_pgmq/sql``: install scripts, and parsing the
+named-query file (`sqlrun.statements` registers its statements)."""
 
 from __future__ import annotations
 
 import re
-from functools import cache
 from importlib.resources import files
 
 _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
@@ -28,9 +28,3 @@ def parse(text: str) -> list[tuple[str, str]]:
         (name, _TRAILING_COMMENTS.sub("", body.strip()))
         for name, body in zip(parts[1::2], parts[2::2], strict=True)
     ]
-
-
-@cache
-def queries(filename: str = "queries.sql") -> dict[str, str]:
-    """The statements of one named-query file (`sqlrun.statements` holds them all)."""
-    return dict(parse(read(filename)))

@@ -34,7 +34,6 @@ MAX_QTY = 100_000
 
 
 _sqlstate = sqlrun.sqlstate
-_error_text = sqlrun.error_text
 
 
 @functools.cache
