@@ -133,6 +133,12 @@ def test_kill_9_mid_batch_then_a_second_worker_handles_every_message_exactly_onc
     first.wait()
     # Its row stays until it ages out (three missed heartbeats).
     wait_until(lambda: Worker.objects.expired().filter(pid=first.pid).exists(), "row expiry")
+    # What it held comes back when its vt (2 s) ends; --until-empty does not wait for
+    # messages another consumer holds, so start the second worker once they are back.
+    wait_until(
+        lambda: (m := pgmq.metrics(queue)).queue_visible_length == m.queue_length,
+        "the killed worker's messages to be visible again",
+    )
 
     second = start_worker(queue, *options, "--until-empty", "--poll-interval", "0.1")
     assert second.wait() == 0
