@@ -37,7 +37,7 @@
 -- parameters as the router's ($4 vt, $5 msg_ids, $6 messages, $7 headers).
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(qtable text, op "char")
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT format(
         CASE op
@@ -79,9 +79,13 @@ $fn$;
 -- pgmq._queue_ops_sql for the live table qtable (the name format_table_name gave, which
 -- checked the queue's name), so the router checks the name once per call. One SQL
 -- expression, so a caller's plan inlines it: nothing to compile in a new session.
+-- These statement builders are STABLE, as format() is: PostgreSQL never inlines an SQL
+-- function declared IMMUTABLE whose body calls a STABLE one, and then parses and plans
+-- its body on every call (up to migration 0039 that cost a send about a tenth of its
+-- server time; tests/integration/test_sql_inlining.py keeps them inlined).
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low text)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE
         WHEN op IN ('s', '1', 'a', 'd') THEN
@@ -139,7 +143,7 @@ $fn$;
 -- have only the name.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low text DEFAULT '0')
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'), op, low);
 $fn$;

@@ -331,7 +331,7 @@ CREATE FUNCTION pgmq._dead_letter_headers(
     error text
 )
 RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE sql VOLATILE
 AS $fn$
     SELECT CASE
                WHEN headers IS NULL THEN '{}'::jsonb
@@ -382,7 +382,7 @@ $fn$;
 -- pgmq._checked_message's tests, inline, so a valid message costs no function call.
 CREATE FUNCTION pgmq._send_checks_sql(attrs jsonb)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT concat_ws(' AND ',
         CASE WHEN attrs ? 'max_message_size'

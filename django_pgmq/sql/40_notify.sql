@@ -99,7 +99,7 @@ $fn$;
 -- with 'pgtrigger_', it is never a candidate for `manage.py pgtrigger prune`.
 CREATE FUNCTION pgmq._notify_trigger_name(queue_name text)
 RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE
         WHEN lower(queue_name) ~ '^[a-z0-9_]+$' THEN 'q_' || lower(queue_name) || '_notify_insert'

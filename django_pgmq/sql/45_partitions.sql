@@ -157,7 +157,7 @@ $fn$;
 -- MINVALUE/MAXVALUE for the infinities.
 CREATE FUNCTION pgmq._partition_bound(by_id boolean, pos numeric)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE
         WHEN pos = '-Infinity'::numeric THEN 'MINVALUE'
@@ -172,7 +172,7 @@ $fn$;
 -- The same, as SQL for a FOR VALUES clause.
 CREATE FUNCTION pgmq._partition_literal(by_id boolean, pos numeric)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE WHEN abs(pos) = 'Infinity'::numeric THEN pgmq._partition_bound(by_id, pos)
                 ELSE quote_literal(pgmq._partition_bound(by_id, pos)) END;
@@ -195,7 +195,7 @@ $fn$;
 -- hash of it when that is too long (two long names never shorten to the same one).
 CREATE FUNCTION pgmq._fit_name(base text, suffix text)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE
         WHEN octet_length(base || suffix) <= 63 THEN base || suffix
@@ -207,7 +207,7 @@ $fn$;
 -- The name of the partition whose range starts at lo.
 CREATE FUNCTION pgmq._partition_name(parent text, by_id boolean, step text, lo numeric)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT pgmq._fit_name(parent, '_p' || CASE
         WHEN by_id THEN (lo::bigint)::text
