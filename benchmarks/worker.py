@@ -154,6 +154,8 @@ def ours_latency(
     gaps: tuple[float, float] = (0.01, 0.05),
 ) -> list[float]:
     """Send -> handler-start delays of a worker, woken by NOTIFY or by polling."""
+    from django_pgmq.worker.fleet import run_workers
+
     fresh_queue(notify_throttle_ms=throttle_ms if listen else None)
     seen: dict[int, float] = {}
     arrived = threading.Event()
@@ -163,7 +165,7 @@ def ours_latency(
         arrived.set()
 
     worker = make_worker(handler, batch=1, listen=listen, poll_interval=POLL_SECONDS)
-    thread = threading.Thread(target=worker.run, daemon=True)
+    thread = threading.Thread(target=run_workers, args=([worker],), daemon=True)
     thread.start()
     sleep(1.0)  # let it start, read the empty queue and go idle
     try:
@@ -176,9 +178,11 @@ def ours_latency(
 def producers_rate(params: dict[str, Any], notify: bool, producers: int, seconds: float) -> float:
     """Messages per second of ``producers`` threads, each sending single messages in its
     own transaction, while a worker (LISTEN/NOTIFY when ``notify``) consumes them."""
+    from django_pgmq.worker.fleet import run_workers
+
     fresh_queue(notify_throttle_ms=250 if notify else None)
     worker = make_worker(lambda message: None, batch=10, listen=notify, poll_interval=0.05)
-    thread = threading.Thread(target=worker.run, daemon=True)
+    thread = threading.Thread(target=run_workers, args=([worker],), daemon=True)
     thread.start()
     sleep(1.0)
     counts = [0] * producers

@@ -183,3 +183,23 @@ def test_two_databases_reports_both_servers_and_the_ratio(pg_dsn, pg_connect, pr
     assert all(rate > 0 for rate in result["two_servers"].values())  # both servers consumed
     assert "ratio" in done.stdout
     assert scratch_databases(pg_connect, prefix + "two_") == []
+
+
+def test_worker_benchmark_reports_throughput_and_wake_up(pg_dsn, pg_connect, prefix):
+    """``python -m benchmarks.worker`` with a few samples: every path printed, no traceback."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    command = [sys.executable, "-m", "benchmarks.worker", "--messages", "200", "--samples", "6"]
+    done = subprocess.run(
+        [*command, "--seconds", "0.5", "--dsn", pg_dsn, "--db-prefix", prefix + "worker_"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    for row in ("LISTEN/NOTIFY (throttle 0)", "isolated sends", "poll only", "read_with_poll"):
+        assert row in done.stdout, f"{row!r} missing from:\n{done.stdout}"
+    assert "notifications off" in done.stdout
+    assert scratch_databases(pg_connect, prefix + "worker_") == []
