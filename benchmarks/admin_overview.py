@@ -60,7 +60,7 @@ def main() -> int:
     get()  # warm: templates, translations
     figures = {
         "admin overview (ms)": _median_ms(get),
-        "admin overview by depth (ms)": _median_ms(lambda: get(o="depth", dir="desc")),
+        "admin overview by depth (ms)": _median_ms(lambda: get(o="queue_length", dir="desc")),
         "queue sampler round (ms)": sampler_ms,
     }
     from .sqlfile import statement
