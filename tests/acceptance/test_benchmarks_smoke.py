@@ -31,22 +31,29 @@ def prefix() -> str:
     return os.environ.get("PGMQ_TEST_DB_PREFIX", "test_") + "bench_"
 
 
-def run_harness(pg_dsn: str, prefix: str, tmp_path: Path, *args: str) -> tuple[dict, str]:
-    """Run the harness in a subprocess; it must exit 0. Returns (its JSON, its stdout)."""
-    out = tmp_path / "figures.json"
+def run_module(module: str, *args: str, timeout: float = 600) -> str:
+    """Run ``python -m <module> ARGS`` in a subprocess (DATABASE_URL unset: it gets --dsn);
+    it must exit 0 with no traceback. Returns its stdout."""
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    command = [sys.executable, "-m", "benchmarks", "--tiny", "--json", str(out)]
     done = subprocess.run(
-        [*command, "--dsn", pg_dsn, "--db-prefix", prefix, *args],
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=timeout,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    return json.loads(out.read_text()), done.stdout
+    return done.stdout
+
+
+def run_harness(pg_dsn: str, prefix: str, tmp_path: Path, *args: str) -> tuple[dict, str]:
+    """Run the harness in a subprocess; it must exit 0. Returns (its JSON, its stdout)."""
+    out = tmp_path / "figures.json"
+    command = ["--tiny", "--json", str(out), "--dsn", pg_dsn, "--db-prefix", prefix, *args]
+    stdout = run_module("benchmarks", *command, timeout=900)
+    return json.loads(out.read_text()), stdout
 
 
 def scratch_databases(pg_connect, prefix: str) -> list[str]:
@@ -135,71 +142,38 @@ def test_soak_reports_every_interval(pg_dsn, pg_connect, prefix, tmp_path):
 
 def test_many_queues_reports_every_figure_with_its_ratio(pg_dsn, pg_connect, prefix):
     """``python -m benchmarks.many_queues`` at a small count: every row printed, no traceback."""
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.many_queues",
-            "--counts",
-            "20",
-            "--used",
-            "5",
-            "--dsn",
-            pg_dsn,
-            "--db-prefix",
-            prefix + "many_",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    stdout = run_module(
+        "benchmarks.many_queues",
+        *("--counts", "20", "--used", "5", "--dsn", pg_dsn, "--db-prefix", prefix + "many_"),
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
     for row in ("metrics_all(), new session", "list_queues()", "pgmq_metrics", "overview"):
-        assert row in done.stdout, f"{row!r} missing from:\n{done.stdout}"
-    assert done.stdout.count("x\n") >= 8, done.stdout  # figures with their ratio column
+        assert row in stdout, f"{row!r} missing from:\n{stdout}"
+    assert stdout.count("x\n") >= 8, stdout  # figures with their ratio column
     assert scratch_databases(pg_connect, prefix + "many_") == []
 
 
 def test_two_databases_reports_both_servers_and_the_ratio(pg_dsn, pg_connect, prefix, tmp_path):
     """``python -m benchmarks.two_databases`` for one second: both figures, no traceback."""
     out = tmp_path / "two.json"
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    command = [sys.executable, "-m", "benchmarks.two_databases", "--seconds", "1"]
-    done = subprocess.run(
-        [*command, "--dsn", pg_dsn, "--db-prefix", prefix + "two_", "--json", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    stdout = run_module(
+        "benchmarks.two_databases",
+        *("--seconds", "1", "--dsn", pg_dsn, "--db-prefix", prefix + "two_", "--json", str(out)),
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     result = json.loads(out.read_text())
     assert result["one_server"] > 0 and len(result["two_servers"]) == 2
     assert all(rate > 0 for rate in result["two_servers"].values())  # both servers consumed
-    assert "ratio" in done.stdout
+    assert "ratio" in stdout
     assert scratch_databases(pg_connect, prefix + "two_") == []
 
 
 def test_worker_benchmark_reports_throughput_and_wake_up(pg_dsn, pg_connect, prefix):
     """``python -m benchmarks.worker`` with a few samples: every path printed, no traceback."""
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    command = [sys.executable, "-m", "benchmarks.worker", "--messages", "200", "--samples", "6"]
-    done = subprocess.run(
-        [*command, "--seconds", "0.5", "--dsn", pg_dsn, "--db-prefix", prefix + "worker_"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    stdout = run_module(
+        "benchmarks.worker",
+        *("--messages", "200", "--samples", "6", "--seconds", "0.5"),
+        *("--dsn", pg_dsn, "--db-prefix", prefix + "worker_"),
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
     for row in ("LISTEN/NOTIFY (throttle 0)", "isolated sends", "poll only", "read_with_poll"):
-        assert row in done.stdout, f"{row!r} missing from:\n{done.stdout}"
-    assert "notifications off" in done.stdout
+        assert row in stdout, f"{row!r} missing from:\n{stdout}"
+    assert "notifications off" in stdout
     assert scratch_databases(pg_connect, prefix + "worker_") == []
