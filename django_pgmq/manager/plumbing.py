@@ -33,9 +33,6 @@ MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
 
 
-_sqlstate = sqlrun.sqlstate
-
-
 @functools.cache
 def _errors(alias: str) -> sqlrun.Errors:
     """How the manager words a missing schema on ``alias`` (the rest: the SQLSTATE registry)."""

@@ -18,7 +18,8 @@ from django.utils import timezone
 from ..errors import InvalidArgument, QueueNotFound
 from ..names import validate_queue_name
 from ..records import Schedule, ScheduledSend, ScheduleTick
-from .plumbing import Base, _dump, _json, _record, _sqlstate
+from ..sqlrun import sqlstate
+from .plumbing import Base, _dump, _json, _record
 
 DEFAULT_CATCH_UP = timedelta(minutes=10)
 
@@ -212,6 +213,6 @@ class ScheduleOps(Base):
             fetch = self._fetch_named if named else self._fetch
             return fetch(query, params, None, alias=alias)
         except DatabaseError as exc:
-            if queue is not None and _sqlstate(exc) == "PQ002":
+            if queue is not None and sqlstate(exc) == "PQ002":
                 raise QueueNotFound(queue, "a schedule sends to an existing queue") from exc
             raise
