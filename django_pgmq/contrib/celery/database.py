@@ -30,11 +30,6 @@ from django_pgmq.names import notify_channel
 _DJANGO_ONLY = ("cursor_factory", "context")
 
 
-def query(name: str) -> str:
-    """The named statement ``name`` (the one registry, `sqlrun.statements`)."""
-    return sqlrun.text(name)
-
-
 def dump(value: Any) -> str:
     """JSON for a kombu payload: kombu's encoder keeps bytes, datetimes and UUIDs typed."""
     return kombu_dumps(value)
