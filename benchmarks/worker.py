@@ -22,7 +22,8 @@ import os
 import random
 import statistics
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from time import perf_counter, sleep
 from typing import Any
@@ -145,6 +146,21 @@ def ours_throughput(batch: int, count: int) -> float:
     return rate(stamps)
 
 
+@contextmanager
+def running(worker: Any) -> Iterator[None]:
+    """``worker`` running in a thread (`fleet.run_workers`), started and idle; stopped after."""
+    from django_pgmq.worker.fleet import run_workers
+
+    thread = threading.Thread(target=run_workers, args=([worker],), daemon=True)
+    thread.start()
+    sleep(1.0)  # let it start, read the empty queue and go idle
+    try:
+        yield
+    finally:
+        worker.stop()
+        thread.join(10)
+
+
 def ours_latency(
     params: dict[str, Any],
     samples: int,
@@ -154,8 +170,6 @@ def ours_latency(
     gaps: tuple[float, float] = (0.01, 0.05),
 ) -> list[float]:
     """Send -> handler-start delays of a worker, woken by NOTIFY or by polling."""
-    from django_pgmq.worker.fleet import run_workers
-
     fresh_queue(notify_throttle_ms=throttle_ms if listen else None)
     seen: dict[int, float] = {}
     arrived = threading.Event()
@@ -165,26 +179,21 @@ def ours_latency(
         arrived.set()
 
     worker = make_worker(handler, batch=1, listen=listen, poll_interval=POLL_SECONDS)
-    thread = threading.Thread(target=run_workers, args=([worker],), daemon=True)
-    thread.start()
-    sleep(1.0)  # let it start, read the empty queue and go idle
-    try:
+    with running(worker):
         return measure_latency(params, samples, seen, arrived, gaps)
-    finally:
-        worker.stop()
-        thread.join(10)
 
 
 def producers_rate(params: dict[str, Any], notify: bool, producers: int, seconds: float) -> float:
     """Messages per second of ``producers`` threads, each sending single messages in its
     own transaction, while a worker (LISTEN/NOTIFY when ``notify``) consumes them."""
-    from django_pgmq.worker.fleet import run_workers
-
     fresh_queue(notify_throttle_ms=250 if notify else None)
     worker = make_worker(lambda message: None, batch=10, listen=notify, poll_interval=0.05)
-    thread = threading.Thread(target=run_workers, args=([worker],), daemon=True)
-    thread.start()
-    sleep(1.0)
+    with running(worker):
+        return _produce_for(params, producers, seconds)
+
+
+def _produce_for(params: dict[str, Any], producers: int, seconds: float) -> float:
+    """Messages per second of ``producers`` threads sending single messages for ``seconds``."""
     counts = [0] * producers
     stop = threading.Event()
 
@@ -203,8 +212,6 @@ def producers_rate(params: dict[str, Any], notify: bool, producers: int, seconds
     for t in threads:
         t.join()
     elapsed = perf_counter() - started
-    worker.stop()
-    thread.join(10)
     return sum(counts) / elapsed
 
 
