@@ -449,6 +449,23 @@ SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY sche
 -- name: schedules_installed
 SELECT to_regclass('pgmq.schedules') IS NOT NULL;
 
+-- name: refuse_foreign_schema
+-- Migrate's pre-flight (django_pgmq/schema_guard.py): catalogue reads only, so they run
+-- before the schema exists. Whether the pgmq extension is installed, whether a schema
+-- pgmq exists, and its comment (ours carries migration 0001's).
+SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq') AS has_extension,
+       to_regnamespace('pgmq') IS NOT NULL AS has_schema,
+       coalesce(obj_description(to_regnamespace('pgmq'), 'pg_namespace'), '') AS comment;
+
+-- name: queue_attributes_installed
+SELECT to_regclass('pgmq.queue_attributes') IS NOT NULL;
+
+-- name: queues_with_attributes
+-- The queues a downgrade past 0013 would take the attributes of (run only once
+-- queue_attributes_installed said the table is there).
+SELECT coalesce(array_agg(a.queue_name::text ORDER BY a.queue_name), '{}')
+FROM pgmq.queue_attributes a;
+
 -- ==== The Celery transport ==================================================
 -- Named statements of the Celery transport (django_pgmq/contrib/celery).
 -- The pgmq API statements it shares with the queue manager are above;

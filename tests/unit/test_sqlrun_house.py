@@ -18,7 +18,6 @@ ALLOWED = {
     "sqlrun.py": "the runner",
     "embedded.py": "the embedded server's CREATE DATABASE, before django-pgmq exists",
     "index_builds.py": "CREATE INDEX CONCURRENTLY outside a transaction, with its locks",
-    "schema_guard.py": "migrate's pre-flight checks, before the schema exists",
 }
 # Whole directories: the frozen migrations, and the SQL developer tooling (sqltools:
 # scratch databases, schema signatures, code generation), which nothing at run time imports.
