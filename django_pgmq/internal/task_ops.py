@@ -45,7 +45,7 @@ class TaskOps(Base):
         }
         return self._fetch_messages("read_by_priority", params, queue)
 
-    def enqueue_task(
+    def task_enqueue(
         self,
         queue: str,
         message: dict[str, Any],
@@ -72,7 +72,7 @@ class TaskOps(Base):
         rows = self._fetch_prepared("task_enqueue", params, queue)
         return int(rows[0][0])
 
-    def finish_and_start_task(
+    def task_finish_and_start(
         self, queue: str | None, params: dict[str, Any]
     ) -> list[dict[str, Any]]:
         """Store a verdict and delete its message, and/or mark the next result RUNNING.

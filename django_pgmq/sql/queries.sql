@@ -124,7 +124,7 @@ SELECT count(*) FROM written;
 -- transaction ends; false when another worker (or pgmq_maintain) holds it.
 SELECT pg_try_advisory_xact_lock(hashtext('django_pgmq.queue_sampler'));
 
--- name: dashboard_paused_queues
+-- name: paused_queues
 -- Queues whose "paused" attribute is set (sql/25_attributes.sql): reads return nothing.
 SELECT queue_name::text FROM pgmq.queue_attributes WHERE attributes -> 'paused' = 'true'::jsonb;
 
@@ -192,7 +192,7 @@ SELECT pgmq._dead_letter(
 SELECT pgmq.enable_notify_insert(
     queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
 
--- name: worker_notify_rearm
+-- name: rearm_notify
 -- The worker found the queue empty: the next insert notifies at once, whatever the
 -- throttle window (sql/40_notify.sql), so an idle worker is not left waiting it out.
 -- Writes only when a notification was sent since the last re-arm.
@@ -219,11 +219,11 @@ SELECT pg_notify(%(channel)s, '');
 -- name: disable_notify_insert
 SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
 
--- name: worker_lock_messages
+-- name: lock_messages
 -- The worker locks the messages of its atomic handlers (in msg_id order: no deadlocks).
 SELECT msg_id FROM pgmq.{queue} WHERE msg_id = ANY(%(ids)s::bigint[]) ORDER BY msg_id FOR UPDATE;
 
--- name: worker_archive_read
+-- name: acknowledge_and_read_archive
 -- The worker acknowledges a batch and reads the next in one round trip. The read's
 -- qty is a subquery over the archive, so the archive runs first, exactly once.
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
@@ -232,7 +232,7 @@ FROM pgmq.read(
     qty => (SELECT CASE WHEN count(*) >= 0 THEN %(qty)s::integer END
             FROM pgmq.archive(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
--- name: worker_delete_read
+-- name: acknowledge_and_read_delete
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
 FROM pgmq.read(
     queue_name => %(queue)s, vt => %(vt)s::integer,
@@ -443,7 +443,7 @@ UPDATE pgmq.schedules SET origin = %(origin)s
 WHERE schedule_name = ANY (%(names)s::text[]) AND origin IS DISTINCT FROM %(origin)s
 RETURNING schedule_name;
 
--- name: settings_schedules
+-- name: settings_schedule_names
 SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY schedule_name;
 
 -- name: schedules_installed

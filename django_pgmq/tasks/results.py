@@ -238,7 +238,7 @@ def _finish_and_start(
             done_errors=json.dumps(done.errors),
         )
         queue = message[0]
-    rows = InternalManager(using).finish_and_start_task(queue, params)
+    rows = InternalManager(using).task_finish_and_start(queue, params)
     return _record(using, rows[0]) if rows else None
 
 
