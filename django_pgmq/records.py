@@ -354,7 +354,7 @@ class ExportRun:
 def _moved(module: str, name: str, home: dict[str, tuple[str, Any]]) -> Any:
     """``module.name`` for a name that moved (``home``: name -> (new module, value)), with a
     DeprecationWarning: the module ``__getattr__`` of the old modules messages, topics and
-    partitions, and of contrib.spark.export for `ExportRun`."""
+    partitions, of notify for `NotifyThrottle` and of contrib.spark.export for `ExportRun`."""
     if name not in home:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
     where, value = home[name]
