@@ -40,7 +40,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from . import conf
+from . import conf, sqlrun
 from .names import table_name
 
 logger = logging.getLogger(__name__)
@@ -126,7 +126,8 @@ def build_on(conn: psycopg.Connection, lock_wait: float | None = None) -> list[s
     build (seconds; None: as long as it takes); the index is left for the next run then.
     """
     built: list[str] = []
-    for queue, index, kind, _ in conn.execute(_PENDING).fetchall():
+    for wanted in sqlrun.by_name(conn.execute(_PENDING)):
+        queue, index, kind = wanted["queue_name"], wanted["index_name"], wanted["kind"]
         # Another session building it: a background build leaves it to that one,
         # pgmq_maintain (no lock_wait) waits for it to end, then looks again.
         if not _poll(conn, _LOCK, [index], None if lock_wait is None else 0):

@@ -27,9 +27,9 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, models, transaction
 from pgtrigger import compiler
 from psycopg import sql as psql
 
+from . import records
 from .errors import PgmqError
 from .names import table_name, validate_queue_name
-from .records import NotifyThrottle  # noqa: F401  (its home before; names kept importable)
 
 logger = logging.getLogger(__name__)
 
@@ -214,3 +214,10 @@ def hook_pgtrigger_command() -> None:
 
     handle_with_queues.registers_pgmq_queues = True  # type: ignore[attr-defined]
     command.Command.handle = handle_with_queues  # type: ignore[method-assign]  # on purpose
+
+
+def __getattr__(name: str) -> Any:
+    """`NotifyThrottle`, whose home this module was before `django_pgmq.records`: still
+    importable from here, with a DeprecationWarning."""
+    home = {"NotifyThrottle": ("django_pgmq.records", records.NotifyThrottle)}
+    return records._moved(__name__, name, home)

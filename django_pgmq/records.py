@@ -1,14 +1,16 @@
 """The records django-pgmq returns: plain frozen rows, one class per kind of row.
 
 Every record class lives here, built from a SQL result by column name
-(``manager/plumbing.py``'s ``_record``). Two sections:
+(``manager/plumbing.py``'s ``_record``). Three sections:
 
 - the public records, listed in ``__all__``: what `QueueManager` and the
   module-level functions return; users may rely on them (``django_pgmq`` re-exports
   them);
 - the internal records, below the second banner and not in ``__all__``: what the
   internal layer (``django_pgmq/internal/``) returns to the worker, the admin and the
-  Prometheus export; they may change in any release.
+  Prometheus export; they may change in any release;
+- the integrations' records, below the third banner and not in ``__all__`` (the package
+  does not re-export them): what ``contrib/`` returns to its users (Spark's export run).
 
 Standard library only (tests/unit/test_import_layers.py checks it), so any part may
 import it without loading Django.
@@ -20,6 +22,7 @@ import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, NamedTuple
+from uuid import UUID
 
 __all__ = [
     "Message",
@@ -333,10 +336,25 @@ class Scrape(NamedTuple):
     live_workers: int
 
 
+# The integrations' records (contrib/; not re-exported by django_pgmq) ----------------
+
+
+@dataclass(frozen=True)
+class ExportRun:
+    """One run of the Spark archive export, as recorded in ``pgmq.spark_export_run``
+    (``contrib/spark/export.py``, ``pgmq_spark_export``)."""
+
+    run_id: UUID
+    cutoff: datetime
+    max_msg_id: int
+    exported: int | None
+    stage: str
+
+
 def _moved(module: str, name: str, home: dict[str, tuple[str, Any]]) -> Any:
     """``module.name`` for a name that moved (``home``: name -> (new module, value)), with a
     DeprecationWarning: the module ``__getattr__`` of the old modules messages, topics and
-    partitions."""
+    partitions, of notify for `NotifyThrottle` and of contrib.spark.export for `ExportRun`."""
     if name not in home:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
     where, value = home[name]

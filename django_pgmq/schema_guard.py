@@ -16,30 +16,24 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import connections
 
+from . import sqlrun
+
 # Migration 0001 (0.1.0) comments the schema so; an install of ours always carries it.
 SCHEMA_MARK = "Message queues managed by django-pgmq"
-
-_STATE = """
-SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq'),
-       to_regnamespace('pgmq') IS NOT NULL,
-       coalesce(obj_description(to_regnamespace('pgmq'), 'pg_namespace'), '')
-"""
 
 
 def refuse_foreign_schema(plan: Any = None, using: str = "default", **kwargs: Any) -> None:
     """Raise CommandError, changing nothing, when the plan would touch a pgmq it does not own."""
     if not any(migration.app_label == "django_pgmq" for migration, _backwards in plan or ()):
         return
-    with connections[using].cursor() as cursor:
-        cursor.execute(_STATE)
-        has_extension, has_schema, comment = cursor.fetchone()
-    if has_extension:
+    [state] = sqlrun.run(connections[using], "refuse_foreign_schema", fetch=sqlrun.NAMED)
+    if state["has_extension"]:
         raise CommandError(
             "django-pgmq: this database already has the pgmq extension installed; "
             "django-pgmq provides the same SQL API itself. Run DROP EXTENSION pgmq first "
             "if you mean to replace it, or point Django at another database. Nothing was migrated."
         )
-    if has_schema and not comment.startswith(SCHEMA_MARK):
+    if state["has_schema"] and not state["comment"].startswith(SCHEMA_MARK):
         raise CommandError(
             'django-pgmq: schema "pgmq" already exists in this database and was not made '
             "by django-pgmq's migrations (a SQL-only pgmq install?). Move or drop it before "
@@ -49,12 +43,6 @@ def refuse_foreign_schema(plan: Any = None, using: str = "default", **kwargs: An
 
 # The migration that brought queue attributes: unapplying it drops pgmq.queue_attributes.
 ATTRIBUTES_MIGRATION = "0013_queue_attributes"
-
-_WITH_ATTRIBUTES = """
-SELECT coalesce(array_agg(a.queue_name::text ORDER BY a.queue_name), '{}')
-FROM pgmq.queue_attributes a
-WHERE to_regclass('pgmq.queue_attributes') IS NOT NULL
-"""
 
 
 def refuse_dropping_attributes(plan: Any = None, using: str = "default", **kwargs: Any) -> None:
@@ -68,12 +56,10 @@ def refuse_dropping_attributes(plan: Any = None, using: str = "default", **kwarg
     )
     if not unapplies:
         return
-    with connections[using].cursor() as cursor:
-        cursor.execute("SELECT to_regclass('pgmq.queue_attributes') IS NOT NULL")
-        if not cursor.fetchone()[0]:
-            return
-        cursor.execute(_WITH_ATTRIBUTES)
-        names = cursor.fetchone()[0]
+    connection = connections[using]
+    if not sqlrun.run(connection, "queue_attributes_installed", fetch=sqlrun.ONE)[0]:
+        return
+    names = sqlrun.run(connection, "queues_with_attributes", fetch=sqlrun.ONE)[0]
     if names:
         shown = ", ".join(f'"{name}"' for name in names[:10]) + (" ..." if len(names) > 10 else "")
         raise CommandError(

@@ -44,7 +44,9 @@ def main(queue: str, task_queue: str, celery_queue: str) -> dict[str, Any]:
     attempt(out, "metrics_all", lambda: sorted(m.queue_name for m in manager.metrics_all()))
     attempt(out, "list_queues", lambda: sorted(q.queue_name for q in manager.list_queues()))
     attempt(out, "purge", lambda: manager.purge_queue(queue))
-    attempt(out, "dashboard_stats", lambda: [s.queue_name for s in internal.dashboard_stats()])
+    attempt(
+        out, "dashboard_all_stats", lambda: [s.queue_name for s in internal.dashboard_all_stats()]
+    )
     attempt(
         out, "browse", lambda: [m.msg_id for m in internal.browse_messages(queue, archive=True)]
     )

@@ -67,10 +67,10 @@ def _apply(manager: InternalManager, queue: str, dlq: str | None, data: dict) ->
         assert dlq is not None  # message_action refuses "dlq" without one first
         if action == "delete":
             return manager.delete(dlq, ids)
-        return manager.requeue(dlq, ids, target=queue)
+        return manager.dashboard_requeue(dlq, ids, target=queue)
     if action == "delete":
         return manager.delete(queue, ids)
-    return manager.requeue(queue, ids, from_archive=True)
+    return manager.dashboard_requeue(queue, ids, from_archive=True)
 
 
 def message_action(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:

@@ -108,7 +108,9 @@ class BulkPlan:
         if self.action == "delete":
             return len(manager.delete(self.table_queue, ids))
         return len(
-            manager.requeue(self.table_queue, ids, target=self.target, from_archive=self.archive)
+            manager.dashboard_requeue(
+                self.table_queue, ids, target=self.target, from_archive=self.archive
+            )
         )
 
 
@@ -136,7 +138,7 @@ def run_in_batches(manager: InternalManager, plan: BulkPlan, last_id: int) -> Pr
     while True:
         try:
             with transaction.atomic(using=manager.using):
-                ids = manager.match_batch(
+                ids = manager.dashboard_match_batch(
                     plan.table_queue,
                     archive=plan.archive,
                     after_id=after,
@@ -203,7 +205,7 @@ def _confirmation(
     request: HttpRequest, admin: ModelAdmin, db: str, row: QueueRow, plan: BulkPlan, source: str
 ) -> HttpResponse:
     """The page that shows how many messages match, and asks."""
-    count, last_id = InternalManager(db).match_count(
+    count, last_id = InternalManager(db).dashboard_match_count(
         plan.table_queue, archive=plan.archive, **plan.filters
     )
     label = bulk_label(plan.action, source)

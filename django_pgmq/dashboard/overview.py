@@ -253,7 +253,9 @@ def load_queue(using: str, queue: str) -> QueueRow:
     names = _names(using)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
     counts = _max_receive_counts(names, configs, [queue])
-    stats = manager.dashboard_stats(queue, exact_limit=limit, max_receive_count=counts)
+    stats = manager.dashboard_queue_stats(
+        queue, exact_limit=limit, max_receive_count=counts.get(queue)
+    )
     rows = {s.queue_name: QueueRow(s, max_receive_count=counts.get(s.queue_name)) for s in stats}
     first = next(iter(rows))
     _complete(rows, names, configs, using)

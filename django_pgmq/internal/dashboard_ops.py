@@ -40,26 +40,35 @@ class DashboardOps(Base):
 
     # -- dashboard (sql/90_dashboard.sql) -----------------------------------
 
-    def dashboard_stats(
-        self,
-        queue: str | None = None,
-        *,
-        exact_limit: int = 50_000,
-        max_receive_count: dict[str, int] | None = None,
+    def dashboard_all_stats(
+        self, *, exact_limit: int = 50_000, max_receive_count: dict[str, int] | None = None
     ) -> list[QueueStats]:
-        """Dashboard figures of one queue or all; past ``exact_limit`` rows, estimates.
+        """Dashboard figures of every queue; past ``exact_limit`` rows, estimates.
 
         ``max_receive_count`` maps queue names to the read count poison is counted against.
         """
-        params: dict[str, Any] = {"exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62)}
-        if queue is None:
-            params["max_receive_count"] = _dump(max_receive_count or {}, "max_receive_count", "*")
-            rows = self._fetch_named("dashboard_all_stats", params, None)
-        else:
-            validate_queue_name(queue)
-            params.update(queue=queue, max_receive_count=(max_receive_count or {}).get(queue))
-            rows = self._fetch_named("dashboard_queue_stats", params, queue)
-        return [queue_stats(row) for row in rows]
+        params = {
+            "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
+            "max_receive_count": _dump(max_receive_count or {}, "max_receive_count", "*"),
+        }
+        return [queue_stats(row) for row in self._fetch_named("dashboard_all_stats", params, None)]
+
+    def dashboard_queue_stats(
+        self, queue: str, *, exact_limit: int = 50_000, max_receive_count: int | None = None
+    ) -> list[QueueStats]:
+        """Dashboard figures of ``queue`` (one record); past ``exact_limit`` rows, estimates.
+
+        ``max_receive_count``: the read count poison is counted against (None: none).
+        """
+        validate_queue_name(queue)
+        params = {
+            "queue": queue,
+            "exact_limit": _check_int("exact_limit", exact_limit, 1, 2**62),
+            "max_receive_count": max_receive_count,
+        }
+        return [
+            queue_stats(row) for row in self._fetch_named("dashboard_queue_stats", params, queue)
+        ]
 
     def dashboard_stats_of(
         self,
@@ -80,12 +89,12 @@ class DashboardOps(Base):
         rows = self._fetch_named("dashboard_stats_of", params, None)
         return [queue_stats(row) for row in rows]
 
-    def idle_queues(self, queues: Iterable[str]) -> dict[str, bool]:
+    def dashboard_idle_queues(self, queues: Iterable[str]) -> dict[str, bool]:
         """Each existing queue of ``queues``: whether it is idle (no page in either table)."""
         rows = self._fetch_named("dashboard_idle_queues", {"names": list(queues)}, None)
         return {row["queue_name"]: row["idle"] for row in rows}
 
-    def record_samples(self, stats: list[QueueStats]) -> int:
+    def dashboard_record_samples(self, stats: list[QueueStats]) -> int:
         """Write one `QueueSample` per queue of ``stats``, in one statement; how many."""
         from ..models import QueueSample
 
@@ -102,7 +111,7 @@ class DashboardOps(Base):
         table = {"sample": QueueSample._meta.db_table}
         return self._fetch("dashboard_record_samples", params, None, table)[0][0]
 
-    def claim_sampler(self) -> bool:
+    def dashboard_claim_sampler(self) -> bool:
         """Whether this transaction is the database's queue sampler (an advisory lock).
 
         Held until the caller's transaction ends; call it inside ``transaction.atomic``.
@@ -111,7 +120,7 @@ class DashboardOps(Base):
 
     def paused_queues(self) -> list[str]:
         """The queues whose ``paused`` attribute is set (see `pause_queue`)."""
-        return [row[0] for row in self._fetch("dashboard_paused_queues", {}, None)]
+        return [row[0] for row in self._fetch("paused_queues", {}, None)]
 
     def dashboard_throughput(
         self,
@@ -176,7 +185,7 @@ class DashboardOps(Base):
             for row in rows
         ]
 
-    def match_count(
+    def dashboard_match_count(
         self, queue: str, *, archive: bool = False, **filters: Any
     ) -> tuple[int, int | None]:
         """How many live (or archived) messages match ``filters``, and the highest id."""
@@ -185,7 +194,7 @@ class DashboardOps(Base):
         )
         return row["matched"], row["last_id"]
 
-    def match_batch(
+    def dashboard_match_batch(
         self,
         queue: str,
         *,
@@ -205,7 +214,7 @@ class DashboardOps(Base):
         return [row[0] for row in self._fetch("dashboard_match_batch", params, queue)]
 
     def _match_params(self, queue: str, archive: bool, filters: dict[str, Any]) -> dict[str, Any]:
-        """The filter parameters of the match queries, as browse_messages takes them."""
+        """The filter parameters of the dashboard_match_* statements (as browse_messages's)."""
         validate_queue_name(queue)
         unknown = set(filters) - {"min_read_ct", "header_key", "header_value", "contains"}
         if unknown:
@@ -222,7 +231,7 @@ class DashboardOps(Base):
             "contains": None if contains is None else _dump(contains, "contains", queue),
         }
 
-    def requeue(
+    def dashboard_requeue(
         self,
         queue: str,
         msg_ids: Iterable[int],

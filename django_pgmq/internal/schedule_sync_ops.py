@@ -15,7 +15,7 @@ class ScheduleSyncOps(Base):
 
     def settings_schedule_names(self) -> list[str]:
         """The schedules marked as declared in settings."""
-        return [row[0] for row in self._fetch("settings_schedules", {}, None)]
+        return [row[0] for row in self._fetch("settings_schedule_names", {}, None)]
 
     def schedules_installed(self) -> bool:
         """Whether this database has the schedules' tables (migrated far enough)."""

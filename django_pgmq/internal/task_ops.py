@@ -45,7 +45,7 @@ class TaskOps(Base):
         }
         return self._fetch_messages("read_by_priority", params, queue)
 
-    def enqueue_task(
+    def task_enqueue(
         self,
         queue: str,
         message: dict[str, Any],
@@ -72,15 +72,17 @@ class TaskOps(Base):
         rows = self._fetch_prepared("task_enqueue", params, queue)
         return int(rows[0][0])
 
-    def finish_and_start_task(self, queue: str | None, params: dict[str, Any]) -> list[tuple]:
+    def task_finish_and_start(
+        self, queue: str | None, params: dict[str, Any]
+    ) -> list[dict[str, Any]]:
         """Store a verdict and delete its message, and/or mark the next result RUNNING.
 
         ``params``: ``done_id`` (None: no verdict), ``done_msg_id``, ``done_status``,
         ``done_finished_at``, ``done_return_value`` and ``done_errors`` (JSON text);
         ``id`` (None: nothing to start), ``now``, ``worker``; ``queue`` holds the
         finished task's message (None without a verdict). One call, one transaction
-        (Django's autocommit). The started row (the results table's columns), if any.
+        (Django's autocommit). The started row (the results table's columns, by name), if any.
         """
         if queue is not None:
             validate_queue_name(queue)
-        return self._fetch("task_finish_and_start", {**params, "queue": queue}, queue)
+        return self._fetch_named("task_finish_and_start", {**params, "queue": queue}, queue)

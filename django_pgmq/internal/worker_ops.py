@@ -32,7 +32,7 @@ class WorkerOps(Base):
         message that reaches an idle worker's empty queue wakes it.
         """
         validate_queue_name(queue)
-        self._fetch("worker_notify_rearm", {"queue": queue}, queue)
+        self._fetch("rearm_notify", {"queue": queue}, queue)
 
     def set_vt_seconds(
         self, queue: str, msg_ids: Iterable[int], seconds: float, *, unread: bool = False
@@ -97,7 +97,7 @@ class WorkerOps(Base):
         validate_queue_name(queue)
         ids, _ = _ids(list(msg_ids))
         rows = self._fetch(
-            "worker_lock_messages", {"ids": _id_array(ids)}, queue, {"queue": table_name(queue)}
+            "lock_messages", {"ids": _id_array(ids)}, queue, {"queue": table_name(queue)}
         )
         return [row[0] for row in rows]
 
@@ -126,5 +126,5 @@ class WorkerOps(Base):
             "vt": _check_int("vt", vt, 0),
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }
-        query = "worker_delete_read" if delete else "worker_archive_read"
+        query = "acknowledge_and_read_delete" if delete else "acknowledge_and_read_archive"
         return self._fetch_messages(query, params, queue, commit=commit)

@@ -124,7 +124,7 @@ SELECT count(*) FROM written;
 -- transaction ends; false when another worker (or pgmq_maintain) holds it.
 SELECT pg_try_advisory_xact_lock(hashtext('django_pgmq.queue_sampler'));
 
--- name: dashboard_paused_queues
+-- name: paused_queues
 -- Queues whose "paused" attribute is set (sql/25_attributes.sql): reads return nothing.
 SELECT queue_name::text FROM pgmq.queue_attributes WHERE attributes -> 'paused' = 'true'::jsonb;
 
@@ -192,7 +192,7 @@ SELECT pgmq._dead_letter(
 SELECT pgmq.enable_notify_insert(
     queue_name => %(queue)s, throttle_interval_ms => %(throttle)s::integer);
 
--- name: worker_notify_rearm
+-- name: rearm_notify
 -- The worker found the queue empty: the next insert notifies at once, whatever the
 -- throttle window (sql/40_notify.sql), so an idle worker is not left waiting it out.
 -- Writes only when a notification was sent since the last re-arm.
@@ -219,11 +219,11 @@ SELECT pg_notify(%(channel)s, '');
 -- name: disable_notify_insert
 SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
 
--- name: worker_lock_messages
+-- name: lock_messages
 -- The worker locks the messages of its atomic handlers (in msg_id order: no deadlocks).
 SELECT msg_id FROM pgmq.{queue} WHERE msg_id = ANY(%(ids)s::bigint[]) ORDER BY msg_id FOR UPDATE;
 
--- name: worker_archive_read
+-- name: acknowledge_and_read_archive
 -- The worker acknowledges a batch and reads the next in one round trip. The read's
 -- qty is a subquery over the archive, so the archive runs first, exactly once.
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
@@ -232,7 +232,7 @@ FROM pgmq.read(
     qty => (SELECT CASE WHEN count(*) >= 0 THEN %(qty)s::integer END
             FROM pgmq.archive(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
--- name: worker_delete_read
+-- name: acknowledge_and_read_delete
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
 FROM pgmq.read(
     queue_name => %(queue)s, vt => %(vt)s::integer,
@@ -443,11 +443,28 @@ UPDATE pgmq.schedules SET origin = %(origin)s
 WHERE schedule_name = ANY (%(names)s::text[]) AND origin IS DISTINCT FROM %(origin)s
 RETURNING schedule_name;
 
--- name: settings_schedules
+-- name: settings_schedule_names
 SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY schedule_name;
 
 -- name: schedules_installed
 SELECT to_regclass('pgmq.schedules') IS NOT NULL;
+
+-- name: refuse_foreign_schema
+-- Migrate's pre-flight (django_pgmq/schema_guard.py): catalogue reads only, so they run
+-- before the schema exists. Whether the pgmq extension is installed, whether a schema
+-- pgmq exists, and its comment (ours carries migration 0001's).
+SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq') AS has_extension,
+       to_regnamespace('pgmq') IS NOT NULL AS has_schema,
+       coalesce(obj_description(to_regnamespace('pgmq'), 'pg_namespace'), '') AS comment;
+
+-- name: queue_attributes_installed
+SELECT to_regclass('pgmq.queue_attributes') IS NOT NULL;
+
+-- name: queues_with_attributes
+-- The queues a downgrade past 0013 would take the attributes of (run only once
+-- queue_attributes_installed said the table is there).
+SELECT coalesce(array_agg(a.queue_name::text ORDER BY a.queue_name), '{}')
+FROM pgmq.queue_attributes a;
 
 -- ==== The Celery transport ==================================================
 -- Named statements of the Celery transport (django_pgmq/contrib/celery).

@@ -108,7 +108,7 @@ class PgmqBackend(BaseTaskBackend):
         database = self.database_for(task.queue_name)
         if self.explicit_database is None:
             check_joins_transaction(task.queue_name, database)
-        InternalManager(database).enqueue_task(
+        InternalManager(database).task_enqueue(
             task.queue_name,
             {"id": result.id, "task": task.module_path},
             task.priority,

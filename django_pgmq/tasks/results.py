@@ -10,6 +10,7 @@ import copy
 import json
 import traceback
 import uuid
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,6 +19,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from ..internal import InternalManager
+from ..manager.plumbing import _json
 from ..models import TaskResultRecord
 from ..records import Message
 from .compat import Task, TaskError, TaskResult, TaskResultDoesNotExist, TaskResultStatus
@@ -194,14 +196,14 @@ def finish_and_start(
     return _start_otherwise(using, key, worker_id)
 
 
-# The results table's columns as pgmq._task_finish_and_start returns them: the model's
-# concrete fields in their order (so `Model.from_db` takes them as they come).
-_COLUMNS = tuple(f.attname for f in TaskResultRecord._meta.concrete_fields)
-_JSON_COLUMNS = frozenset(
-    i
-    for i, f in enumerate(TaskResultRecord._meta.concrete_fields)
-    if f.get_internal_type() == "JSONField"
+# Each field of a results row, in the model's order (`Model.from_db` takes its values so):
+# its attribute name, the column pgmq._task_finish_and_start's row names it by, and whether
+# it is JSON (Django's psycopg backend returns jsonb as text).
+_FIELDS = tuple(
+    (f.attname, str(f.column), f.get_internal_type() == "JSONField")
+    for f in TaskResultRecord._meta.concrete_fields
 )
+_ATTNAMES = tuple(attname for attname, _, _ in _FIELDS)
 
 
 def _finish_and_start(
@@ -236,16 +238,17 @@ def _finish_and_start(
             done_errors=json.dumps(done.errors),
         )
         queue = message[0]
-    rows = InternalManager(using).finish_and_start_task(queue, params)
+    rows = InternalManager(using).task_finish_and_start(queue, params)
     return _record(using, rows[0]) if rows else None
 
 
-def _record(using: str, row: tuple) -> TaskResultRecord:
-    """A `TaskResultRecord` from a row of the results table's columns (JSON as text)."""
+def _record(using: str, columns: Mapping[str, Any]) -> TaskResultRecord:
+    """A `TaskResultRecord` from a row of the results table's columns, read by column name
+    (`Base._fetch_named`), so the result's column order need not be the model's."""
     values = [
-        json.loads(v) if i in _JSON_COLUMNS and isinstance(v, str) else v for i, v in enumerate(row)
+        _json(columns[column]) if is_json else columns[column] for _, column, is_json in _FIELDS
     ]
-    return TaskResultRecord.from_db(using, _COLUMNS, values)
+    return TaskResultRecord.from_db(using, _ATTNAMES, values)
 
 
 def _start_otherwise(using: str, result_id: uuid.UUID, worker_id: str) -> TaskResultRecord | None:

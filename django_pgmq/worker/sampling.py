@@ -77,7 +77,7 @@ def sample_all_queues(
 
     samples = QueueSample.objects.using(manager.using)
     with transaction.atomic(using=manager.using):
-        if not manager.claim_sampler():
+        if not manager.dashboard_claim_sampler():
             return None
         recent = set(
             samples.filter(sampled_at__gt=Now() - timedelta(seconds=interval * 0.9)).values_list(
@@ -87,7 +87,9 @@ def sample_all_queues(
         due = [q.queue_name for q in manager.list_queues() if q.queue_name not in recent]
         if not due:  # another sampler took this round already: no figures to compute
             return 0
-        idle = read_in_chunks(manager.using, due, lambda c: manager.idle_queues(c).items())
+        idle = read_in_chunks(
+            manager.using, due, lambda c: manager.dashboard_idle_queues(c).items()
+        )
         busy = [name for name, empty in idle if not empty]
         chosen = [name for name, empty in idle if empty]
         chosen += stalest_queues(manager.using, busy, BUSY_PER_ROUND)
@@ -95,7 +97,7 @@ def sample_all_queues(
         stats = read_in_chunks(
             manager.using, chosen, lambda c: manager.dashboard_stats_of(c, exact_limit=limit)
         )
-        taken = manager.record_samples(stats)
+        taken = manager.dashboard_record_samples(stats)
         samples.filter(sampled_at__lt=Now() - retention).delete()
     # After the commit, in autocommit: each queue's retention batches commit one by one.
     manager.enforce_retention()

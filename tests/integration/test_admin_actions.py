@@ -52,7 +52,7 @@ def test_send_a_message(operator, queue, manager, internal):
 
 def test_send_with_a_delay(operator, queue, manager, internal):
     operator.post(page(queue, "send/"), {"message": "[1, 2]", "headers": "", "delay": "3600"})
-    [stats] = internal.dashboard_stats(queue)
+    [stats] = internal.dashboard_queue_stats(queue)
     assert (stats.queue_length, stats.delayed_length) == (1, 1)
 
 

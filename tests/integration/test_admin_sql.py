@@ -14,7 +14,7 @@ def test_exact_stats_of_a_small_queue(manager, internal, queue, pg_connect):
     manager.send(queue, {"later": True}, delay=3600)
     manager.read(queue, vt=600, qty=2)  # two in flight
     manager.archive(queue, ids[-1])
-    [stats] = internal.dashboard_stats(queue, exact_limit=1000, max_receive_count={queue: 1})
+    [stats] = internal.dashboard_queue_stats(queue, exact_limit=1000, max_receive_count=1)
     lengths = (stats.queue_length, stats.queue_visible_length)
     assert (*lengths, stats.in_flight_length, stats.delayed_length) == (6, 3, 2, 1)
     assert stats.archive_size == 1
@@ -29,7 +29,7 @@ def test_stats_of_a_large_queue_are_estimated_and_marked(manager, internal, queu
     manager.send_batch(queue, [{"n": i} for i in range(3000)])
     manager.send(queue, {"later": True}, delay=3600)
     pg_connect().execute(f'ANALYZE pgmq."q_{queue}"')
-    [stats] = internal.dashboard_stats(queue, exact_limit=100, max_receive_count={queue: 5})
+    [stats] = internal.dashboard_queue_stats(queue, exact_limit=100, max_receive_count=5)
     assert {"queue_length", "queue_visible_length", "poison_length"} <= stats.estimated
     assert "delayed_length" not in stats.estimated  # counted exactly through the vt index
     assert stats.delayed_length == 1
@@ -40,19 +40,19 @@ def test_stats_of_a_large_queue_are_estimated_and_marked(manager, internal, queu
 
 def test_all_stats_lists_every_queue(manager, internal, queue):
     manager.send(queue, {"a": 1})
-    names = [s.queue_name for s in internal.dashboard_stats()]
+    names = [s.queue_name for s in internal.dashboard_all_stats()]
     assert queue in names
     assert names == sorted(names)
 
 
 def test_stats_of_a_missing_queue(manager, internal, queue_name):
     with pytest.raises(QueueNotFound):
-        internal.dashboard_stats(queue_name)
+        internal.dashboard_queue_stats(queue_name)
 
 
 def test_stats_reject_a_bad_limit(manager, internal, queue):
     with pytest.raises(InvalidArgument, match="exact_limit"):
-        internal.dashboard_stats(queue, exact_limit=0)
+        internal.dashboard_queue_stats(queue, exact_limit=0)
 
 
 def test_throughput_buckets_and_latency(manager, internal, queue):
@@ -145,7 +145,7 @@ def test_requeue_from_archive(manager, internal, queue):
     ids = manager.send_batch(queue, [{"n": 1}, {"n": 2}], headers=[{"h": 1}, None])
     manager.read(queue, vt=0, qty=2)
     manager.archive(queue, ids)
-    new_ids = internal.requeue(queue, ids, from_archive=True)
+    new_ids = internal.dashboard_requeue(queue, ids, from_archive=True)
     assert len(new_ids) == 2 and not set(new_ids) & set(ids)
     assert internal.browse_messages(queue, archive=True) == []
     live = internal.browse_messages(queue, newest_first=False)
@@ -160,7 +160,7 @@ def test_requeue_from_a_dead_letter_queue(manager, internal, queue):
     manager.create_queue(dlq)
     try:
         [dead] = manager.send_batch(dlq, [{"dead": True}])
-        [new_id] = internal.requeue(dlq, [dead], target=queue)
+        [new_id] = internal.dashboard_requeue(dlq, [dead], target=queue)
         assert internal.browse_messages(dlq) == []
         [live] = internal.browse_messages(queue)
         assert (live.msg_id, live.message) == (new_id, {"dead": True})
@@ -170,4 +170,4 @@ def test_requeue_from_a_dead_letter_queue(manager, internal, queue):
 
 def test_requeue_into_a_missing_queue(manager, internal, queue):
     with pytest.raises(QueueNotFound, match="missing"):
-        internal.requeue(queue, [1], target="missing")
+        internal.dashboard_requeue(queue, [1], target="missing")

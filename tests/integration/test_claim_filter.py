@@ -51,7 +51,7 @@ READERS: dict[str, Reader] = {
     "tasks_read_by_priority": _statement(
         "SELECT msg_id FROM pgmq._read_by_priority(%(q)s, 30, %(n)s)"
     ),
-    # the worker's acknowledge-and-read statement (sql/queries.sql, worker_archive_read)
+    # the worker's acknowledge-and-read statement (sql/queries.sql, acknowledge_and_read_archive)
     "worker": _statement(
         "SELECT msg_id FROM pgmq.read(%(q)s, 30, qty => (SELECT CASE WHEN count(*) >= 0"
         " THEN %(n)s::integer END FROM pgmq.archive(%(q)s, '{}'::bigint[])))"

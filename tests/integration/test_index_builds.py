@@ -95,3 +95,17 @@ def test_an_invalid_index_left_by_a_failed_build_is_dropped_and_built_again(pg_c
     assert index_state(db, queue, "fifo") == "valid"
     definition = db.execute("SELECT pg_get_indexdef(%s::regclass)", [f"pgmq.{index}"]).fetchone()
     assert "UNIQUE" not in definition[0] and "msg_id" in definition[0]
+
+
+def test_the_wanted_indexes_are_read_by_column_name(pg_connect, queue, monkeypatch):
+    """A build reads pgmq.pending_indexes()' rows by column name (issue 28): with the
+    columns reversed and one added in front, it builds the same index."""
+    db = pg_connect()
+    db.execute("SELECT pgmq.create_fifo_index(%s)", [queue])
+    reordered = (
+        "SELECT 'x' AS added, s.invalid, s.kind, s.index_name, s.queue_name "
+        f"FROM ({index_builds._PENDING}) AS s"
+    )
+    monkeypatch.setattr(index_builds, "_PENDING", reordered)
+    assert f"q_{queue}_fifo_idx" in QueueManager().build_pending_indexes()
+    assert index_state(db, queue, "fifo") == "valid"

@@ -115,7 +115,7 @@ def test_notification_retention_and_browsing_records_are_read_by_column_name(
             without_times(manager.list_notify_throttles()),
             internal.browse_messages(queue),
             internal.browse_messages(queue, archive=True),
-            internal.match_count(queue, archive=True, header_key="t"),
+            internal.dashboard_match_count(queue, archive=True, header_key="t"),
             internal.dashboard_throughput(
                 queue, window=timedelta(hours=1), bucket=timedelta(minutes=5)
             ),

@@ -484,6 +484,31 @@ def test_an_attempt_whose_worker_died_counts_as_failed(m):
     assert len(record.errors) == 1
 
 
+def test_the_started_row_is_read_by_column_name(m, monkeypatch):
+    """The started row of ``task_finish_and_start`` (``SELECT *`` of the results table) is
+    read by column name (issue 28): its columns reversed, with one added in front, give
+    the same record as the table holds, where a read by position would shift every field."""
+    from django_pgmq import sqlrun
+    from django_pgmq.tasks import results
+
+    columns = [f.column for f in TaskResultRecord._meta.concrete_fields]
+    statements = sqlrun.statements()  # the runner's one registry
+    body = statements["task_finish_and_start"].rstrip().rstrip(";")
+    reordered = ", ".join(f"s.{column}" for column in reversed(columns))
+    monkeypatch.setitem(
+        statements,
+        "task_finish_and_start",
+        f"SELECT 'x' AS added, {reordered} FROM (\n{body}\n) AS s",
+    )
+    result = task_funcs.echo.enqueue({"a": [1]})
+    record = results.start_attempt("default", result.id, "host:1")
+    assert record is not None
+    stored = TaskResultRecord.objects.get(pk=result.id)
+    for field in TaskResultRecord._meta.concrete_fields:
+        assert getattr(record, field.attname) == getattr(stored, field.attname), field.name
+    assert (record.status, record.args, record.worker_ids) == ("RUNNING", [{"a": [1]}], ["host:1"])
+
+
 # -- async API -------------------------------------------------------------------------------
 
 

@@ -118,7 +118,7 @@ def test_the_application_role_runs_every_message_operation(deployed):
     assert out["metrics"] == 3
     assert out["metrics_all"] == out["list_queues"] == ["appq", "appq_dlq", "celeryq", "emails"]
     assert out["purge"] == 0
-    assert "appq" in out["dashboard_stats"]
+    assert "appq" in out["dashboard_all_stats"]
     assert out["browse"] == [1]
     assert out["celery"] == {"c": 1}
     # Without --create-queues: no queue of its own, and never the owner's queue.

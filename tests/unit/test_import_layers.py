@@ -279,6 +279,8 @@ def test_the_public_records_are_the_package_s_and_the_internal_ones_are_not():
         ("topics", "TopicBinding"),
         ("partitions", "Partition"),
         ("partitions", "interval_text"),
+        ("contrib.spark.export", "ExportRun"),
+        ("notify", "NotifyThrottle"),
     ],
 )
 def test_the_old_record_modules_still_give_their_names_with_a_warning(module, name):

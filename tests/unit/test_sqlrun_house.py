@@ -18,7 +18,6 @@ ALLOWED = {
     "sqlrun.py": "the runner",
     "embedded.py": "the embedded server's CREATE DATABASE, before django-pgmq exists",
     "index_builds.py": "CREATE INDEX CONCURRENTLY outside a transaction, with its locks",
-    "schema_guard.py": "migrate's pre-flight checks, before the schema exists",
 }
 # Whole directories: the frozen migrations, and the SQL developer tooling (sqltools:
 # scratch databases, schema signatures, code generation), which nothing at run time imports.
@@ -110,7 +109,7 @@ NAMED_OTHERWISE = {
     "set_vt_at": "set_vt with an absolute time",
     "send_batch_topic_at": "send_batch_topic with an absolute time",
     "list_queue_topic_bindings": "list_topic_bindings of one queue",
-    "celery_queue_length": "pgmq.metrics' queue_length, for kombu",
+    "celery_queue_length": "pgmq.metrics' queue_visible_length, for kombu's _size",
     "celery_consumer_count": "a count; the function only filters",
     "prometheus_scrape": "the queue figures' export (dashboard/prometheus.py)",
 }
@@ -147,3 +146,88 @@ def test_each_caller_keeps_its_words_for_a_missing_schema():
     missing = psycopg.errors.UndefinedTable('relation "pgmq.q_q" does not exist')
     for errors in (sqlrun.DEFAULT, database.ERRORS):
         assert isinstance(sqlrun.translate(missing, "q", errors), QueueNotFound)
+
+
+# The internal layer's methods run statements of their own name (design.md, "Running
+# SQL"): ``<method>``, or ``<method>_<variant>`` for a method that picks one of several.
+INTERNAL_OPS = sorted((PACKAGE / "internal").glob("*_ops.py"))
+# (method, statement) pairs that differ, each with its reason; none at present.
+RUNS_OTHERWISE: dict[tuple[str, str], str] = {}
+
+
+def statements_run(source: str, names: set[str]) -> list[tuple[str, str]]:
+    """(method, statement) for each statement of ``names`` a function of ``source`` passes
+    to ``self._fetch*``: as a string, or through a local variable assigned strings."""
+    found = []
+    for func in ast.walk(ast.parse(source)):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        assigned: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        assigned.setdefault(target.id, []).append(node.value)
+        for node in ast.walk(func):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr.startswith("_fetch")
+                and node.args
+            ):
+                continue
+            first = node.args[0]
+            values = assigned.get(first.id, []) if isinstance(first, ast.Name) else [first]
+            for value in values:
+                for const in ast.walk(value):
+                    if isinstance(const, ast.Constant) and const.value in names:
+                        found.append((func.name, const.value))
+    return found
+
+
+def statement_strings(source: str, names: set[str]) -> set[str]:
+    """The strings of ``source`` that name a statement, but for subscript and dict keys
+    (``row["dead_letter"]`` is a column)."""
+    tree = ast.parse(source)
+    keys = {id(n.slice) for n in ast.walk(tree) if isinstance(n, ast.Subscript)}
+    keys |= {id(k) for n in ast.walk(tree) if isinstance(n, ast.Dict) for k in n.keys if k}
+    return {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and n.value in names and id(n) not in keys
+    }
+
+
+def _runs_its_own(method: str, statement: str) -> bool:
+    return statement == method or statement.startswith(method + "_")
+
+
+def test_the_method_name_check_finds_each_statement_a_method_runs():
+    names = {"a_one", "a_two", "b", "c"}
+    source = (
+        "class X:\n"
+        "    def a(self, d):\n"
+        "        query = 'a_two' if d else 'a_one'\n"
+        "        return self._fetch_messages(query, {}, None)\n"
+        "    def b(self):\n"
+        "        return self._fetch('c', {'b': 1}, None)[0]['b']\n"
+    )
+    assert sorted(statements_run(source, names)) == [("a", "a_one"), ("a", "a_two"), ("b", "c")]
+    assert statement_strings(source, names) == {"a_one", "a_two", "c"}
+    assert [p for p in statements_run(source, names) if not _runs_its_own(*p)] == [("b", "c")]
+
+
+def test_an_internal_method_runs_the_statements_of_its_name():
+    names = set(sqlrun.statements())
+    wrong, unseen = [], []
+    for path in INTERNAL_OPS:
+        source = path.read_text()
+        pairs = statements_run(source, names)
+        wrong += [
+            f"{path.name}: {method} runs {statement}"
+            for method, statement in pairs
+            if not _runs_its_own(method, statement) and (method, statement) not in RUNS_OTHERWISE
+        ]
+        # A statement named where this check does not look (another runner) is a miss.
+        unseen += sorted(statement_strings(source, names) - {s for _, s in pairs})
+    assert INTERNAL_OPS and wrong == [] and unseen == []

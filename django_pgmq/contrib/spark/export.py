@@ -20,15 +20,14 @@ skip ``_pgmq_staging`` (Spark ignores paths starting with ``_``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from datetime import datetime
+from dataclasses import fields
 from typing import Any
 from uuid import UUID
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ... import sqlrun
+from ... import records, sqlrun
 from ...errors import PgmqError
 from . import statements
 from .conninfo import ConnectionInfo, spark_options
@@ -37,15 +36,10 @@ from .db import connection
 STAGING_DIR = "_pgmq_staging"
 
 
-@dataclass(frozen=True)
-class ExportRun:
-    """One run of the export, as recorded in ``pgmq.spark_export_run``."""
-
-    run_id: UUID
-    cutoff: datetime
-    max_msg_id: int
-    exported: int | None
-    stage: str
+def __getattr__(name: str) -> Any:
+    """`ExportRun`, whose home this module was until it moved to `django_pgmq.records`:
+    still importable from here, with a DeprecationWarning."""
+    return records._moved(__name__, name, {"ExportRun": ("django_pgmq.records", records.ExportRun)})
 
 
 def export_archive(
@@ -57,7 +51,7 @@ def export_archive(
     *,
     num_partitions: int = 1,
     progress: Callable[[str], None] = print,
-) -> ExportRun:
+) -> records.ExportRun:
     """Export, publish, then remove archive rows older than the cut-off; resumes a run."""
     run, resumed = _open_run(conn, queue, path, older_than_seconds)
     note = " (resuming an unfinished run)" if resumed else ""
@@ -83,12 +77,12 @@ def export_archive(
     removed = _remove_rows(conn, queue, run, exported or 0)
     _set_stage(conn, run, "done", removed=removed)
     progress(f'4/4 removed {removed} rows from the archive of queue "{queue}"')
-    return ExportRun(run.run_id, run.cutoff, run.max_msg_id, exported, "done")
+    return records.ExportRun(run.run_id, run.cutoff, run.max_msg_id, exported, "done")
 
 
 def _open_run(
     conn: ConnectionInfo, queue: str, path: str, older_than_seconds: int
-) -> tuple[ExportRun, bool]:
+) -> tuple[records.ExportRun, bool]:
     """The unfinished run for (queue, path), or a new one; and whether it was resumed."""
     with connection(conn, queue) as db:
         db.run("require_queue", {"queue": queue}, fetch=sqlrun.NOTHING)
@@ -102,13 +96,17 @@ def _open_run(
         return _export_run(row), False
 
 
-def _export_run(columns: dict[str, Any]) -> ExportRun:
+def _export_run(columns: dict[str, Any]) -> records.ExportRun:
     """An `ExportRun` from a ``pgmq.spark_export_run`` row read by column name."""
-    return ExportRun(**{f.name: columns[f.name] for f in fields(ExportRun)})
+    return records.ExportRun(**{f.name: columns[f.name] for f in fields(records.ExportRun)})
 
 
 def _archive_rows(
-    spark: SparkSession, conn: ConnectionInfo, queue: str, run: ExportRun, num_partitions: int
+    spark: SparkSession,
+    conn: ConnectionInfo,
+    queue: str,
+    run: records.ExportRun,
+    num_partitions: int,
 ) -> DataFrame:
     options = {
         **spark_options(conn),
@@ -152,7 +150,7 @@ def publish(spark: SparkSession, staging: str, path: str, run_id: UUID) -> int:
     return moved
 
 
-def _remove_rows(conn: ConnectionInfo, queue: str, run: ExportRun, exported: int) -> int:
+def _remove_rows(conn: ConnectionInfo, queue: str, run: records.ExportRun, exported: int) -> int:
     """Delete the run's rows from the archive, unless that would remove unexported rows."""
     table = statements.table(queue, "archive")
     params = {"cutoff": run.cutoff, "max_msg_id": run.max_msg_id}
@@ -167,7 +165,9 @@ def _remove_rows(conn: ConnectionInfo, queue: str, run: ExportRun, exported: int
     return removed
 
 
-def _set_stage(conn: ConnectionInfo, run: ExportRun, stage: str, **counts: int | None) -> None:
+def _set_stage(
+    conn: ConnectionInfo, run: records.ExportRun, stage: str, **counts: int | None
+) -> None:
     params = {"run_id": run.run_id, "stage": stage, "exported": None, "removed": None, **counts}
     with connection(conn) as db:
         db.run("export_set_stage", params, fetch=sqlrun.NOTHING)
