@@ -28,7 +28,8 @@ from django_pgmq.models import QueueConfig, QueueSample, Worker
 from django_pgmq.pausing import paused_queues
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "screenshots"
+# One folder per Python: CI runs its two legs (3.11 and 3.13) at the same time in one checkout.
+SCREENSHOTS = ROOT / "screenshots" / f"py{sys.version_info.major}{sys.version_info.minor}"
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [
     "--headless",
@@ -95,7 +96,7 @@ def browser_page(transactional_db, chromium, sync_playwright, live_server, monke
     # Playwright's sync API runs an event loop in this thread; the test's own ORM
     # calls are still synchronous, so Django's async guard must let them through.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    SCREENSHOTS.mkdir(exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(chromium), headless=True, args=LAUNCH_ARGS

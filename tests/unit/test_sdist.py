@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -14,9 +15,28 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
+# What a build must not see: local state of the checkout. The build runs on a copy because
+# setuptools writes its metadata into the source tree, and CI builds and installs the same
+# checkout from two legs at once.
+LOCAL = shutil.ignore_patterns(
+    ".git",
+    ".venv*",
+    ".pgdata",
+    "dist",
+    "build",
+    "*.egg-info",
+    "__pycache__",
+    "screenshots",
+    "site",
+    ".*_cache",
+)
+
+
 def test_sdist_includes_changelog_and_contributing(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=LOCAL)
     subprocess.run(
-        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(source)],
         check=True,
         capture_output=True,
         text=True,
