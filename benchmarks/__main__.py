@@ -53,6 +53,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--phases", help="Comma-separated substrings of phase names (e.g. 'e2e,notify')."
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="Run each phase N times, the targets' order reversed every other round, and "
+        "add a median line per target (ratios: medians of the rounds' ratios).",
+    )
     parser.add_argument("--keep", action="store_true", help="Keep the scratch databases.")
     parser.add_argument(
         "--disturbed-above",
@@ -75,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     if chosen and set(chosen) - known:
         print(f"unknown target(s): {', '.join(sorted(set(chosen) - known))}", file=sys.stderr)
         return 2
+    if args.rounds < 1:
+        print("--rounds needs a whole number, 1 or more", file=sys.stderr)
+        return 2
     if args.soak is not None and args.soak <= 0:
         print("--soak needs a positive number of minutes", file=sys.stderr)
         return 2
@@ -87,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         phases=_split(args.phases),
         keep=args.keep,
         other_limit=args.disturbed_above,
+        rounds=args.rounds,
     )
     if args.soak is not None:
         result = soak(opts, args.soak, args.soak_interval, args.soak_target)

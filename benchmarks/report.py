@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Iterable
 from typing import Any, TextIO
 
@@ -51,7 +52,7 @@ COLUMNS = [
     ("cli us", 6, ">"),
     ("WAL/msg", 7, ">"),
     ("HOT", 4, ">"),
-    ("", 9, "<"),
+    ("", 20, "<"),
 ]
 
 
@@ -67,22 +68,52 @@ def ratio(row: dict, peer: dict | None) -> float | None:
     return None
 
 
+def _key(row: dict, target: str | None = None) -> tuple:
+    return (row["phase"], target or row["target"], row.get("round"))
+
+
 def add_ratios(rows: list[dict]) -> None:
-    """Give every django-pgmq row its ratios against pgmq's SQL and the raw table."""
-    by_key = {(r["phase"], r["target"]): r for r in rows}
+    """Give every django-pgmq row its ratios against pgmq's SQL and the raw table, each
+    against the peer's run of the same round (median lines are made by `medians`)."""
+    by_key = {_key(r): r for r in rows}
     for row in rows:
-        if not row.get("ours"):
+        if not row.get("ours") or row.get("round") == "median":
             continue
         for peer in PEERS:
-            row[f"vs_{peer}"] = ratio(row, by_key.get((row["phase"], peer)))
+            row[f"vs_{peer}"] = ratio(row, by_key.get(_key(row, peer)))
+
+
+def medians(ran: list[dict]) -> list[dict]:
+    """One line per target for the rounds of one phase: the run whose rate is the median
+    (the lower of the middle two for an even count), with the medians of the rounds'
+    ratios against each peer."""
+    lines = []
+    for target in dict.fromkeys(r["target"] for r in ran):
+        runs = [r for r in ran if r["target"] == target and not r.get("error")]
+        if not runs:
+            continue
+        runs.sort(key=lambda r: r.get("rate") or 0)
+        row = {**runs[(len(runs) - 1) // 2], "round": "median", "rounds": len(runs)}
+        if row.get("ours"):
+            for peer in PEERS:
+                found = [r[f"vs_{peer}"] for r in runs if r.get(f"vs_{peer}") is not None]
+                row[f"vs_{peer}"] = statistics.median(found) if found else None
+        lines.append(row)
+    return lines
 
 
 def goals(rows: list[dict]) -> list[dict]:
-    """Issue 8's speed goals, each with the measured ratio and whether it is met."""
+    """Issue 8's speed goals, each with the measured ratio and whether it is met (from the
+    median lines when the phases ran in rounds)."""
+    if any(r.get("round") == "median" for r in rows):
+        rows = [r for r in rows if r.get("round") == "median"]
     by_key = {(r["phase"], r["target"]): r for r in rows}
     found = []
     for phase, ours, peer, minimum in GOALS:
-        value = ratio(by_key.get((phase, ours), {}), by_key.get((phase, peer)))
+        row = by_key.get((phase, ours), {})
+        value = row.get(f"vs_{peer}") if row.get("round") == "median" and peer in PEERS else None
+        if value is None:
+            value = ratio(row, by_key.get((phase, peer)))
         found.append(
             {
                 "phase": phase,
@@ -129,8 +160,20 @@ def cells(row: dict) -> list[str]:
         _num(row.get("client_us_per_msg")),
         _num(row.get("wal_per_msg")),
         "-" if hot is None else f"{hot:.0%}",
-        "disturbed" if row.get("disturbed") else "",
+        _note(row),
     ]
+
+
+def _note(row: dict) -> str:
+    """The last cell: the round (when the phases ran in rounds) and whether it was disturbed."""
+    parts = []
+    if row.get("round") == "median":
+        parts.append(f"median of {row['rounds']}")
+    elif row.get("round"):
+        parts.append(f"round {row['round']}")
+    if row.get("disturbed") and row.get("round") != "median":
+        parts.append("disturbed")
+    return ", ".join(parts)
 
 
 def line(values: Iterable[str]) -> str:

@@ -32,6 +32,7 @@ class Options:
     keep: bool = False
     other_limit: float = 0.10
     steal_limit: float = 0.05
+    rounds: int = 1  # each phase this many times, the targets' order reversed every other round
 
 
 def setup_django(server: Server, store: Store) -> None:
@@ -125,7 +126,7 @@ def benchmark(opts: Options, out: Any = sys.stdout) -> dict[str, Any]:
         meta = metadata(opts, profile, server, chosen)
         meta["notes"] += worker_notes(available)
         ctx = phases.Context(profile, stores, (opts.other_limit, opts.steal_limit))
-        rows = run_all(ctx, chosen, opts.phases, out)
+        rows = run_all(ctx, chosen, opts.phases, out, opts.rounds)
     finally:
         for store in stores.values():
             store.close()
@@ -137,31 +138,58 @@ def benchmark(opts: Options, out: Any = sys.stdout) -> dict[str, Any]:
     return result
 
 
-def run_all(ctx: phases.Context, chosen: list[Target], wanted: list[str] | None, out: Any) -> list:
-    """Every phase, each for every target taking part; one line printed per run."""
+def run_all(
+    ctx: phases.Context,
+    chosen: list[Target],
+    wanted: list[str] | None,
+    out: Any,
+    rounds: int = 1,
+) -> list:
+    """Every phase, each for every target taking part; one line printed per run.
+
+    With ``rounds`` above 1 each phase runs that many times, the targets in the other
+    order every other round (so none always runs first), and a median line per target
+    follows: its ratios are the medians of the rounds' ratios, each taken between runs
+    made one after the other, so a machine that slows down or speeds up between rounds
+    moves both sides of a ratio alike.
+    """
     print(report.header(), file=out, flush=True)
     rows: list[dict] = []
     for phase in all_phases():
         if not _wanted(phase, wanted):
             continue
-        for target in chosen:
-            if phase.kind not in target.kinds:
-                continue
-            row = {
-                "phase": phase.name,
-                "target": target.key,
-                "label": target.label,
-                "kind": phase.kind,
-                "batch": phase.batch,
-                "ack": phase.ack,
-                "size": phase.size,
-                "ours": target.ours,
-            }
-            try:
-                row.update(phases.run(ctx, phase, target))
-            except Exception:
-                row["error"] = traceback.format_exc()
-            rows.append(row)
-            report.add_ratios(rows)
-            print(report.line(report.cells(row)), file=out, flush=True)
+        taking = [t for t in chosen if phase.kind in t.kinds]
+        ran: list[dict] = []
+        for number in range(1, rounds + 1):
+            this_round: list[dict] = []
+            for target in taking if number % 2 else taking[::-1]:
+                row = {
+                    "phase": phase.name,
+                    "target": target.key,
+                    "label": target.label,
+                    "kind": phase.kind,
+                    "batch": phase.batch,
+                    "ack": phase.ack,
+                    "size": phase.size,
+                    "ours": target.ours,
+                    "round": number if rounds > 1 else None,
+                }
+                try:
+                    row.update(phases.run(ctx, phase, target))
+                except Exception:
+                    row["error"] = traceback.format_exc()
+                rows.append(row)
+                this_round.append(row)
+                if number % 2:  # in the usual order a row's peers ran before it: print it now
+                    report.add_ratios(rows)
+                    print(report.line(report.cells(row)), file=out, flush=True)
+            if not number % 2:  # reversed: the ratios are known once the round is over
+                report.add_ratios(rows)
+                for row in this_round:
+                    print(report.line(report.cells(row)), file=out, flush=True)
+            ran += this_round
+        if rounds > 1:
+            for row in report.medians(ran):
+                rows.append(row)
+                print(report.line(report.cells(row)), file=out, flush=True)
     return rows

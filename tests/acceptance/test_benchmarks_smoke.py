@@ -124,6 +124,43 @@ def test_every_phase_runs_for_every_target(pg_dsn, pg_connect, prefix, tmp_path)
     assert scratch_databases(pg_connect, prefix) == []
 
 
+def test_rounds_alternate_the_targets_and_add_median_lines(pg_dsn, pg_connect, prefix, tmp_path):
+    """``--rounds 3``: each phase three times, the order reversed in round 2, then a median
+    line per target whose ratio is the median of the rounds' ratios (what the goals use)."""
+    args = ("--rounds", "3", "--targets", "pgmq-sql,ours-sql", "--phases", "read+archive b10")
+    result, stdout = run_harness(pg_dsn, prefix, tmp_path, *args)
+    rows = [r for r in result["rows"] if r["phase"] == "read+archive b10"]  # not b100
+    runs = [r for r in rows if r["round"] != "median"]
+    assert not [r["error"] for r in runs if r.get("error")]
+    assert [(r["round"], r["target"]) for r in runs] == [
+        (1, "pgmq-sql"), (1, "ours-sql"), (2, "ours-sql"), (2, "pgmq-sql"),
+        (3, "pgmq-sql"), (3, "ours-sql"),
+    ]  # fmt: skip
+    for number in (1, 2, 3):
+        ours, peer = (
+            next(r for r in runs if r["round"] == number and r["target"] == t)
+            for t in ("ours-sql", "pgmq-sql")
+        )
+        assert ours["vs_pgmq-sql"] == pytest.approx(ours["rate"] / peer["rate"])
+    medians = {r["target"]: r for r in rows if r["round"] == "median"}
+    assert set(medians) == {"ours-sql", "pgmq-sql"}
+    for target, line in medians.items():
+        rates = sorted(r["rate"] for r in runs if r["target"] == target)
+        assert line["rate"] == rates[1] and line["rounds"] == 3
+    ratios = sorted(r["vs_pgmq-sql"] for r in runs if r["target"] == "ours-sql")
+    assert medians["ours-sql"]["vs_pgmq-sql"] == pytest.approx(ratios[1])
+    [goal] = [
+        g for g in result["goals"] if g["phase"] == "read+archive b10" and g["ours"] == "ours-sql"
+    ]
+    assert goal["ratio"] == pytest.approx(ratios[1])
+    lines = [line for line in stdout.splitlines() if line.startswith("read+archive b10 ")]
+    assert sum("median of 3" in line for line in lines) == 2
+    assert sum("round 2" in line for line in lines) == 2
+    # Every line of ours shows its ratio, round 2's too (there ours ran before its peer).
+    assert all(line.split()[6] != "-" for line in lines if " ours-sql " in line), lines
+    assert scratch_databases(pg_connect, prefix) == []
+
+
 def test_soak_reports_every_interval(pg_dsn, pg_connect, prefix, tmp_path):
     result, stdout = run_harness(pg_dsn, prefix, tmp_path, "--soak", "0.05", "--soak-interval", "1")
     soak = result["soak"]
