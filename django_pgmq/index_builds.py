@@ -271,6 +271,15 @@ def _build_logged(using: str) -> None:
                 logger.info("built index pgmq.%s", index)
             if not _still_wanted(using):
                 return
+        except psycopg.OperationalError as exc:
+            # The server went away or refused us (a restart, a failover): a line, not a
+            # traceback; the worker's next sampling run builds them.
+            logger.warning(
+                "building the wanted queue indexes stopped: the database is unavailable (%s);"
+                " the next run retries",
+                str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+            )
+            return
         except Exception:
             logger.exception("building the wanted queue indexes failed; the next run retries")
             return

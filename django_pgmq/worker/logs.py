@@ -21,6 +21,9 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 
 LOGGER = "django_pgmq.worker"
+# Other loggers whose lines a worker writes from its own threads (the index builds it
+# starts in the background): they carry the worker's context too.
+WORKER_THREAD_LOGGERS = ("django_pgmq.index_builds",)
 FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s [%(worker_id)s] [%(queue)s] %(message)s"
 
@@ -102,7 +105,8 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure(level: int, log_format: str | None, queues: Sequence[str] = ()) -> logging.Logger:
-    """Set up the worker's logger: its context filter, its level, and where lines go.
+    """Set up the worker's logger: its context filter (also on `WORKER_THREAD_LOGGERS`),
+    its level, and where lines go.
 
     With ``log_format`` given, lines go to stderr in that format (and not also to
     the project's handlers); without it, to the project's handlers when it has
@@ -110,9 +114,10 @@ def configure(level: int, log_format: str | None, queues: Sequence[str] = ()) ->
     """
     logger = logging.getLogger(LOGGER)
     logger.setLevel(level)
-    for old in [f for f in logger.filters if isinstance(f, WorkerContext)]:
-        logger.removeFilter(old)
-    logger.addFilter(WorkerContext(queues))
+    for named in (logger, *map(logging.getLogger, WORKER_THREAD_LOGGERS)):
+        for old in [f for f in named.filters if isinstance(f, WorkerContext)]:
+            named.removeFilter(old)
+        named.addFilter(WorkerContext(queues))
     if log_format is None and logger.hasHandlers():
         return logger
     for stale in [h for h in logger.handlers if getattr(h, "pgmq_worker", False)]:

@@ -109,3 +109,43 @@ def test_the_wanted_indexes_are_read_by_column_name(pg_connect, queue, monkeypat
     monkeypatch.setattr(index_builds, "_PENDING", reordered)
     assert f"q_{queue}_fifo_idx" in QueueManager().build_pending_indexes()
     assert index_state(db, queue, "fifo") == "valid"
+
+
+def test_a_background_build_whose_database_is_gone_logs_one_line_not_a_traceback(caplog):
+    """A server restarted under a worker's background build (seen in the restart test):
+    one WARNING naming the cause, no traceback; the worker's next run builds them."""
+    from tests.second_server import add_alias, remove_alias
+
+    closed = {**connection.settings_dict, "HOST": "127.0.0.1", "PORT": "1"}  # nothing listens
+    add_alias("gone", closed)
+    try:
+        with caplog.at_level("DEBUG", logger="django_pgmq.index_builds"):
+            index_builds._build_logged("gone")
+    finally:
+        remove_alias("gone")
+    [record] = [r for r in caplog.records if r.name == "django_pgmq.index_builds"]
+    assert record.levelname == "WARNING" and record.exc_info is None
+    assert "the database is unavailable" in record.getMessage()
+    assert "the next run retries" in record.getMessage()
+
+
+def test_the_background_builds_log_with_the_worker_s_context(caplog):
+    """In a worker, the index builds' lines name the worker and its queues like its own."""
+    import logging
+
+    from django_pgmq.worker import logs
+
+    loggers = [
+        logging.getLogger(name) for name in ("django_pgmq.worker", "django_pgmq.index_builds")
+    ]
+    saved = [(lg.level, list(lg.handlers), list(lg.filters), lg.propagate) for lg in loggers]
+    try:
+        logs.configure(logging.INFO, None, ["jobs"])
+        with caplog.at_level("INFO", logger="django_pgmq.index_builds"):
+            loggers[1].info("built index pgmq.q_jobs_priority")
+    finally:
+        for lg, (level, handlers, filters, propagate) in zip(loggers, saved, strict=True):
+            lg.setLevel(level)
+            lg.handlers[:], lg.filters[:], lg.propagate = handlers, filters, propagate
+    [record] = [r for r in caplog.records if r.name == "django_pgmq.index_builds"]
+    assert record.worker_id == logs.worker_id() and record.queue == "jobs"
