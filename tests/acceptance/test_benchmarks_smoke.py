@@ -27,8 +27,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def prefix() -> str:
-    """Scratch database prefix, unique to this test run's prefix (several runs share a server)."""
-    return os.environ.get("PGMQ_TEST_DB_PREFIX", "test_") + "bench_"
+    """Scratch database prefix, unique to this test process: several runs share a server, and
+    CI's two legs share the checkout, where `benchmarks.two_databases` keeps its second
+    server's folder (.pgdata/<prefix>second)."""
+    return os.environ.get("PGMQ_TEST_DB_PREFIX", "test_") + f"bench{os.getpid()}_"
 
 
 def run_module(module: str, *args: str, timeout: float = 600) -> str:

@@ -116,7 +116,10 @@ def test_a_background_build_whose_database_is_gone_logs_one_line_not_a_traceback
     one WARNING naming the cause, no traceback; the worker's next run builds them."""
     from tests.second_server import add_alias, remove_alias
 
-    closed = {**connection.settings_dict, "HOST": "127.0.0.1", "PORT": "1"}  # nothing listens
+    # A plain PostgreSQL entry (the embedded backend would connect to its own socket) on a
+    # port where nothing listens.
+    closed = {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres", "USER": "postgres"}
+    closed |= {"HOST": "127.0.0.1", "PORT": "1"}
     add_alias("gone", closed)
     try:
         with caplog.at_level("DEBUG", logger="django_pgmq.index_builds"):
