@@ -109,3 +109,10 @@ def from_sqlstate(sqlstate: str | None, text: str, queue: str | None) -> PgmqErr
     if not queue or kind is QueueNameConflict or text.startswith(prefix):
         prefix = ""  # the database's own text names the queue already (PQ004 does)
     return kind(prefix + text)
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's text (psycopg's often run over several lines), for a
+    one-line log or check message; the error's class name when it has no text."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -41,6 +41,7 @@ import psycopg
 from psycopg import sql
 
 from . import conf, sqlrun
+from .errors import first_line
 from .names import table_name
 
 logger = logging.getLogger(__name__)
@@ -277,7 +278,7 @@ def _build_logged(using: str) -> None:
             logger.warning(
                 "building the wanted queue indexes stopped: the database is unavailable (%s);"
                 " the next run retries",
-                str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+                first_line(exc),
             )
             return
         except Exception:

@@ -24,7 +24,7 @@ from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 from . import conf
-from .errors import InvalidArgument
+from .errors import InvalidArgument, first_line
 
 _cache: dict[str, Any] = {}
 
@@ -129,10 +129,9 @@ def check_routed_databases_migrated(
         try:
             applied = MigrationRecorder(connections[alias]).applied_migrations()
         except DatabaseError as exc:
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             warnings.append(
                 checks.Warning(
-                    f"queue database {alias!r} could not be checked: {text}",
+                    f"queue database {alias!r} could not be checked: {first_line(exc)}",
                     id="django_pgmq.W003",
                 )
             )

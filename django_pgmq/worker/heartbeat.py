@@ -14,11 +14,10 @@ from time import monotonic
 
 from django.db import DatabaseError, connections
 
-from ..errors import PgmqError
+from ..errors import PgmqError, first_line
 from ..internal import InternalManager
 from . import logs, signals
 from .held import Holdings
-from .logs import first_line
 
 log = logging.getLogger("django_pgmq.worker")
 

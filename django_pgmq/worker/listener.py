@@ -20,7 +20,7 @@ import psycopg
 
 from .. import sqlrun
 from ..conf import connection_params
-from ..errors import PgmqError
+from ..errors import PgmqError, first_line
 from . import signals
 
 log = logging.getLogger("django_pgmq.worker")
@@ -72,8 +72,7 @@ class Listener(threading.Thread):
             except (psycopg.Error, PgmqError, ListenerStale) as exc:
                 if self.stopping.is_set():
                     break
-                text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                log.warning("listener: %s; reconnecting in %.1fs", text, delay)
+                log.warning("listener: %s; reconnecting in %.1fs", first_line(exc), delay)
                 self.stopping.wait(delay * (1 + random.random() / 2))
                 delay = min(delay * 2, MAX_BACKOFF)
 

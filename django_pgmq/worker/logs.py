@@ -60,12 +60,6 @@ class WorkerContext(logging.Filter):
         return True
 
 
-def first_line(exc: BaseException) -> str:
-    """The first line of an error's text (psycopg's often run over several lines)."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def _utc_time(record: logging.LogRecord) -> str:
     return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
 

@@ -14,9 +14,8 @@ import threading
 
 from django.db import DatabaseError, connections
 
-from ..errors import PgmqError
+from ..errors import PgmqError, first_line
 from ..manager import QueueManager
-from .logs import first_line
 
 log = logging.getLogger("django_pgmq.worker")
 

@@ -13,8 +13,8 @@ from time import monotonic, sleep
 
 from django.db import DatabaseError, connections
 
+from ..errors import first_line
 from . import signals
-from .logs import first_line
 
 log = logging.getLogger("django_pgmq.worker")
 

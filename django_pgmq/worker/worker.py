@@ -23,7 +23,7 @@ from time import monotonic
 from django.db import DatabaseError, connections
 
 from .. import conf, index_builds
-from ..errors import PgmqError
+from ..errors import PgmqError, first_line
 from ..internal import InternalManager
 from ..names import limit_channel, notify_channel
 from ..pausing import paused_queues
@@ -33,7 +33,6 @@ from .config import QueueSettings
 from .heartbeat import Heartbeat
 from .held import Holdings
 from .listener import Listener
-from .logs import first_line
 from .loop import ConsumerThread
 from .outcome import Outcome
 from .presence import Presence
