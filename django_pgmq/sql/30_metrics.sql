@@ -32,6 +32,11 @@
 -- no row any snapshot can see, so an idle queue's figures need no scan and no plan
 -- over its table (most of 10,000 queues are idle). pg_relation_size opens the table:
 -- that, and reading the sequence, are all an idle queue costs.
+-- The sequence is the one pg_depend ties to the table. For up to 64 names it is looked
+-- up per table (an index scan of the table's dependents); for more, one pass over
+-- pg_sequence and its own pg_depend rows gives every table's sequence at once (keyed by
+-- the table's oid), which takes a new session a third of the time per-table look-ups
+-- take at 10,000 queues (docs/benchmarks.md, "metrics_all() of 10,000 queues, profiled").
 CREATE OR REPLACE FUNCTION pgmq._metrics_facts(names text[])
 RETURNS TABLE (n text, o bigint, qtable text, qoid oid, seq oid, spill boolean, idle boolean)
 LANGUAGE sql STABLE
@@ -41,12 +46,24 @@ AS $fn$
     FROM (
         SELECT u.n, u.o, t.qtable, c.oid AS qoid, c.relkind,
                coalesce(c.oid = ANY (spilling.oids) OR a.oid = ANY (spilling.oids), false) AS spill,
-               (SELECT d.objid FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
-                WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
-                  AND d.refobjid = c.oid AND d.deptype IN ('a', 'i')
-                LIMIT 1) AS seq
-        FROM unnest(names) WITH ORDINALITY AS u(n, o)
-        CROSS JOIN LATERAL (SELECT pgmq.format_table_name(u.n, 'q') AS qtable) t
+               CASE WHEN cardinality(names) > 64
+               THEN ((SELECT jsonb_object_agg(d.refobjid::text, d.objid)
+                      FROM pg_sequence s
+                      JOIN pg_depend d ON d.classid = 'pg_class'::regclass
+                                      AND d.objid = s.seqrelid AND d.objsubid = 0
+                      WHERE d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i'))
+                     ->> c.oid::text)::oid
+               ELSE (SELECT d.objid FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
+                     WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+                       AND d.refobjid = c.oid AND d.deptype IN ('a', 'i')
+                     LIMIT 1)
+               END AS seq
+        -- OFFSET 0 keeps the name check to once per name: flattened, format_table_name's
+        -- regular expression went into the joins' hash keys and was run again for every
+        -- probe (a tenth of metrics_all's time at 10,000 queues)
+        FROM (SELECT x.n, x.o, pgmq.format_table_name(x.n, 'q') AS qtable
+              FROM unnest(names) WITH ORDINALITY AS x(n, o) OFFSET 0) u
+        CROSS JOIN LATERAL (SELECT u.qtable) t
         CROSS JOIN (SELECT array_agg(p.partrelid) AS oids FROM pg_partitioned_table p
                     WHERE p.partdefid <> 0) spilling
         LEFT JOIN pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = t.qtable

@@ -817,6 +817,30 @@ def test_metrics_all_agrees_with_metrics_for_idle_and_counted_queues(db, queue_n
             db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [name])
 
 
+def test_the_facts_of_many_queues_are_those_of_each_queue_alone(db, queue_name):
+    """Past 64 names the sequences come from one pass over pg_sequence: each queue's
+    facts (its sequence above all) are what a look-up of that queue alone gives."""
+    names = [f"{queue_name}_{n:02d}" for n in range(66)]
+    makers = ["create_unlogged", "create_partitioned"] + ["create"] * 64
+    for name, maker in zip(names, makers, strict=True):
+        db.execute(
+            psycopg.sql.SQL("SELECT pgmq.{}(%s)").format(psycopg.sql.Identifier(maker)), [name]
+        )
+    try:
+        for name in names[::7]:
+            send(db, name, 1)
+        query = "SELECT n, qtable, qoid, seq, spill, idle FROM pgmq._metrics_facts(%s) ORDER BY o"
+        together = rows(db, query, [[*names, "missing_one"]])
+        alone = [rows(db, query, [[name]])[0] for name in [*names, "missing_one"]]
+        assert together == alone
+        seqs = [row[3] for row in together]
+        assert None not in seqs[:-1] and len(set(seqs[:-1])) == len(names)
+        assert together[-1][2:4] == (None, None)  # no table, no sequence
+    finally:
+        for name in names:
+            db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [name])
+
+
 def test_metrics_result_fields_are_in_pgmq_order(db):
     fields = rows(
         db,
