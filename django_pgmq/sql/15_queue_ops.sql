@@ -2,16 +2,18 @@
 -- goes through pgmq._queue_ops_route, a static function installed by the migrations.
 -- It writes the statement for the queue and the operation (pgmq._queue_ops_sql for a
 -- queue without attributes, pgmq._queue_ops_attr_sql in sql/25_attributes.sql for one
--- with some) and runs it with EXECUTE, parsed and planned on each call, as pgmq does.
+-- with some) and runs it with EXECUTE, parsed and planned on each call, as pgmq does;
+-- read, pop, archive and delete on a queue without attributes run it prepared in the
+-- session instead, once it is used often ("Kept plans, per session" below).
 -- No message operation creates, replaces or drops a database object: a queue is its
 -- tables, indexes and sequences, nothing else, and the functions in schema pgmq are
 -- exactly what migrate installed, in every session and at every isolation level. Each
 -- call sees the queue's attributes as its own statement's snapshot does: nothing is
 -- remembered from an earlier transaction.
 --
--- Why no kept plans (docs/design.md, "How a message operation reaches a queue"): up to
--- migration 0019 a busy queue got a generated access function whose plans each session
--- kept. It was faster at batch 10, and wrong: a function built inside a
+-- Why no generated functions (docs/design.md, "How a message operation reaches a
+-- queue"): up to migration 0019 a busy queue got a generated access function whose plans
+-- each session kept. It was faster at batch 10, and wrong: a function built inside a
 -- REPEATABLE READ transaction carried that transaction's old view of the attributes,
 -- a role able to create objects in pgmq could plant a function the router then called,
 -- promotion and drop_queue could deadlock, and a second role could not own what the
