@@ -137,6 +137,21 @@ def test_deallocate_inside_a_transaction(pg_connect, queue):
     assert prepared(db) == names(queue)
 
 
+def test_a_psycopg_rollback_deallocates_ours_too_and_calls_go_on(pg_connect, queue):
+    """psycopg 3 sends DEALLOCATE ALL after rolling back a connection that holds
+    prepared statements of its own: the next calls prepare ours again, never fail."""
+    db = pg_connect(autocommit=False, prepare_threshold=0)
+    cycle(db, queue)
+    db.commit()
+    assert prepared(db) == names(queue)
+    send(db, queue, 2)
+    db.rollback()
+    assert prepared(db) == set()  # psycopg's DEALLOCATE ALL took ours with its own
+    cycle(db, queue, 1)
+    db.commit()
+    assert prepared(db) == names(queue)
+
+
 @pytest.mark.parametrize("value", ["garbage", "99999999999999", "p", "c", "-1", "3"])
 def test_a_bad_session_setting_never_fails_a_call(pg_connect, queue, value):
     db = pg_connect()
