@@ -1,5 +1,8 @@
--- How send, read, pop, archive, delete and set_vt reach a queue's tables: every call
--- goes through pgmq._queue_ops_route, a static function installed by the migrations.
+-- How send, read, pop, archive, delete and set_vt reach a queue's tables: through
+-- pgmq._queue_ops_route (and _route_ids), static functions installed by the migrations,
+-- except the fast paths of migration 0042: read and pop on a session's kept statement,
+-- and a one-message send to a queue without attributes, do the router's work in the
+-- public function itself (archive and delete take theirs at the top of _route_ids).
 -- It writes the statement for the queue and the operation (pgmq._queue_ops_sql for a
 -- queue without attributes, pgmq._queue_ops_attr_sql in sql/25_attributes.sql for one
 -- with some) and runs it with EXECUTE, parsed and planned on each call, as pgmq does;
@@ -37,7 +40,9 @@
 -- list padded with six typed NULLs costs a send about a third of its time), and
 -- pgmq._queue_ops_sql_for pads them for the callers that want the record. Same
 -- parameters as the router's ($4 vt, $5 msg_ids, $6 messages, $7 headers).
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(qtable text, op "char")
+-- cond is SQL ANDed to archive's and delete's WHERE (the kept statements' attribute
+-- guard, see "Kept plans" below); '' for none.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(qtable text, op "char", cond text DEFAULT '')
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
@@ -56,24 +61,27 @@ AS $fn$
         RETURNING q.msg_id$sql$
         WHEN 'a' THEN $sql$
         WITH moved AS (
-            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)%3$s
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
         )
         INSERT INTO pgmq.%2$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
         SELECT * FROM moved
         RETURNING a.msg_id$sql$
         WHEN 'd' THEN $sql$
-        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)
+        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)%3$s
         RETURNING q.msg_id$sql$
         END,
         qtable,
-        'a' || substr(qtable, 2));
+        'a' || substr(qtable, 2),
+        cond);
 $fn$;
 
 -- The statement of one operation on one queue. Its parameters are the router's USING
 -- list, in this order: $1 op, $2 qty, $3 vt seconds, $4 vt timestamp, $5 msg_ids,
 -- $6 messages, $7 headers, $8 read condition, $9 the low-water mark. low is the SQL
--- expression read and pop start from ('$9' in the router, '0' for a caller without one).
+-- expression read and pop start from ('$9' in the router, '0' for a caller without one);
+-- it may carry further conditions ANDed to the pick (the kept statements' attribute
+-- guard, '$9 AND NOT EXISTS (...)').
 -- Ops: s send, 1 send of one message, r read, p pop, a archive, d delete, v set_vt; s, 1,
 -- a and d fill only msg_id (the rest NULL).
 -- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
@@ -212,10 +220,21 @@ $fn$;
 -- runs it with EXECUTE of the prepared statement, planned once. A prepared statement
 -- is state of the session (like a setting), not a database object: nothing is created
 -- in any schema, and it is gone when the session ends or runs DEALLOCATE / DISCARD ALL.
--- - The attribute lookup stays first on every call, so a queue that gets attributes
---   (or is paused) takes the other path at once, at every isolation level.
--- - Names: pgmq_r_<table> and pgmq_p_<table> (the record form of read and pop),
---   pgmq_ai_<table> and pgmq_di_<table> (archive and delete returning msg_id only).
+-- - Every kept statement carries the attribute guard: "no row in pgmq.queue_attributes
+--   for this queue", checked in the statement's own snapshot. So a queue that gets
+--   attributes (or is paused) takes the other path at once, at every isolation level:
+--   the guard makes the kept statement touch no row, and the caller then looks the
+--   attributes up and goes the router's way (pgmq._queue_ops_kept_missed).
+-- - The fast path (migration 0042): once a session holds a queue's statement ('p'
+--   below), read and pop run it themselves (pgmq._queue_ops_kept_ready, then
+--   _queue_ops_run_prepared), without the router's layer, and archive and delete at the
+--   top of pgmq._queue_ops_route_ids; neither looks the attributes up first, and a call
+--   that comes back empty looks them up once. Before that (the first three uses), the router
+--   counts and prepares.
+-- - Names: pgmq_rg_<table> and pgmq_pg_<table> (the record form of read and pop),
+--   pgmq_ag_<table> and pgmq_dg_<table> (archive and delete returning msg_id only),
+--   "g" for the guard: a session that prepared 0041's unguarded pgmq_r_/pgmq_p_/
+--   pgmq_ai_/pgmq_di_ before 0042 was applied never runs them again.
 -- - The session's state per statement is a setting pgmq.prep_<name without pgmq_>: a
 --   count of uses ('1' .. '3'), 'p' once prepared, 'c' when the cap stopped it. A value
 --   that is none of these counts as 0, so a bad value never makes a call fail. With 'p'
@@ -236,10 +255,45 @@ $fn$;
 -- - A dropped and re-created queue: PostgreSQL re-analyzes the statement by its name
 --   on the next use. Permissions are checked when it runs, under the current role.
 -- - The plan is the generic one, made with seqscan and bitmapscan off (the SET clauses
---   of pgmq._queue_ops_run_prepared and _run_prepared_ids, applied whenever PostgreSQL
---   plans it again): a plan made while the table is empty must still walk the primary
---   key once it holds a backlog. Its parameters are the router's, the low-water mark
---   among them.
+--   of pgmq._queue_ops_run_prepared and _run_prepared_ids, applied whenever
+--   PostgreSQL plans it again): a plan made while the table is empty
+--   must still walk the primary key once it holds a backlog. Its parameters are the
+--   router's, the low-water mark among them. The SET clauses sit on the functions that
+--   run the statement only, so the queues with attributes are planned under the
+--   caller's settings.
+
+-- The name of the kept statement of op (r, p, a or d) on qtable.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_name(qtable text, op "char")
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$ SELECT 'pgmq_' || op::text || 'g_' || qtable; $fn$;
+
+-- The session setting that holds that statement's state ('-' may not appear in a
+-- setting's name, as for the low-water mark).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_key(qtable text, op "char")
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$ SELECT 'pgmq.prep_' || replace(op::text || 'g_' || qtable, '-', '$'); $fn$;
+
+-- PREPARE the kept statement of op on qtable in this session: the plain statement with
+-- the attribute guard (read and pop: in the pick; archive and delete: in the WHERE).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_keep(qtable text, op "char")
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    guard text := format(
+        'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE lower(x.queue_name) = %L)',
+        substr(qtable, 3));
+BEGIN
+    EXECUTE format(
+        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
+        pgmq._queue_ops_kept_name(qtable, op),
+        CASE WHEN op IN ('a', 'd') THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || guard)
+             ELSE pgmq._queue_ops_sql_for(qtable, op, '$9 AND ' || guard) END);
+END
+$fn$;
+
 -- The name of the prepared statement of op (r, p, a or d) on qtable to run, or NULL to
 -- run the statement with EXECUTE this time.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_prepared(qtable text, op "char")
@@ -247,9 +301,8 @@ RETURNS text
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    stmt text := 'pgmq_' || op::text || CASE WHEN op IN ('a', 'd') THEN 'i_' ELSE '_' END || qtable;
-    -- '-' may not appear in a setting's name (as for the low-water mark)
-    key text := 'pgmq.prep_' || replace(substr(stmt, 6), '-', '$');
+    stmt text := pgmq._queue_ops_kept_name(qtable, op);
+    key text := pgmq._queue_ops_kept_key(qtable, op);
     state text := coalesce(current_setting(key, true), '');
 BEGIN
     IF state = 'p' OR state = '3' THEN
@@ -258,10 +311,7 @@ BEGIN
                OR (SELECT count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
                 state := 'c';
             ELSE
-                EXECUTE format(
-                    'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
-                    stmt, CASE WHEN op IN ('a', 'd') THEN pgmq._queue_ops_ids_sql(qtable, op)
-                               ELSE pgmq._queue_ops_sql_for(qtable, op, '$9') END);
+                PERFORM pgmq._queue_ops_keep(qtable, op);
             END IF;
         END IF;
         IF state <> 'p' THEN
@@ -303,6 +353,39 @@ SET enable_bitmapscan = off
 AS $fn$
 BEGIN
     RETURN QUERY EXECUTE format('EXECUTE %I(NULL, NULL, NULL, NULL, %L, NULL, NULL, NULL, NULL)', stmt, p_ids);
+END
+$fn$;
+
+-- The name of the kept statement of op on qtable, prepared again first if the session
+-- lost it (DEALLOCATE ALL): for a session whose state for it is 'p'.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_ready(qtable text, op "char")
+RETURNS text
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_prepared_statements s
+                   WHERE s.name = pgmq._queue_ops_kept_name(qtable, op)) THEN
+        PERFORM pgmq._queue_ops_keep(qtable, op);
+    END IF;
+    RETURN pgmq._queue_ops_kept_name(qtable, op);
+END
+$fn$;
+
+-- After a fast-path call that came back empty: true when queue_name has no attributes
+-- (the empty result stands: nothing visible, or no such ids); false when it has some,
+-- after setting the statement's state back to '0' so that the session's next calls go
+-- the router's way (which counts again once the attributes are gone). The caller then
+-- runs the operation through the router.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_missed(queue_name text, qtable text, op "char")
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1)) THEN
+        RETURN true;
+    END IF;
+    PERFORM set_config(pgmq._queue_ops_kept_key(qtable, op), '0', false);
+    RETURN false;
 END
 $fn$;
 
@@ -363,7 +446,18 @@ DECLARE
     attrs jsonb;
     op "char" := CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
     stmt text;
+    n bigint;
 BEGIN
+    -- archive and delete in a session that keeps the statement: the fast path (migration
+    -- 0042, see "Kept plans"), with no separate attribute lookup
+    IF (op = 'a' OR op = 'd') AND current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
+        RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(
+            pgmq._queue_ops_kept_ready(qtable, op), p_ids);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 OR pgmq._queue_ops_kept_missed(queue_name, qtable, op) THEN
+            RETURN;
+        END IF;
+    END IF;
     SELECT a.attributes INTO attrs
     FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
     IF attrs IS NOT NULL THEN

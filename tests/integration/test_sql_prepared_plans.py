@@ -56,8 +56,9 @@ def cycle(db: psycopg.Connection, queue: str, times: int = 5) -> None:
 
 
 def names(queue: str) -> set[str]:
-    """read and pop keep the record form; archive and delete the msg_id-only form (0026)."""
-    return {f"pgmq_{op}_q_{queue}" for op in ("r", "p", "ai", "di")}
+    """read and pop keep the record form; archive and delete the msg_id-only form (0026);
+    every kept statement carries the attribute guard, hence "g" (0042)."""
+    return {f"pgmq_{op}g_q_{queue}" for op in "rpad"}
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_generic_plan_made_on_an_empty_table_walks_the_primary_key(pg_connect, q
         for r in db.execute(
             sql.SQL(
                 "EXPLAIN (COSTS OFF) EXECUTE {}(NULL, 10, 30, NULL, NULL, NULL, NULL, '{{}}', 0)"
-            ).format(sql.Identifier(f"pgmq_r_q_{queue}"))
+            ).format(sql.Identifier(f"pgmq_rg_q_{queue}"))
         )
     )
     assert "Seq Scan" not in plan and "Bitmap" not in plan
@@ -132,7 +133,7 @@ def test_deallocate_inside_a_transaction(pg_connect, queue):
     with db.transaction():
         ids = send(db, queue, 2)
         assert read(db, queue) == ids
-        db.execute(sql.SQL("DEALLOCATE {}").format(sql.Identifier(f"pgmq_ai_q_{queue}")))
+        db.execute(sql.SQL("DEALLOCATE {}").format(sql.Identifier(f"pgmq_ag_q_{queue}")))
         assert archive(db, queue, ids) == ids
     assert prepared(db) == names(queue)
 
@@ -155,7 +156,7 @@ def test_a_psycopg_rollback_deallocates_ours_too_and_calls_go_on(pg_connect, que
 @pytest.mark.parametrize("value", ["garbage", "99999999999999", "p", "c", "-1", "3"])
 def test_a_bad_session_setting_never_fails_a_call(pg_connect, queue, value):
     db = pg_connect()
-    for op in ("r", "p", "ai", "di", "a", "d"):
+    for op in ("rg", "pg", "ag", "dg", "r", "p", "ai", "di", "a", "d"):
         db.execute("SELECT set_config(%s, %s, false)", [f"pgmq.prep_{op}_q_{queue}", value])
     cycle(db, queue)
 
@@ -168,6 +169,52 @@ def test_attributes_take_effect_at_once_in_a_session_with_prepared_statements(pg
     assert read(db, queue) == []
     admin.execute("SELECT pgmq.set_queue_attributes(%s, '{\"paused\": null}')", [queue])
     assert len(read(db, queue, vt=0)) == 3
+
+
+def test_archive_takes_the_attribute_path_at_once_in_a_session_with_prepared_statements(
+    pg_connect, queue
+):
+    """An archive on a queue with max_in_flight wakes workers waiting at the limit: the
+    kept statement's guard must send it the router's way as soon as the queue has it."""
+    db, admin, listener = pg_connect(), pg_connect(), pg_connect()
+    cycle(db, queue)
+    admin.execute("SELECT pgmq.set_queue_attributes(%s, '{\"max_in_flight\": 5}')", [queue])
+    [channel] = admin.execute(
+        "SELECT pgmq._limit_channel(pgmq._stored_queue_name(%s))", [queue]
+    ).fetchone()
+    listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+    ids = send(admin, queue, 2)
+    assert read(db, queue) == ids
+    assert archive(db, queue, ids) == ids
+    assert [n.channel for n in listener.notifies(timeout=5, stop_after=1)] == [channel]
+    admin.execute("SELECT pgmq.set_queue_attributes(%s, '{\"max_in_flight\": null}')", [queue])
+    cycle(db, queue)  # back to the kept statements once the attributes are gone
+    assert prepared(db) == names(queue)
+
+
+def test_a_session_holding_unguarded_statements_of_migration_0041_honours_a_pause(
+    pg_connect, queue
+):
+    """0041 kept statements without the attribute guard under pgmq_r_/pgmq_ai_...; a
+    session that made them before 0042 was applied must never run them again."""
+    db, admin = pg_connect(), pg_connect()
+    for op, text in (
+        ("r", "SELECT q.msg_id, 1, now(), now(), now(), q.message, q.headers FROM pgmq.{} q"),
+        ("ai", "SELECT q.msg_id FROM pgmq.{} q"),
+    ):
+        db.execute(
+            sql.SQL("PREPARE {} AS " + text).format(
+                sql.Identifier(f"pgmq_{op}_q_{queue}"), sql.Identifier(f"q_{queue}")
+            )
+        )
+        db.execute("SELECT set_config(%s, 'p', false)", [f"pgmq.prep_{op}_q_{queue}"])
+    send(admin, queue, 3)
+    admin.execute("SELECT pgmq.set_queue_attributes(%s, '{\"paused\": true}')", [queue])
+    assert read(db, queue) == []
+    admin.execute("SELECT pgmq.set_queue_attributes(%s, '{\"paused\": null}')", [queue])
+    admin.execute("SELECT pgmq.purge_queue(%s)", [queue])
+    cycle(db, queue)
+    assert names(queue) <= prepared(db)
 
 
 def test_permissions_are_checked_under_the_current_role(pg_connect, queue):
