@@ -229,8 +229,8 @@ $fn$;
 --   below), read and pop run it themselves (pgmq._queue_ops_kept_ready, then
 --   _queue_ops_run_prepared), without the router's layer, and archive and delete at the
 --   top of pgmq._queue_ops_route_ids; neither looks the attributes up first, and a call
---   that comes back empty looks them up once. Before that (the first three uses), the router
---   counts and prepares.
+--   that comes back empty looks them up once. Before that (the first three uses), the
+--   router counts and prepares.
 -- - Names: pgmq_rg_<table> and pgmq_pg_<table> (the record form of read and pop),
 --   pgmq_ag_<table> and pgmq_dg_<table> (archive and delete returning msg_id only),
 --   "g" for the guard: a session that prepared 0041's unguarded pgmq_r_/pgmq_p_/
@@ -255,10 +255,10 @@ $fn$;
 -- - A dropped and re-created queue: PostgreSQL re-analyzes the statement by its name
 --   on the next use. Permissions are checked when it runs, under the current role.
 -- - The plan is the generic one, made with seqscan and bitmapscan off (the SET clauses
---   of pgmq._queue_ops_run_prepared and _run_prepared_ids, applied whenever
---   PostgreSQL plans it again): a plan made while the table is empty
---   must still walk the primary key once it holds a backlog. Its parameters are the
---   router's, the low-water mark among them. The SET clauses sit on the functions that
+--   of pgmq._queue_ops_run_prepared and _run_prepared_ids, applied whenever PostgreSQL
+--   plans it again): a plan made while the table is empty must still walk the primary
+--   key once it holds a backlog. Its parameters are the router's, the low-water mark
+--   among them. The SET clauses sit on the functions that
 --   run the statement only, so the queues with attributes are planned under the
 --   caller's settings.
 
@@ -381,7 +381,7 @@ RETURNS boolean
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    IF NOT EXISTS (SELECT FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1)) THEN
+    IF pgmq._queue_attributes(queue_name) IS NULL THEN
         RETURN true;
     END IF;
     PERFORM set_config(pgmq._queue_ops_kept_key(qtable, op), '0', false);

@@ -40,9 +40,9 @@ END
 $fn$;
 
 -- The most common call: a new session compiles one function less than through the
--- four-argument form. A queue without attributes (checked after the name, as the router does) runs the
--- one-message insert itself: one PL/pgSQL layer less than the router's way, about a
--- tenth of a send's server time (docs/benchmarks.md, 2026-11-27).
+-- four-argument form. A queue without attributes (checked after the name, as the
+-- router does) runs the one-message insert itself: one PL/pgSQL layer less than the
+-- router's way, about a tenth of a send's server time (docs/benchmarks.md, 2026-11-27).
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
 RETURNS SETOF bigint LANGUAGE plpgsql
 AS $fn$
@@ -110,7 +110,8 @@ BEGIN
 END
 $fn$;
 
--- The most common call goes to the router itself: one function call less per batch (about 6 us of the server's time).
+-- The most common call goes to the router itself: one function call less per batch
+-- (about 6 us of the server's time).
 CREATE OR REPLACE FUNCTION pgmq.send_batch(queue_name text, msgs jsonb[])
 RETURNS SETOF bigint LANGUAGE plpgsql
 AS $fn$

@@ -74,7 +74,7 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_missed(queue_name text, qtable t
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-    IF NOT EXISTS (SELECT FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1)) THEN
+    IF pgmq._queue_attributes(queue_name) IS NULL THEN
         RETURN true;
     END IF;
     PERFORM set_config(pgmq._queue_ops_kept_key(qtable, op), '0', false);
