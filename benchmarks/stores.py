@@ -26,9 +26,14 @@ STORE_KEYS = ("ours", "pgmq", "raw")
 
 def django_env(server: Server, dbname: str, **extra: str) -> dict[str, str]:
     """Environment for a Django process of the example project on ``dbname``."""
+    return django_env_for(server.database_url(dbname), **extra)
+
+
+def django_env_for(database_url: str, **extra: str) -> dict[str, str]:
+    """Environment for a Django process of the example project on ``database_url``."""
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=server.database_url(dbname),
+        DATABASE_URL=database_url,
         DJANGO_SETTINGS_MODULE="example_project.settings",
         DJANGO_DEBUG="0",
         PYTHONUNBUFFERED="1",
@@ -75,16 +80,7 @@ class Store:
         self._try_stat_statements()
 
     def _migrate(self) -> None:
-        done = subprocess.run(
-            [sys.executable, str(REPO / "manage.py"), "migrate", "django_pgmq", "--noinput"],
-            cwd=REPO,
-            env=django_env(self.server, self.dbname),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode:
-            raise RuntimeError(f"manage.py migrate failed:\n{done.stdout}\n{done.stderr}")
+        migrate(django_env(self.server, self.dbname))
 
     def _try_stat_statements(self) -> None:
         libs = self.conn.execute("SHOW shared_preload_libraries").fetchone()[0]
@@ -191,6 +187,20 @@ class Store:
     def backends(self, app: str) -> int:
         """Connections to this database with application name ``app``."""
         return int(self.run("admin.sql", "bench_backends", {"name": app})[0][0])
+
+
+def migrate(env: dict[str, str]) -> None:
+    """``manage.py migrate django_pgmq`` in the environment ``env`` (see django_env)."""
+    done = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), "migrate", "django_pgmq", "--noinput"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode:
+        raise RuntimeError(f"manage.py migrate failed:\n{done.stdout}\n{done.stderr}")
 
 
 def pgmq_sql() -> str:

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,21 @@ def test_worker_benchmark_reports_throughput_and_wake_up(pg_dsn, pg_connect, pre
         assert row in stdout, f"{row!r} missing from:\n{stdout}"
     assert "notifications off" in stdout
     assert scratch_databases(pg_connect, prefix + "worker_") == []
+
+
+def test_instructions_counts_both_sides_of_a_phase_and_leaves_no_cluster(tmp_path):
+    """``python -m benchmarks.instructions`` on one phase with a few calls: valgrind counts a
+    private cluster's backend for pgmq and for ours, and the cluster's folder is removed."""
+    out = tmp_path / "instructions.json"
+    before = set(Path(tempfile.gettempdir()).glob("pgmq_instructions_*"))
+    stdout = run_module(
+        "benchmarks.instructions", *("--phases", "send b1", "--cycles", "2,5", "--json", str(out))
+    )
+    rows = json.loads(out.read_text())
+    assert [(r["phase"], r["target"]) for r in rows] == [("send b1", "pgmq"), ("send b1", "ours")]
+    # a send costs tens of thousands of instructions at least; a broken script would count
+    # start-up noise (near zero or negative) or fail on an ERROR line
+    assert all(r["instructions"] > 10_000 for r in rows), rows
+    assert rows[0]["/pgmq"] == 1.0 and 0 < rows[1]["/pgmq"] < 10, rows
+    assert "send b1" in stdout and "callgrind" in stdout
+    assert set(Path(tempfile.gettempdir()).glob("pgmq_instructions_*")) == before

