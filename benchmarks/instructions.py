@@ -318,6 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cluster.setup()
         rows = measure(cluster, (n1, n2), wanted)
+    except (RuntimeError, subprocess.CalledProcessError, psycopg.Error) as exc:
+        detail = getattr(exc, "stderr", None) or exc
+        print(f"benchmarks.instructions failed: {detail}", file=sys.stderr)
+        return 1
     finally:
         cluster.remove()
     version = subprocess.run(
