@@ -145,9 +145,9 @@ PHASES = [
 class Cluster:
     """A throwaway cluster in a temporary folder, run as a non-root user when we are root."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, parent: str | None = None) -> None:
         self.bindir = bindir
-        self.root = Path(tempfile.mkdtemp(prefix="pgmq_instructions_"))
+        self.root = Path(tempfile.mkdtemp(prefix="pgmq_instructions_", dir=parent))
         self.data = self.root / "data"
         self.user: str | None = None
         self.oid = 0  # our queue table's (TRUNCATE keeps it)
@@ -289,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(dict.fromkeys(p[0] for p in PHASES)),
         help="comma-separated phases to run (default: all)",
     )
+    parser.add_argument("--work-dir", help="where to make the cluster's folder (default: temp)")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
     try:
@@ -313,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (bindir / "postgres").exists():
         print(f"no postgres binary in --bindir {bindir}", file=sys.stderr)
         return 2
-    cluster = Cluster(bindir)
+    cluster = Cluster(bindir, args.work_dir)
     started = time.monotonic()
     try:
         cluster.setup()
