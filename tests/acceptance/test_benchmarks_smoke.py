@@ -20,6 +20,7 @@ from benchmarks import consume
 from benchmarks.plan import PEERS, TARGETS, phases
 from benchmarks.profiles import PROFILES
 from benchmarks.report import GOALS
+from tests.debian_packages import apt_install
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = PROFILES["tiny"]
@@ -220,7 +221,18 @@ def test_worker_benchmark_reports_throughput_and_wake_up(pg_dsn, pg_connect, pre
     assert scratch_databases(pg_connect, prefix + "worker_") == []
 
 
-def test_instructions_counts_both_sides_of_a_phase_and_leaves_no_cluster(tmp_path):
+@pytest.fixture(scope="session")
+def valgrind() -> str:
+    """valgrind, from Debian's package when it is missing; skips (saying why) only if it
+    cannot be installed."""
+    if shutil.which("valgrind") is None:
+        why = apt_install("valgrind")
+        if shutil.which("valgrind") is None:
+            pytest.skip(f"valgrind is missing and could not be installed: {why}")
+    return str(shutil.which("valgrind"))
+
+
+def test_instructions_counts_both_sides_of_a_phase_and_leaves_no_cluster(tmp_path, valgrind):
     """``python -m benchmarks.instructions`` on one phase with a few calls: valgrind counts a
     private cluster's backend for pgmq and for ours, and the cluster's folder is removed.
 

@@ -10,8 +10,6 @@ browser. Screenshots go to ``screenshots/`` (git-ignored). With
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import timedelta
@@ -26,6 +24,7 @@ from django_pgmq.internal import InternalManager
 from django_pgmq.manager import QueueManager
 from django_pgmq.models import QueueConfig, QueueSample, Worker
 from django_pgmq.pausing import paused_queues
+from tests.debian_packages import apt_install, run
 
 ROOT = Path(__file__).resolve().parents[2]
 # One folder per Python: CI runs its two legs (3.11 and 3.13) at the same time in one checkout.
@@ -47,26 +46,11 @@ DEMO_QUEUES = ["orders", "orders_dlq", "emails", "reports", "webhooks", "thumbna
 pytestmark = pytest.mark.slow
 
 
-def _run(command: list[str]) -> str:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
-    return "" if done.returncode == 0 else f"{' '.join(command)} failed: {done.stderr[-500:]}"
-
-
-def install_chromium() -> str:
-    """Install Debian's chromium with apt-get; returns why it could not, or ''."""
-    if os.geteuid() != 0:
-        return "not root, so apt-get cannot install it"
-    if shutil.which("apt-get") is None:
-        return "apt-get is not available (not a Debian-like system)"
-    return _run(["apt-get", "update"]) or _run(["apt-get", "install", "-y", "chromium"])
-
-
 @pytest.fixture(scope="session")
 def chromium() -> Path:
     """Debian's Chromium, installed on first use; skips (saying why) only if it cannot be."""
     if not CHROMIUM.exists():
-        why = install_chromium()
+        why = apt_install("chromium")
         if not CHROMIUM.exists():
             pytest.skip(f"Chromium is missing at {CHROMIUM} and could not be installed: {why}")
     return CHROMIUM
@@ -78,7 +62,7 @@ def sync_playwright():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        why = _run([sys.executable, "-m", "pip", "install", "playwright>=1.45"])
+        why = run([sys.executable, "-m", "pip", "install", "playwright>=1.45"])
         try:
             from playwright.sync_api import sync_playwright
         except ImportError:
