@@ -3,7 +3,8 @@
 The expression cost about 18,000 instructions a call, now about 3,000 (callgrind, PostgreSQL 15).
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0043_the_per_message_name_check_without_a.sql, and its _reverse) and is never edited.
+migrations/sql/ (0043_the_per_message_name_check_without_a.sql, and its _reverse) and is never
+edited.
 """
 
 from django.db import migrations
