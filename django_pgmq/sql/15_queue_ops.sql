@@ -258,9 +258,8 @@ $fn$;
 --   of pgmq._queue_ops_run_prepared and _run_prepared_ids, applied whenever PostgreSQL
 --   plans it again): a plan made while the table is empty must still walk the primary
 --   key once it holds a backlog. Its parameters are the router's, the low-water mark
---   among them. The SET clauses sit on the functions that
---   run the statement only, so the queues with attributes are planned under the
---   caller's settings.
+--   among them. The SET clauses sit on the functions that run the statement only, so
+--   the queues with attributes are planned under the caller's settings.
 
 -- The name of the kept statement of op (r, p, a or d) on qtable.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_name(qtable text, op "char")
