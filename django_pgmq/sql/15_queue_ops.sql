@@ -40,9 +40,15 @@
 -- list padded with six typed NULLs costs a send about a third of its time), and
 -- pgmq._queue_ops_sql_for pads them for the callers that want the record. Same
 -- parameters as the router's ($4 vt, $5 msg_ids, $6 messages, $7 headers).
--- cond is SQL ANDed to archive's and delete's WHERE (the kept statements' attribute
--- guard, see "Kept plans" below); '' for none.
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(qtable text, op "char", cond text DEFAULT '')
+-- cond is SQL appended to archive's and delete's WHERE (' AND ...') or to a send's
+-- SELECT (' WHERE ...'): the kept statements' attribute guard, see "Kept plans" below;
+-- '' for none. ids, vt, msgs and hdrs are the SQL expressions of those inputs: the
+-- router's parameters by default, a client's own statement's from $1
+-- (pgmq._queue_ops_client_sql).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(
+    qtable text, op "char", cond text DEFAULT '', ids text DEFAULT '$5',
+    vt text DEFAULT '$4', msgs text DEFAULT '$6', hdrs text DEFAULT '$7'
+)
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
@@ -52,28 +58,33 @@ AS $fn$
         -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
         WHEN 's' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT coalesce($4, clock_timestamp()), u.msg, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
+        SELECT coalesce(%5$s, clock_timestamp()), u.msg, u.hdr
+        FROM unnest(%6$s, %7$s) AS u(msg, hdr)%3$s
         RETURNING q.msg_id$sql$
         -- one message: a VALUES row plans in less time than a function scan
         WHEN '1' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        VALUES (coalesce($4, clock_timestamp()), $6[1], $7[1])
+        VALUES (coalesce(%5$s, clock_timestamp()), (%6$s)[1], (%7$s)[1])
         RETURNING q.msg_id$sql$
         WHEN 'a' THEN $sql$
         WITH moved AS (
-            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)%3$s
+            DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY(%4$s)%3$s
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
         )
         INSERT INTO pgmq.%2$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
         SELECT * FROM moved
         RETURNING a.msg_id$sql$
         WHEN 'd' THEN $sql$
-        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY($5)%3$s
+        DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY(%4$s)%3$s
         RETURNING q.msg_id$sql$
         END,
         qtable,
         'a' || substr(qtable, 2),
-        cond);
+        cond,
+        ids,
+        vt,
+        msgs,
+        hdrs);
 $fn$;
 
 -- The statement of one operation on one queue. Its parameters are the router's USING
@@ -81,7 +92,10 @@ $fn$;
 -- $6 messages, $7 headers, $8 read condition, $9 the low-water mark. low is the SQL
 -- expression read and pop start from ('$9' in the router, '0' for a caller without one);
 -- it may carry further conditions ANDed to the pick (the kept statements' attribute
--- guard, '$9 AND NOT EXISTS (...)').
+-- guard, '$9 AND NOT EXISTS (...)'). qty, secs and cond are the SQL expressions of the
+-- read's quantity, visibility timeout and condition: the router's $2, $3 and $8, or
+-- constants in a client's own statement (pgmq._queue_ops_client_sql), so that its
+-- generic plan is the plan of that quantity.
 -- Ops: s send, 1 send of one message, r read, p pop, a archive, d delete, v set_vt; s, 1,
 -- a and d fill only msg_id (the rest NULL).
 -- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
@@ -93,7 +107,10 @@ $fn$;
 -- function declared IMMUTABLE whose body calls a STABLE one, and then parses and plans
 -- its body on every call (up to migration 0039 that cost a send about a tenth of its
 -- server time; tests/integration/test_sql_inlining.py keeps them inlined).
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low text)
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(
+    qtable text, op "char", low text, qty text DEFAULT '$2', secs text DEFAULT '$3',
+    cond text DEFAULT '$8'
+)
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
@@ -107,7 +124,7 @@ AS $fn$
         WHEN 'r' THEN $sql$
         WITH claimed AS (
             UPDATE pgmq.%1$I m
-            SET vt = clock_timestamp() + make_interval(secs => $3),
+            SET vt = clock_timestamp() + make_interval(secs => %3$s),
                 read_ct = m.read_ct + 1,
                 last_read_at = clock_timestamp()
             WHERE m.msg_id = ANY(ARRAY(%2$s))
@@ -138,14 +155,15 @@ AS $fn$
         -- the table)
         format(
             $pick$
-                SELECT q.msg_id FROM pgmq.%I q
-                WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
-                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
+                SELECT q.msg_id FROM pgmq.%1$I q
+                WHERE q.msg_id >= %2$s AND q.vt <= clock_timestamp()
+                  AND (%3$s IS NULL OR %3$s = '{}'::jsonb OR q.message @> %3$s)
                 ORDER BY q.msg_id
-                LIMIT $2
+                LIMIT %4$s
                 FOR UPDATE SKIP LOCKED
             $pick$,
-            qtable, low))
+            qtable, low, cond, qty),
+        secs)
         END;
 $fn$;
 
@@ -260,6 +278,9 @@ $fn$;
 --   key once it holds a backlog. Its parameters are the router's, the low-water mark
 --   among them. The SET clauses sit on the functions that run the statement only, so
 --   the queues with attributes are planned under the caller's settings.
+-- - A client that prepares statements itself (the Python manager, when the project turns
+--   psycopg's prepared statements on) runs the same kept statement without this file's
+--   PL/pgSQL around it: pgmq._queue_ops_client_sql below gives its text (migration 0044).
 
 -- The name of the kept statement of op (r, p, a or d) on qtable.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_name(qtable text, op "char")
@@ -274,23 +295,67 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $fn$ SELECT 'pgmq.prep_' || replace(op::text || 'g_' || qtable, '-', '$'); $fn$;
 
--- PREPARE the kept statement of op on qtable in this session: the plain statement with
--- the attribute guard (read and pop: in the pick; archive and delete: in the WHERE).
+-- The kept statement of op (r, p, a, d, or s for a client's send) on qtable: the plain
+-- statement with the attribute guard (read and pop: in the pick; archive and delete: in
+-- the WHERE; send: on the SELECT of the rows to insert). low, qty, secs, cond, ids, vt,
+-- msgs and hdrs are the expressions of its inputs (the router's parameters by default);
+-- the session's kept statements and a client's own (pgmq._queue_ops_client_sql) are both
+-- this text.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(
+    qtable text, op "char", low text DEFAULT '$9', qty text DEFAULT '$2',
+    secs text DEFAULT '$3', cond text DEFAULT '$8', ids text DEFAULT '$5',
+    vt text DEFAULT '$4', msgs text DEFAULT '$6', hdrs text DEFAULT '$7'
+)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT CASE WHEN op IN ('a', 'd')
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || g.guard, ids)
+                WHEN op = 's'
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
+                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
+           END
+    FROM (SELECT format(
+              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE lower(x.queue_name) = %L)',
+              substr(qtable, 3)) AS guard) g;
+$fn$;
+
+-- PREPARE the kept statement of op on qtable in this session.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_keep(qtable text, op "char")
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$
-DECLARE
-    guard text := format(
-        'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE lower(x.queue_name) = %L)',
-        substr(qtable, 3));
 BEGIN
     EXECUTE format(
         'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
-        pgmq._queue_ops_kept_name(qtable, op),
-        CASE WHEN op IN ('a', 'd') THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || guard)
-             ELSE pgmq._queue_ops_sql_for(qtable, op, '$9 AND ' || guard) END);
+        pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
 END
+$fn$;
+
+-- A client's own statement of op on queue_name (its name checked), for a client that
+-- prepares statements itself (the Python manager with psycopg's prepared statements on,
+-- docs/design.md "The manager's own statements"): the kept statement of read (r), pop (p),
+-- archive (a), delete (d) or send (s), attribute guard and all, with the low-water mark
+-- looked up by the statement itself (an initplan: the session's mark, as the router's),
+-- the quantity and the condition (none) as constants, and its parameters from $1: read's
+-- visibility timeout in seconds; archive's and delete's message ids (bigint[]); send's
+-- messages and headers (jsonb[], the headers NULL or one per message; visible at once);
+-- pop has none. With constants where the router has parameters, PostgreSQL's generic
+-- plan for the statement is the plan of that quantity, kept for the connection. The
+-- guard makes it touch no row when the queue has attributes; a client whose statement
+-- comes back empty asks pgmq._queue_attributes, and when the queue has some runs the SQL
+-- API's function, which applies them (a send that inserted nothing always does). NULL
+-- for another op or a qty outside 1 .. 100000.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_client_sql(queue_name text, op "char", qty integer DEFAULT 1)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT CASE WHEN op IN ('r', 'p', 'a', 'd', 's') AND qty BETWEEN 1 AND 100000 THEN
+        pgmq._queue_ops_kept_sql(
+            t.qtable, op, format('(SELECT pgmq._low_water_mark_for(%L))', t.qtable),
+            qty::text, '$1', 'NULL::jsonb', '$1', 'NULL::timestamptz', '$1::jsonb[]', '$2::jsonb[]')
+    END
+    FROM (SELECT pgmq._message_table_name(queue_name, 'q') AS qtable) t;
 $fn$;
 
 -- The name of the prepared statement of op (r, p, a or d) on qtable to run, or NULL to
