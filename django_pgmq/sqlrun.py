@@ -35,6 +35,7 @@ from .errors import FeatureNotAvailable, PgmqError, from_sqlstate
 
 FILES = ("queries.sql",)  # one file, in sections by caller
 MAX_CURSORS = 100  # psycopg cursors kept per Django connection (see _cursor)
+MAX_KEPT = 64  # queue statements kept per Django connection (see kept_rows)
 
 # What `run` returns: every row (tuples), the first row (or None), every row as a dict
 # by column name, the affected row count, or nothing.
@@ -348,6 +349,34 @@ def rows(connection: Any, sql: str, params: Any, fetch: Any = _all) -> Any:
         return fetch(cursor)
 
 
+def _kept_on(connection: Any, attribute: str) -> dict:
+    """The dict kept on Django's ``connection`` under ``attribute``: a new one on first use
+    and whenever Django's psycopg connection is a new one (cursors and statements are
+    the old connection's)."""
+    pg = connection.connection
+    kept = getattr(connection, attribute, None)
+    if kept is None or kept[0] is not pg:
+        kept = (pg, {})
+        setattr(connection, attribute, kept)
+    return kept[1]
+
+
+def _preparing(connection: Any) -> Any:
+    """Django's psycopg connection, ready for a statement of ours to prepare (Django's
+    checks done: health check, connecting, a broken atomic block refused), or None when
+    the project leaves prepared statements off or Django's wrappers must see the query."""
+    if connection.execute_wrappers or connection.queries_logged:
+        return None
+    if connection.connection is None or connection.health_check_enabled:
+        connection.close_if_health_check_failed()
+        connection.ensure_connection()
+    pg = connection.connection
+    if pg.prepare_threshold is None:
+        return None
+    connection.validate_no_broken_transaction()
+    return pg
+
+
 def prepared_rows(connection: Any, sql: str, params: Any) -> list[tuple] | None:
     """Run ``sql`` as a server-side prepared statement, when the project allows them.
 
@@ -358,25 +387,67 @@ def prepared_rows(connection: Any, sql: str, params: Any) -> list[tuple] | None:
     connection. None (nothing run) when they are off, or when Django's wrappers must
     see the query: the caller runs it as usual.
     """
-    if connection.execute_wrappers or connection.queries_logged:
+    pg = _preparing(connection)
+    if pg is None:
         return None
-    if connection.connection is None or connection.health_check_enabled:
-        connection.close_if_health_check_failed()
-        connection.ensure_connection()
-    pg = connection.connection
-    if pg.prepare_threshold is None:
-        return None
-    connection.validate_no_broken_transaction()
     with connection.wrap_database_errors:
-        kept = getattr(connection, "_pgmq_prepared", None)
-        if kept is None or kept[0] is not pg:
-            kept = connection._pgmq_prepared = (pg, {})
-        cursors: dict[str, Any] = kept[1]
+        cursors: dict[str, Any] = _kept_on(connection, "_pgmq_prepared")
         cursor = cursors.get(sql)
         if cursor is None or cursor.closed:
             cursor = cursors[sql] = psycopg.Cursor(pg)
         cursor.execute(sql, params, prepare=True)
         return cursor.fetchall()
+
+
+def kept_rows(
+    connection: Any, fetch_sql: str, key: tuple[str, str, int], params: Sequence[Any]
+) -> list[tuple] | None:
+    """Run a queue's own statement prepared on Django's connection, when the project allows
+    prepared statements (as `prepared_rows`): its rows, or None when nothing was run.
+
+    ``key`` is (queue, op, qty); ``fetch_sql`` fetches the statement's text once per
+    connection (``pgmq._queue_ops_client_sql``: the kept statement, with the attribute
+    guard, the quantity as a constant and ``params`` as $1). psycopg prepares it, and
+    PostgreSQL keeps its generic plan: a read at batch 10 without the PL/pgSQL around the
+    server's own kept statements. None as well for an op or qty the server does not
+    take (the text is NULL).
+    """
+    pg = _preparing(connection)
+    if pg is None:
+        return None
+    with connection.wrap_database_errors:
+        statements: dict[tuple[str, str, int], tuple[str, Any]] = _kept_on(connection, "_pgmq_kept")
+        found = statements.get(key)
+        if found is None or found[1].closed:
+            queue, op, qty = key
+            with pg.cursor() as fetch:
+                text = fetch.execute(fetch_sql, {"queue": queue, "op": op, "qty": qty}).fetchone()
+            if text is None or text[0] is None:
+                return None
+            if len(statements) >= MAX_KEPT:  # e.g. a statement per queue name: start afresh
+                for _, old in statements.values():
+                    old.close()
+                statements.clear()
+            cursor = psycopg.RawCursor(pg)  # the text's parameters are PostgreSQL's $1
+            _load_timestamps_as_django(connection, cursor)
+            found = statements[key] = (text[0], cursor)
+        cursor = found[1]
+        cursor.execute(found[0], params, prepare=True)
+        return cursor.fetchall()
+
+
+def _load_timestamps_as_django(connection: Any, cursor: Any) -> None:
+    """Make ``cursor`` load timestamps as Django's own cursors do (aware, in the
+    connection's time zone), with psycopg's C loader when that zone is UTC."""
+    pg = connection.connection
+    if connection.timezone is UTC and pg.info.timezone is UTC:
+        cursor.adapters.register_loader("timestamptz", _UTC_LOADER)
+        return
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+
+    tzloader = pg.adapters.get_loader(_TIMESTAMPTZ_OID, psycopg.pq.Format.TEXT)
+    if connection.timezone != tzloader.timezone:  # what Django's create_cursor does
+        register_tzloader(connection.timezone, cursor)
 
 
 def _cursor(connection: Any, sql: str) -> Any:
@@ -390,10 +461,7 @@ def _cursor(connection: Any, sql: str) -> Any:
     pure-Python one, which was most of the cost of reading a message.
     """
     pg = connection.connection
-    kept = getattr(connection, "_pgmq_cursors", None)
-    if kept is None or kept[0] is not pg:  # first use, or a new connection
-        kept = connection._pgmq_cursors = (pg, {})
-    cursors: dict[str, Any] = kept[1]
+    cursors: dict[str, Any] = _kept_on(connection, "_pgmq_cursors")
     cursor = cursors.get(sql)
     if cursor is not None and not cursor.closed:
         return cursor
@@ -407,6 +475,5 @@ def _cursor(connection: Any, sql: str) -> Any:
     return cursor
 
 
-_UTC_LOADER = psycopg.adapters.get_loader(
-    psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT
-)
+_TIMESTAMPTZ_OID = psycopg.postgres.types["timestamptz"].oid
+_UTC_LOADER = psycopg.adapters.get_loader(_TIMESTAMPTZ_OID, psycopg.pq.Format.TEXT)

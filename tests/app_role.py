@@ -66,6 +66,36 @@ def main(queue: str, task_queue: str, celery_queue: str) -> dict[str, Any]:
             return got[0].payload
 
     attempt(out, "celery", celery_round_trip)
+
+    def prepared_round() -> Any:
+        """The manager's own statements (psycopg's prepared statements on), as this role,
+        with DEBUG off as in production (with it on, every query goes through Django's
+        logging cursor, and the manager runs the SQL API's functions)."""
+        from django.conf import settings
+        from django.db import connection
+
+        connection.ensure_connection()
+        connection.connection.prepare_threshold = 5
+        debug, settings.DEBUG = settings.DEBUG, False
+        try:
+            ids = manager.send_batch(queue, [{"n": n} for n in range(4)])
+            done = {
+                "read": [m.msg_id - ids[0] for m in manager.read(queue, vt=30, qty=2)],
+                "archive": manager.archive(queue, [ids[0]]) == [ids[0]],
+                "delete": manager.delete(queue, [ids[1]]) == [ids[1]],
+                "pop": [m.msg_id - ids[0] for m in manager.pop(queue, qty=1)],
+            }
+            done["statements"] = connection.connection.execute(
+                "SELECT count(*) FROM pg_prepared_statements"
+                " WHERE name LIKE '\\_pg3\\_%%' AND statement LIKE %s",
+                [f"%pgmq.q_{queue} %"],
+            ).fetchone()[0]
+            return done
+        finally:
+            connection.connection.prepare_threshold = None
+            settings.DEBUG = debug
+
+    attempt(out, "prepared", prepared_round)
     attempt(out, "create_queue", lambda: manager.create_queue(queue + "_own"))
     attempt(out, "drop_own_queue", lambda: manager.drop_queue(queue + "_own"))
     attempt(out, "drop_owners_queue", lambda: manager.drop_queue(queue))

@@ -23,8 +23,12 @@ from .plumbing import (
     _dump_message,
     _id_array,
     _ids,
+    _message,
     check_joins_transaction,
 )
+
+# The op letter of each acknowledgement in the queue's own statements (sqlrun.kept_rows).
+_ACK_OPS = {"archive": "a", "delete": "d"}
 
 
 def _with_attribute_headers(
@@ -100,6 +104,11 @@ class MessageOps(Base):
         query = "send_at" if isinstance(when, datetime) else "send"
         if self.routed:
             check_joins_transaction(queue, self.alias_for(queue))
+        if when == 0 and not isinstance(when, datetime):
+            hdrs = None if params["headers"] is None else [params["headers"]]
+            kept = self._fetch_kept(queue, "s", 1, ([params["msg"]], hdrs))
+            if kept is not None:
+                return int(kept[0][0])
         return int(self._fetch(query, params, queue)[0][0])
 
     def send_batch(
@@ -147,6 +156,10 @@ class MessageOps(Base):
         query = "send_batch_at" if isinstance(when, datetime) else "send_batch"
         if self.routed:
             check_joins_transaction(queue, self.alias_for(queue))
+        if when == 0 and not isinstance(when, datetime):
+            kept = self._fetch_kept(queue, "s", 1, (params["msgs"], params["headers"]))
+            if kept is not None:
+                return [row[0] for row in kept]
         return [row[0] for row in self._fetch(query, params, queue)]
 
     # -- reading ------------------------------------------------------------
@@ -156,6 +169,10 @@ class MessageOps(Base):
     ) -> list[Message]:
         """Claim up to ``qty`` visible messages, hidden from others for ``vt`` seconds."""
         params = self._read_params(queue, vt, qty, conditional)
+        if not conditional:
+            kept = self._fetch_kept(queue, "r", params["qty"], (params["vt"],))
+            if kept is not None:
+                return [_message(row) for row in kept]
         return self._fetch_messages("read", params, queue)
 
     def read_with_poll(
@@ -188,8 +205,11 @@ class MessageOps(Base):
     def pop(self, queue: str, qty: int = 1) -> list[Message]:
         """Read and delete up to ``qty`` messages at once (at-most-once delivery)."""
         validate_queue_name(queue)
-        params = {"queue": queue, "qty": _check_int("qty", qty, 1, MAX_QTY)}
-        return self._fetch_messages("pop", params, queue)
+        qty = _check_int("qty", qty, 1, MAX_QTY)
+        kept = self._fetch_kept(queue, "p", qty, ())
+        if kept is not None:
+            return [_message(row) for row in kept]
+        return self._fetch_messages("pop", {"queue": queue, "qty": qty}, queue)
 
     # -- acknowledging ------------------------------------------------------
 
@@ -215,7 +235,10 @@ class MessageOps(Base):
         validate_queue_name(queue)
         ids, single = _ids(msg_ids)
         params = {"queue": queue, "ids": _id_array(ids)}
-        done = [row[0] for row in self._fetch(query, params, queue)]
+        kept = self._fetch_kept(queue, _ACK_OPS[query], 1, (params["ids"],))
+        if kept is None:
+            kept = self._fetch(query, params, queue)
+        done = [row[0] for row in kept]
         return bool(done) if single else sorted(done)
 
     @overload

@@ -286,6 +286,23 @@ class Base:
         (`sqlrun.prepared_rows`): for a statement planned anew on every call."""
         return self._run(_prepared_or_rows, query, params, queue, None, False, None)
 
+    def _fetch_kept(
+        self, queue: str, op: str, qty: int, args: tuple[Any, ...]
+    ) -> list[tuple] | None:
+        """Rows of ``queue``'s own statement of ``op``, prepared on the connection when the
+        project allows prepared statements (`sqlrun.kept_rows`), when they stand; None
+        when the caller must run the SQL API's function instead: prepared statements
+        off, or nothing done on a queue that has attributes (the statement's guard
+        stopped it; the function applies them). A send that inserted nothing was stopped
+        by the guard; an empty read or acknowledgement asks for the attributes once.
+        """
+        params = {"key": (queue, op, qty), "args": args}
+        rows = self._run(_kept_rows, "queue_ops_client_sql", params, queue, None, False, None)
+        if rows is None or rows or op == "s":
+            return rows or None
+        attributes = self._fetch_prepared("queue_attributes", {"queue": queue}, queue)
+        return None if attributes[0][0] else rows
+
     def _run(
         self,
         reader: Any,
@@ -363,6 +380,11 @@ def _prepared_or_rows(connection: Any, sql: str, params: dict[str, Any]) -> list
     """`_prepared_rows`, or `_rows` when prepared statements are off."""
     found = _prepared_rows(connection, sql, params)
     return _rows(connection, sql, params) if found is None else found
+
+
+def _kept_rows(connection: Any, sql: str, params: dict[str, Any]) -> list[tuple] | None:
+    """`sqlrun.kept_rows` of ``params`` (``sql`` fetches the statement), None when not run."""
+    return sqlrun.kept_rows(connection, sql, params["key"], params["args"])
 
 
 def _message_reader(connection: Any, sql: str, params: dict[str, Any]) -> list[Message]:

@@ -56,6 +56,17 @@ FROM pgmq.read_with_poll(queue_name => %(queue)s, vt => %(vt)s, qty => %(qty)s,
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
 FROM pgmq.pop(queue_name => %(queue)s, qty => %(qty)s);
 
+-- name: queue_ops_client_sql
+-- The queue's own statement of read (r), pop (p), archive (a), delete (d) or send (s) at
+-- quantity qty, which the manager prepares on its connection when psycopg's prepared
+-- statements are on (sqlrun.kept_rows); NULL for an op or qty it does not take.
+SELECT pgmq._queue_ops_client_sql(%(queue)s, %(op)s, %(qty)s);
+
+-- name: queue_attributes
+-- Whether the queue has attributes (pgmq._queue_attributes): after the queue's own
+-- statement came back empty, whether its guard stopped it.
+SELECT pgmq._queue_attributes(%(queue)s) IS NOT NULL;
+
 -- name: archive
 SELECT * FROM pgmq.archive(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[]);
 

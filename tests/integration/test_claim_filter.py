@@ -12,7 +12,10 @@ from collections.abc import Callable
 
 import psycopg
 import pytest
+from django.db import connection
 from psycopg.types.json import Jsonb
+
+from django_pgmq.manager import QueueManager
 
 pytestmark = pytest.mark.usefixtures("django_db_setup")
 
@@ -40,6 +43,23 @@ def _statement(text: str) -> Reader:
     return lambda db, queue, qty: _rows(db, text, queue, qty)
 
 
+def _manager_prepared(op: str) -> Reader:
+    """The manager's read or pop on Django's connection with psycopg's prepared statements
+    on: the queue's own statement first, the SQL API's function when it finds nothing."""
+
+    def reader(db: psycopg.Connection, queue: str, qty: int) -> list[int]:
+        connection.ensure_connection()
+        connection.connection.prepare_threshold = 5
+        try:
+            manager = QueueManager()
+            got = manager.read(queue, vt=30, qty=qty) if op == "read" else manager.pop(queue, qty)
+        finally:
+            connection.connection.prepare_threshold = None
+        return [m.msg_id for m in got]
+
+    return reader
+
+
 READERS: dict[str, Reader] = {
     "read": _statement("SELECT msg_id FROM pgmq.read(%(q)s, 30, %(n)s)"),
     "read_with_poll": _statement("SELECT msg_id FROM pgmq.read_with_poll(%(q)s, 30, %(n)s, 1, 10)"),
@@ -57,10 +77,20 @@ READERS: dict[str, Reader] = {
         " THEN %(n)s::integer END FROM pgmq.archive(%(q)s, '{}'::bigint[])))"
     ),
     "spark_claim": _spark,
+    "manager_read_prepared": _manager_prepared("read"),
+    "manager_pop_prepared": _manager_prepared("pop"),
 }
 FIFO = {"read_grouped", "read_grouped_rr", "read_grouped_head"}
 # the Tasks read always claims by priority; the others only with the attribute
 BY_PRIORITY = set(READERS) - FIFO
+
+
+@pytest.fixture(autouse=True)
+def _django_connection(django_db_blocker):
+    """The manager's readers use Django's connection (autocommit, like the others)."""
+    with django_db_blocker.unblock():
+        yield
+    connection.close()
 
 
 @pytest.fixture

@@ -121,6 +121,15 @@ def test_the_application_role_runs_every_message_operation(deployed):
     assert "appq" in out["dashboard_all_stats"]
     assert out["browse"] == [1]
     assert out["celery"] == {"c": 1}
+    # with psycopg's prepared statements on, the queue's own statements (send, read,
+    # archive, delete, pop), each prepared on the role's connection
+    assert out["prepared"] == {
+        "read": [0, 1],
+        "archive": True,
+        "delete": True,
+        "pop": [2],
+        "statements": 5,
+    }
     # Without --create-queues: no queue of its own, and never the owner's queue.
     assert out["create_queue"].startswith("ERROR InsufficientPrivilege: ")
     assert "permission denied for schema pgmq" in out["create_queue"]
@@ -143,7 +152,8 @@ def test_the_application_role_runs_every_message_operation(deployed):
     )
     ok(app.manage("pgmq_consume", "--tasks", "emails", "--until-empty", "--poll-interval", "0.05"))
     with owner.connect() as conn:
-        assert conn.execute("SELECT count(*) FROM pgmq.a_appq").fetchone()[0] == 2
+        # message 1, the prepared round's first and last (the worker took the last), {"n": 9}
+        assert conn.execute("SELECT count(*) FROM pgmq.a_appq").fetchone()[0] == 4
         status = conn.execute(
             "SELECT status, return_value FROM django_pgmq_taskresultrecord WHERE id = %s",
             [uuid.UUID(out["task_enqueue"])],
