@@ -75,14 +75,27 @@ class SqlClient:
 
 
 class ManagerClient:
-    """django-pgmq's QueueManager (Django must be set up on the ``ours`` database)."""
+    """django-pgmq's QueueManager (Django must be set up on the ``ours`` database);
+    ``prepared`` turns psycopg's prepared statements on, as a project does in its
+    ``OPTIONS`` (Django leaves them off)."""
 
-    def __init__(self, app: str, size: int) -> None:
+    def __init__(self, app: str, size: int, prepared: bool = False) -> None:
         os.environ["PGAPPNAME"] = app  # libpq picks it up for Django's connection
+        from django.db import connection
+
         from django_pgmq import QueueManager
+
+        if prepared:  # read when this process connects
+            connection.settings_dict["OPTIONS"] = {
+                **connection.settings_dict.get("OPTIONS", {}),
+                "prepare_threshold": 5,
+            }
 
         self.manager = QueueManager()
         self.message = payload(size)
+        # connected before the start barrier, as the SQL clients are: a read window's
+        # server CPU is that of the backends there at its start
+        connection.ensure_connection()
 
     def send(self, count: int) -> int:
         if count == 1:

@@ -30,7 +30,7 @@ class Role:
     """What one process does."""
 
     kind: str  # produce | consume | notify_send | notify_listen
-    client: str  # sql | manager
+    client: str  # sql | manager | manager-prepared
     app: str  # application_name of its connection
     batch: int = 1
     size: int = 22
@@ -56,8 +56,8 @@ class Sync:
 
 
 def _open(role: Role) -> Client:
-    if role.client == "manager":
-        return ManagerClient(role.app, role.size)
+    if role.client.startswith("manager"):
+        return ManagerClient(role.app, role.size, prepared=role.client == "manager-prepared")
     return SqlClient(
         {**role.conninfo, "application_name": role.app}, role.sqlfile, role.size, role.channel
     )

@@ -46,7 +46,7 @@ def _roles(ctx: Context, target: Target, kind: str, processes: int, **kw: Any) -
     store = ctx.stores[target.store]
     # The worker targets measure pgmq_consume: their producers (and the notify sender) are
     # the same SQL clients as every SQL target's, so a row compares consumers alone.
-    client = "manager" if target.client == "manager" else "sql"
+    client = target.client if target.client.startswith("manager") else "sql"
     return [
         Role(
             kind=kind,

@@ -12,7 +12,7 @@ class Target:
     key: str
     label: str
     store: str  # ours | pgmq | raw
-    client: str  # sql | manager | worker | worker-batch
+    client: str  # sql | manager | manager-prepared | worker | worker-batch
     kinds: frozenset[str]  # phase kinds it takes part in
     attributes: str = ""  # queue attributes (JSON) set on the fresh queue
     sqlfile: str = ""  # the clients' statements, when not the store's
@@ -60,6 +60,15 @@ TARGETS = [
         "django-pgmq QueueManager",
         "ours",
         "manager",
+        frozenset({"send", "read", "e2e"}),
+    ),
+    # The manager with psycopg's prepared statements on (OPTIONS prepare_threshold): its
+    # reads and acknowledgements run the queue's own statement, prepared per connection.
+    Target(
+        "ours-manager-prepared",
+        "django-pgmq QueueManager, prepared statements on",
+        "ours",
+        "manager-prepared",
         frozenset({"send", "read", "e2e"}),
     ),
     Target(

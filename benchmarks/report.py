@@ -16,6 +16,9 @@ GOALS = [
     ("e2e 22B", "ours-worker", "pgmq-sql", 1.2),
     # issue 22: the floors the static SQL core must hold
     ("e2e 22B", "ours-sql", "pgmq-sql", 1.5),
+    # ... and the manager, with psycopg's prepared statements on (its own statements)
+    ("read+archive b10", "ours-manager-prepared", "pgmq-sql", 1.3),
+    ("e2e 22B", "ours-manager-prepared", "pgmq-sql", 1.5),
     # issue 16: queue attributes
     ("read+archive b10", "ours-priorities", "pgmq-sql", 1.0),
     ("send b100", "ours-dedup", "ours-sql", 0.7),
