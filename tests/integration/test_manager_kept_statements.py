@@ -10,12 +10,14 @@ readers, for every read-side attribute).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 from django.db import connection, transaction
 
+from django_pgmq import sqlrun
 from django_pgmq.errors import QueueNotFound
 from django_pgmq.manager import QueueManager
 
@@ -207,3 +209,28 @@ def test_a_read_inside_a_block_rolls_back_with_it(manager, queue, prepared):
         1 / 0  # noqa: B018
     assert archived(prepared, queue) == []
     assert [m.msg_id for m in manager.read(queue, vt=30, qty=1)] == ids
+
+
+def test_a_plan_made_on_an_empty_queue_is_made_again_within_a_period(
+    manager, queue, prepared, monkeypatch
+):
+    """PostgreSQL keeps a generic plan until the table's statistics change: one made while
+    the queue was empty after a vacuum sorts a sequential scan. The statement's text
+    changes every plan period, so the plan in use is made again on what the table holds."""
+    monkeypatch.setattr(sqlrun, "PLAN_SECONDS", 0.2)
+    prepared.execute(f"VACUUM ANALYZE pgmq.q_{queue}")
+    for _ in range(8):  # custom plans, then the generic plan of an empty table
+        assert manager.read(queue, vt=30, qty=10) == []
+    for _ in range(4):
+        manager.send_batch(queue, [{"n": n} for n in range(5000)])
+    time.sleep(0.3)
+    for _ in range(8):
+        assert len(manager.read(queue, vt=30, qty=10)) == 10
+    name = prepared.execute(
+        "SELECT name FROM pg_prepared_statements WHERE statement LIKE %s"
+        " ORDER BY prepare_time DESC LIMIT 1",
+        [f"%UPDATE pgmq.q_{queue} m%"],
+    ).fetchone()[0]
+    plan = "\n".join(r[0] for r in prepared.execute(f"EXPLAIN EXECUTE {name}(30)"))
+    assert f"Index Scan using q_{queue}_pkey on q_{queue} q" in plan, plan
+    assert f"Seq Scan on q_{queue}" not in plan, plan
