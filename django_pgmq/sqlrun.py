@@ -30,6 +30,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql as psql
+from psycopg.types.array import ListBinaryDumper
 
 from . import sqlfiles, tracing
 from .errors import FeatureNotAvailable, PgmqError, from_sqlstate
@@ -432,6 +433,10 @@ def kept_rows(
                 statements.clear()
             cursor = psycopg.RawCursor(pg)  # the text's parameters are PostgreSQL's $1
             _load_timestamps_as_django(connection, cursor)
+            # lists (a send's messages and headers, JSON text) go in binary: the text
+            # form quotes every element with a regular expression, about 80 us for ten
+            # messages against 6
+            cursor.adapters.register_dumper(list, ListBinaryDumper)
             found = statements[key] = _KeptStatement(text[0], cursor)
         found.cursor.execute(found.current(pg), params, prepare=True)
         return found.cursor.fetchall()
