@@ -427,10 +427,7 @@ def kept_rows(
                 text = fetch.execute(fetch_sql, {"queue": queue, "op": op, "qty": qty}).fetchone()
             if text is None or text[0] is None:
                 return None
-            if len(statements) >= MAX_KEPT:  # e.g. a statement per queue name: start afresh
-                for old in statements.values():
-                    old.cursor.close()
-                statements.clear()
+            _make_room(statements, MAX_KEPT)
             cursor = psycopg.RawCursor(pg)  # the text's parameters are PostgreSQL's $1
             _load_timestamps_as_django(connection, cursor)
             # lists (a send's messages and headers, JSON text) go in binary: the text
@@ -451,6 +448,9 @@ class _KeptStatement:
     cursor: Any
     period: int = -1
     sql: str = ""
+
+    def close(self) -> None:
+        self.cursor.close()
 
     def current(self, pg: Any) -> str:
         """The statement's text with the plan period's number in a closing comment: a new
@@ -474,15 +474,33 @@ class _KeptStatement:
 def _load_timestamps_as_django(connection: Any, cursor: Any) -> None:
     """Make ``cursor`` load timestamps as Django's own cursors do (aware, in the
     connection's time zone), with psycopg's C loader when that zone is UTC."""
-    pg = connection.connection
-    if connection.timezone is UTC and pg.info.timezone is UTC:
-        cursor.adapters.register_loader("timestamptz", _UTC_LOADER)
+    if _load_utc_timestamps_fast(connection, cursor):
         return
     from django.db.backends.postgresql.psycopg_any import register_tzloader
 
+    pg = connection.connection
     tzloader = pg.adapters.get_loader(_TIMESTAMPTZ_OID, psycopg.pq.Format.TEXT)
     if connection.timezone != tzloader.timezone:  # what Django's create_cursor does
         register_tzloader(connection.timezone, cursor)
+
+
+def _load_utc_timestamps_fast(connection: Any, cursor: Any) -> bool:
+    """Give ``cursor`` psycopg's C loader for timestamps when both Django's and the
+    connection's time zone are UTC (same values and ``tzinfo`` as Django's pure-Python
+    loader); whether it did."""
+    if connection.timezone is UTC and connection.connection.info.timezone is UTC:
+        cursor.adapters.register_loader("timestamptz", _UTC_LOADER)
+        return True
+    return False
+
+
+def _make_room(kept: dict[Any, Any], most: int) -> None:
+    """Close and forget everything in ``kept`` (cursors, statements) once it holds
+    ``most``: e.g. a statement per queue name, start afresh."""
+    if len(kept) >= most:
+        for old in kept.values():
+            old.close()
+        kept.clear()
 
 
 def _cursor(connection: Any, sql: str) -> Any:
@@ -495,18 +513,13 @@ def _cursor(connection: Any, sql: str) -> Any:
     zone); when that zone is UTC, with psycopg's C loader rather than Django's
     pure-Python one, which was most of the cost of reading a message.
     """
-    pg = connection.connection
     cursors: dict[str, Any] = _kept_on(connection, "_pgmq_cursors")
     cursor = cursors.get(sql)
     if cursor is not None and not cursor.closed:
         return cursor
-    if len(cursors) >= MAX_CURSORS:  # e.g. a statement per queue name: start afresh
-        for old in cursors.values():
-            old.close()
-        cursors.clear()
+    _make_room(cursors, MAX_CURSORS)
     cursor = cursors[sql] = connection.create_cursor()  # Django's cursor class and adapters
-    if connection.timezone is UTC and pg.info.timezone is UTC:
-        cursor.adapters.register_loader("timestamptz", _UTC_LOADER)
+    _load_utc_timestamps_fast(connection, cursor)  # otherwise create_cursor's loader
     return cursor
 
 
