@@ -179,7 +179,16 @@ $fn$;
 -- The smallest msg_id this session may start a read or pop of the live table qtable at
 -- (see the top of this file): the session's mark while it is fresh and for the same
 -- table, else looked up again and kept as
--- "<table oid> <next look> <msg_id> <next full look>" (epoch seconds). A look finds the
+-- "<table oid> <next look> <msg_id> <next full look>" (epoch seconds).
+-- The setting is session state any code on the connection can write (set_config, or an
+-- earlier client of a pooled connection), so it is trusted only as far as this function
+-- would have written it: a value of another shape (a number past bigint, a malformed
+-- time) counts as none, never an error, and one whose next look is more than 50 ms away
+-- or whose next full look is more than a second away (a time in the future, planted or
+-- left by a clock that stepped back) is looked up again at once. So a wrong mark, even a
+-- msg_id within the ids given, hides messages for at most the full look's period (one
+-- second): the next full look walks the primary key from its start. A mark past the id
+-- sequence's last value (never written here) is looked up again at once. A look finds the
 -- oldest live message (else the id sequence's last value). A full look, once a second,
 -- walks the primary key from its start; the looks between, every 50 ms, walk it from
 -- the session's mark, so the dead entries a read walks past are at most 50 ms of
@@ -194,30 +203,49 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
-    key text := 'pgmq.low_' || replace(qtable, '-', '$');
-    kept text := current_setting(key, true);
-    -- a value this function did not write (set by hand) counts as none: never an error
-    mark text[] := CASE WHEN kept ~ '^[0-9]+ [0-9.]+ [0-9]+ [0-9.]+$' THEN string_to_array(kept, ' ') END;
-    rel oid := to_regclass(format('pgmq.%I', qtable));
-    now_s float8 := extract(epoch FROM clock_timestamp());
+    key text := 'pgmq.low_' || pg_catalog.replace(qtable, '-', '$');
+    kept text := pg_catalog.current_setting(key, true);
+    -- a value of another shape than this function writes (set by hand) counts as none:
+    -- never an error (at most 18 digits fit a bigint, times are epoch seconds)
+    mark text[] := CASE
+        WHEN kept ~ '^[0-9]{1,10} [0-9]{1,12}(\.[0-9]{1,12})? [0-9]{1,18} [0-9]{1,12}(\.[0-9]{1,12})?$'
+        THEN pg_catalog.string_to_array(kept, ' ') END;
+    rel oid := pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable));
+    now_s float8 := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp());
     full_look boolean;
     low bigint;
+    given bigint;  -- the id sequence's last value
 BEGIN
     IF rel IS NULL THEN
         RETURN 0;
     END IF;
-    full_look := mark IS NULL OR mark[1] <> rel::text OR mark[4]::float8 < now_s;
+    -- a full look when there is no mark, another table's, one past its full look's time,
+    -- or one whose times lie further ahead than this function ever writes them
+    full_look := mark IS NULL OR mark[1] <> rel::text OR mark[4]::float8 < now_s
+        OR mark[4]::float8 > now_s + 1 OR mark[2]::float8 > now_s + 0.05;
     IF NOT full_look AND mark[2]::float8 >= now_s THEN
         RETURN mark[3]::bigint;
     END IF;
-    IF full_look THEN
-        EXECUTE format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
-    ELSE
-        EXECUTE format('SELECT q.msg_id FROM pgmq.%I q WHERE q.msg_id >= $1 ORDER BY q.msg_id LIMIT 1', qtable)
+    IF NOT full_look THEN
+        EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q WHERE q.msg_id >= $1 ORDER BY q.msg_id LIMIT 1', qtable)
             INTO low USING mark[3]::bigint;
+        IF low IS NULL THEN
+            given := pg_catalog.pg_sequence_last_value(
+                pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id')::regclass);
+            -- a mark past every id the sequence gave was not written by this function (or
+            -- the sequence was restarted): look from the start
+            full_look := mark[3]::bigint > coalesce(given, 0);
+        END IF;
     END IF;
-    low := coalesce(low, pg_sequence_last_value(pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id')::regclass), 0);
-    PERFORM set_config(key, concat_ws(' ', rel, now_s + 0.05, low,
+    IF full_look THEN
+        EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
+    END IF;
+    IF low IS NULL AND given IS NULL THEN
+        given := pg_catalog.pg_sequence_last_value(
+            pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id')::regclass);
+    END IF;
+    low := coalesce(low, given, 0);
+    PERFORM pg_catalog.set_config(key, pg_catalog.concat_ws(' ', rel, now_s + 0.05, low,
                                       CASE WHEN full_look THEN (now_s + 1)::text ELSE mark[4] END), false);
     RETURN low;
 END
@@ -315,9 +343,20 @@ AS $fn$
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
                 ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
            END
-    FROM (SELECT format(
-              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE lower(x.queue_name) = %L)',
-              substr(qtable, 3)) AS guard) g;
+    FROM (SELECT pg_catalog.format(
+              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
+              pg_catalog.substr(qtable, 3)) AS guard) g;
+$fn$;
+
+-- The PREPARE command of the kept statement of op on qtable: what pgmq._queue_ops_keep
+-- runs, and so exactly what pg_prepared_statements.statement shows for it.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_prepare_sql(qtable text, op "char")
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
+        pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
 $fn$;
 
 -- PREPARE the kept statement of op on qtable in this session.
@@ -326,9 +365,33 @@ RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    EXECUTE format(
-        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
-        pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
+    EXECUTE pgmq._queue_ops_kept_prepare_sql(qtable, op);
+END
+$fn$;
+
+-- Whether this session holds the kept statement of op on qtable: a prepared statement
+-- under its name whose text is the one pgmq._queue_ops_keep prepares. A name is no proof:
+-- any code on the connection (or an earlier client of a pooled connection) may have
+-- prepared something else under it, which would then run in place of the read. So the
+-- text is compared (pg_prepared_statements keeps the PREPARE command as it was sent), and
+-- a statement of another text under the name is deallocated here, never run; the caller
+-- then prepares ours. About 10 us a call, for the text (measured on PostgreSQL 15).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_held(qtable text, op "char")
+RETURNS boolean
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stmt text := pgmq._queue_ops_kept_name(qtable, op);
+    held text;
+BEGIN
+    SELECT s.statement INTO held FROM pg_catalog.pg_prepared_statements s WHERE s.name = stmt;
+    IF held IS NULL THEN
+        RETURN false;
+    ELSIF held = pgmq._queue_ops_kept_prepare_sql(qtable, op) THEN
+        RETURN true;
+    END IF;
+    EXECUTE pg_catalog.format('DEALLOCATE %I', stmt);
+    RETURN false;
 END
 $fn$;
 
@@ -352,7 +415,7 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE WHEN op IN ('r', 'p', 'a', 'd', 's') AND qty BETWEEN 1 AND 100000 THEN
         pgmq._queue_ops_kept_sql(
-            t.qtable, op, format('(SELECT pgmq._low_water_mark_for(%L))', t.qtable),
+            t.qtable, op, pg_catalog.format('(SELECT pgmq._low_water_mark_for(%L::text))', t.qtable),
             qty::text, '$1', 'NULL::jsonb', '$1', 'NULL::timestamptz', '$1::jsonb[]', '$2::jsonb[]')
     END
     FROM (SELECT pgmq._message_table_name(queue_name, 'q') AS qtable) t;
@@ -370,9 +433,10 @@ DECLARE
     state text := coalesce(current_setting(key, true), '');
 BEGIN
     IF state = 'p' OR state = '3' THEN
-        IF NOT EXISTS (SELECT FROM pg_prepared_statements s WHERE s.name = stmt) THEN
-            IF octet_length(stmt) > 63
-               OR (SELECT count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
+        IF NOT pgmq._queue_ops_kept_held(qtable, op) THEN
+            IF pg_catalog.octet_length(stmt) > 63
+               OR (SELECT pg_catalog.count(*) FROM pg_catalog.pg_prepared_statements s
+                   WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
                 state := 'c';
             ELSE
                 PERFORM pgmq._queue_ops_keep(qtable, op);
@@ -421,14 +485,14 @@ END
 $fn$;
 
 -- The name of the kept statement of op on qtable, prepared again first if the session
--- lost it (DEALLOCATE ALL): for a session whose state for it is 'p'.
+-- lost it (DEALLOCATE ALL) or holds another statement under its name
+-- (pgmq._queue_ops_kept_held): for a session whose state for it is 'p'.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_ready(qtable text, op "char")
 RETURNS text
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_prepared_statements s
-                   WHERE s.name = pgmq._queue_ops_kept_name(qtable, op)) THEN
+    IF NOT pgmq._queue_ops_kept_held(qtable, op) THEN
         PERFORM pgmq._queue_ops_keep(qtable, op);
     END IF;
     RETURN pgmq._queue_ops_kept_name(qtable, op);
