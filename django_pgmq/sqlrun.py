@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -37,8 +38,9 @@ from .errors import FeatureNotAvailable, PgmqError, from_sqlstate
 
 FILES = ("queries.sql",)  # one file, in sections by caller
 MAX_CURSORS = 100  # psycopg cursors kept per Django connection (see _cursor)
-MAX_KEPT = 64  # queue statements kept per Django connection (see kept_rows)
-PLAN_SECONDS = 1.0  # a queue statement's plan is made again this often (see _KeptStatement)
+MAX_KEPT = 32  # queue statements prepared per Django connection (see _KeptStatements)
+MAX_TEXTS = 4096  # queue statements' texts kept per Django connection (about 1 kB each)
+PLAN_SECONDS = 1.0  # a queue statement's plan is made again this often (see _KeptStatements)
 
 # What `run` returns: every row (tuples), the first row (or None), every row as a dict
 # by column name, the affected row count, or nothing.
@@ -408,67 +410,158 @@ def kept_rows(
     """Run a queue's own statement prepared on Django's connection, when the project allows
     prepared statements (as `prepared_rows`): its rows, or None when nothing was run.
 
-    ``key`` is (queue, op, qty); ``fetch_sql`` fetches the statement's text once per
-    connection (``pgmq._queue_ops_client_sql``: the kept statement, with the attribute
-    guard, the quantity as a constant and ``params`` as $1). psycopg prepares it, and
-    PostgreSQL keeps its generic plan: a read at batch 10 without the PL/pgSQL around the
-    server's own kept statements. None as well for an op or qty the server does not
-    take (the text is NULL).
+    ``key`` is (queue, op, qty); ``fetch_sql`` fetches the statement's text
+    (``pgmq._queue_ops_client_sql``: the kept statement, with the attribute guard, the
+    quantity as a constant and ``params`` as $1), once per connection while the text stays
+    among the `MAX_TEXTS` used last. psycopg prepares it, and PostgreSQL keeps its generic
+    plan: a read at batch 10 without the PL/pgSQL around the server's own kept statements.
+    At most `MAX_KEPT` statements are prepared per connection, each planned again once a
+    `PLAN_SECONDS` period (see `_KeptStatements`); past that, a statement runs unprepared.
+    None as well for an op or qty the server does not take (the text is NULL).
     """
     pg = _preparing(connection)
     if pg is None:
         return None
     with connection.wrap_database_errors:
-        statements: dict[tuple[str, str, int], _KeptStatement] = _kept_on(connection, "_pgmq_kept")
-        found = statements.get(key)
-        if found is None or found.cursor.closed:
+        kept = _kept_statements(connection)
+        text = kept.texts.get(key, _MISSING)
+        if text is _MISSING:
             queue, op, qty = key
             with pg.cursor() as fetch:
-                text = fetch.execute(fetch_sql, {"queue": queue, "op": op, "qty": qty}).fetchone()
-            if text is None or text[0] is None:
-                return None
-            _make_room(statements, MAX_KEPT)
-            cursor = psycopg.RawCursor(pg)  # the text's parameters are PostgreSQL's $1
-            _load_timestamps_as_django(connection, cursor)
-            # lists (a send's messages and headers, JSON text) go in binary: the text
-            # form quotes every element with a regular expression, about 80 us for ten
-            # messages against 6
-            cursor.adapters.register_dumper(list, ListBinaryDumper)
-            found = statements[key] = _KeptStatement(text[0], cursor)
-        found.cursor.execute(found.current(pg), params, prepare=True)
-        return found.cursor.fetchall()
+                found = fetch.execute(fetch_sql, {"queue": queue, "op": op, "qty": qty}).fetchone()
+            text = kept.remember(key, found[0] if found else None)
+        else:
+            kept.texts.move_to_end(key)
+        if text is None:
+            return None
+        cursor, prepare = kept.cursor(connection, key, text)
+        cursor.execute(text, params, prepare=prepare)
+        return cursor.fetchall()
+
+
+_MISSING: Any = object()
 
 
 @dataclass
 class _KeptStatement:
-    """A queue's own statement on one connection: its text, the cursor that runs it, and
-    the text of this plan period (see `current`)."""
+    """A queue's own statement prepared on one connection: the cursor that runs it and the
+    plan period it was (last) prepared in."""
 
     text: str
     cursor: Any
-    period: int = -1
-    sql: str = ""
+    period: int
 
-    def close(self) -> None:
-        self.cursor.close()
 
-    def current(self, pg: Any) -> str:
-        """The statement's text with the plan period's number in a closing comment: a new
-        text, so a new prepared statement and a new plan, every `PLAN_SECONDS`.
+@dataclass
+class _KeptStatements:
+    """A connection's queue statements: their texts (an LRU of `MAX_TEXTS`) and the ones
+    prepared (at most `MAX_KEPT`, least recently used first).
 
-        PostgreSQL keeps a prepared statement's generic plan until the table's statistics
-        change (vacuum, analyze). One made while the queue was empty after a vacuum sorts
-        a sequential scan (measured: 16 ms for a read of 10 once the queue held 20,000
-        messages, against 1.5 ms), and would stay until the next vacuum; made again each
-        period, a plan is at most that old, and one made on a table that holds messages
-        walks the primary key.
-        """
+    **One plan per statement, made again each period.** PostgreSQL keeps a prepared
+    statement's generic plan until the table's statistics change (vacuum, analyze). One
+    made while the queue was empty after a vacuum sorts a sequential scan (measured: 16 ms
+    for a read of 10 once the queue held 20,000 messages, against 1.5 ms), and would stay
+    until autovacuum analyzes the table again (a minute or more). So a statement first run
+    in a new `PLAN_SECONDS` period has its prepared statement closed (a protocol-level
+    Close, `_unprepare`) and is prepared again, with the same text: a plan is at most a
+    period old, one made on a table that holds messages walks the primary key, and the
+    connection holds one prepared statement per kept statement, never the periods' old
+    ones. PostgreSQL offers nothing narrower: ``plan_cache_mode`` is a setting of the
+    session (a client cannot set it for one statement), and a custom plan each call costs
+    the planning the prepared statement saves (about 100 us of the read's 200).
+
+    **Bounded.** A new statement takes a free place, or the place of the least recently
+    used one when that one was not run in this period (it would be prepared again at its
+    next run anyway); otherwise it runs unprepared (parsed and planned on the call, as
+    through the SQL API, holding nothing). So with many queues in turns (1,000 queues,
+    each read in a loop) the connection neither re-fetches texts nor prepares and closes a
+    statement per call.
+    """
+
+    pg: Any
+    texts: OrderedDict[tuple[str, str, int], str | None] = field(default_factory=OrderedDict)
+    prepared: OrderedDict[tuple[str, str, int], _KeptStatement] = field(
+        default_factory=OrderedDict
+    )
+    spare: Any = None  # the cursor of statements run unprepared
+
+    def remember(self, key: tuple[str, str, int], text: str | None) -> str | None:
+        self.texts[key] = text
+        if len(self.texts) > MAX_TEXTS:
+            self.texts.popitem(last=False)
+        return text
+
+    def cursor(self, connection: Any, key: tuple[str, str, int], text: str) -> tuple[Any, bool]:
+        """The cursor that runs ``key``'s statement, and whether to prepare it."""
         period = int(time.monotonic() // PLAN_SECONDS)
-        if period != self.period:
-            self.period = period
-            comment = psql.SQL("\n-- plan period {}").format(psql.Literal(period))
-            self.sql = psql.Composed([psql.SQL(self.text), comment]).as_string(pg)
-        return self.sql
+        found = self.prepared.get(key)
+        if found is not None and not found.cursor.closed:
+            self.prepared.move_to_end(key)
+            if found.period != period:  # its plan is a period old: plan it again
+                _unprepare(self.pg, found.text)
+                found.period = period
+            return found.cursor, True
+        if found is not None:  # its cursor was closed
+            del self.prepared[key]
+        if len(self.prepared) >= MAX_KEPT:
+            oldest_key, oldest = next(iter(self.prepared.items()))
+            if oldest.period == period:  # every place is in use this period
+                return self._spare(connection), False
+            del self.prepared[oldest_key]
+            _unprepare(self.pg, oldest.text)
+            oldest.cursor.close()
+        cursor = _kept_cursor(connection, psycopg.RawCursor(self.pg))
+        self.prepared[key] = _KeptStatement(text, cursor, period)
+        return cursor, True
+
+    def _spare(self, connection: Any) -> Any:
+        if self.spare is None or self.spare.closed:
+            self.spare = _kept_cursor(connection, psycopg.RawCursor(self.pg))
+        return self.spare
+
+
+def _kept_statements(connection: Any) -> _KeptStatements:
+    """The `_KeptStatements` of Django's ``connection``: new with each psycopg connection."""
+    pg = connection.connection
+    kept = getattr(connection, "_pgmq_kept", None)
+    if kept is None or kept.pg is not pg:
+        kept = _KeptStatements(pg)
+        connection._pgmq_kept = kept
+    return kept
+
+
+def _kept_cursor(connection: Any, cursor: Any) -> Any:
+    """``cursor`` (a raw cursor: the texts' parameters are PostgreSQL's $1) set up for the
+    queue statements: timestamps as Django loads them, lists (a send's messages and
+    headers, JSON text) dumped in binary: the text form quotes every element with a
+    regular expression, about 80 us for ten messages against 6."""
+    _load_timestamps_as_django(connection, cursor)
+    cursor.adapters.register_dumper(list, ListBinaryDumper)
+    return cursor
+
+
+def _unprepare(pg: Any, text: str) -> bool:
+    """Have psycopg close its prepared statement of ``text`` on ``pg`` (at its next
+    statement), so that the text is prepared again on its next run; whether it could.
+
+    psycopg has no public call for one statement, so this uses its prepared-statement
+    cache (``_prepared``: the names by (query, types), and the names to close), the way
+    its own eviction past ``prepared_max`` does. With libpq 17 or later psycopg closes a
+    statement at the protocol level (PgBouncer 1.21 or later keeps track of it); with an
+    older libpq it sends ``DEALLOCATE name``, which PgBouncer in transaction mode does not
+    support (nor psycopg's own eviction). Should a later psycopg change that cache, this
+    does nothing: the statement then keeps its plan until PostgreSQL makes it again (a
+    test checks that it works with the psycopg installed).
+    """
+    cache = getattr(pg, "_prepared", None)
+    names = getattr(cache, "_names", None)
+    to_close = getattr(cache, "_to_flush", None)
+    if not isinstance(names, dict) or to_close is None:
+        return False
+    query = text.encode()
+    for key in [key for key in names if isinstance(key, tuple) and key[:1] == (query,)]:
+        to_close.append(names.pop(key))
+    return True
 
 
 def _load_timestamps_as_django(connection: Any, cursor: Any) -> None:

@@ -234,3 +234,111 @@ def test_a_plan_made_on_an_empty_queue_is_made_again_within_a_period(
     plan = "\n".join(r[0] for r in prepared.execute(f"EXPLAIN EXECUTE {name}(30)"))
     assert f"Index Scan using q_{queue}_pkey on q_{queue} q" in plan, plan
     assert f"Seq Scan on q_{queue}" not in plan, plan
+
+
+# -- bounded: one prepared statement per kept statement, texts fetched once ------------
+
+
+def plan_memory(pg: psycopg.Connection) -> int:
+    """Bytes the session's cached plans hold (PostgreSQL's plan cache memory contexts)."""
+    return pg.execute(
+        "SELECT coalesce(sum(total_bytes), 0)::bigint FROM pg_backend_memory_contexts"
+        " WHERE name IN ('CachedPlan', 'CachedPlanSource', 'CachedPlanQuery')"
+    ).fetchone()[0]
+
+
+def read_and_archive_rounds(send, read, archive, rounds: int) -> None:
+    for _ in range(rounds):
+        ids = send()
+        assert read() == ids
+        assert archive(ids) == ids
+        time.sleep(0.01)
+
+
+def test_plan_memory_stays_within_twice_the_sql_apis_over_many_periods(
+    manager, queue, prepared, pg_connect, monkeypatch
+):
+    """Made again every period, a statement is closed first: the connection holds one
+    prepared statement per kept statement, never the periods' old ones."""
+    monkeypatch.setattr(sqlrun, "PLAN_SECONDS", 0.05)
+    batch = [{"n": n} for n in range(10)]
+    read_and_archive_rounds(
+        lambda: manager.send_batch(queue, batch),
+        lambda: [m.msg_id for m in manager.read(queue, vt=30, qty=10)],
+        lambda ids: manager.archive(queue, ids),
+        60,
+    )
+    ours = held(prepared, queue)
+    assert len(ours) <= 3, ours  # send, read, archive
+    manager_bytes = plan_memory(prepared)
+
+    api = pg_connect()
+    read_and_archive_rounds(
+        lambda: [
+            r[0]
+            for r in api.execute(
+                "SELECT * FROM pgmq.send_batch(%s, %s::jsonb[])",
+                [queue, [psycopg.types.json.Jsonb(m) for m in batch]],
+            )
+        ],
+        lambda: [r[0] for r in api.execute("SELECT msg_id FROM pgmq.read(%s, 30, 10)", [queue])],
+        lambda ids: [
+            r[0] for r in api.execute("SELECT pgmq.archive(%s, %s::bigint[])", [queue, ids])
+        ],
+        60,
+    )
+    api_bytes = plan_memory(api)
+    print(f"plan memory: manager {manager_bytes} bytes, SQL API {api_bytes} bytes")
+    assert manager_bytes <= 2 * api_bytes, (manager_bytes, api_bytes)
+
+
+def test_unprepare_closes_psycopgs_statement_with_the_psycopg_installed(prepared):
+    """`sqlrun._unprepare` uses psycopg's cache of prepared statements (no public call
+    closes one statement): this fails if an upgrade of psycopg changed it."""
+    text = "SELECT 1 AS kept_unprepare_probe"
+    with psycopg.RawCursor(prepared) as cursor:
+        cursor.execute(text, prepare=True)
+        names = lambda: [  # noqa: E731
+            r[0]
+            for r in prepared.execute(
+                "SELECT name FROM pg_prepared_statements WHERE statement = %s", [text]
+            )
+        ]
+        [first] = names()
+        assert sqlrun._unprepare(prepared, text) is True
+        cursor.execute(text, prepare=True)  # prepared again, the old one closed after it
+        prepared.execute("SELECT 1")
+        assert len(names()) == 1 and names() != [first]
+
+
+def test_many_queues_fetch_each_text_once_and_prepare_a_bounded_number(
+    manager, prepared, queue_name, monkeypatch
+):
+    """120 queues read in turns at two sizes: each text is fetched once, at most MAX_KEPT
+    statements are prepared, and the reads past them run unprepared (no churn)."""
+    fetched: list[tuple] = []
+    remember = sqlrun._KeptStatements.remember
+
+    def counting(self, key, text):
+        fetched.append(key)
+        return remember(self, key, text)
+
+    monkeypatch.setattr(sqlrun._KeptStatements, "remember", counting)
+    monkeypatch.setattr(sqlrun, "PLAN_SECONDS", 3600.0)  # one period: no place frees up
+    queues = [f"{queue_name}_{i}" for i in range(120)]
+    for q in queues:
+        manager.create_queue(q)
+    try:
+        for _ in range(5):
+            for q in queues:
+                for qty in (1, 10):
+                    assert manager.read(q, vt=30, qty=qty) == []
+        assert len(fetched) == len(set(fetched)) == 240
+        ours = prepared.execute(
+            "SELECT count(*) FROM pg_prepared_statements"
+            " WHERE name LIKE '\\_pg3\\_%%' AND statement LIKE '%%pgmq._low_water_mark_for%%'"
+        ).fetchone()[0]
+        assert ours == sqlrun.MAX_KEPT
+    finally:
+        for q in queues:
+            manager.drop_queue(q)

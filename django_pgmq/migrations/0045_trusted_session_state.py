@@ -1,7 +1,7 @@
-"""session state trusted only as written.
+"""trusted session state.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0045_session_state_trusted_only_as_written.sql, and its _reverse) and is never edited.
+migrations/sql/ (0045_trusted_session_state.sql, and its _reverse) and is never edited.
 """
 
 from django.db import migrations
@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0045_session_state_trusted_only_as_written.sql"),
-            reverse_sql=_frozen.read("0045_session_state_trusted_only_as_written_reverse.sql"),
+            sql=_frozen.read("0045_trusted_session_state.sql"),
+            reverse_sql=_frozen.read("0045_trusted_session_state_reverse.sql"),
         )
     ]

@@ -1,4 +1,4 @@
--- 0045_session_state_trusted_only_as_written: session state trusted only as written
+-- 0045_trusted_session_state: trusted session state
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._queue_ops_kept_held(text,"char");
