@@ -480,9 +480,7 @@ class _KeptStatements:
 
     pg: Any
     texts: OrderedDict[tuple[str, str, int], str | None] = field(default_factory=OrderedDict)
-    prepared: OrderedDict[tuple[str, str, int], _KeptStatement] = field(
-        default_factory=OrderedDict
-    )
+    prepared: OrderedDict[tuple[str, str, int], _KeptStatement] = field(default_factory=OrderedDict)
     spare: Any = None  # the cursor of statements run unprepared
 
     def remember(self, key: tuple[str, str, int], text: str | None) -> str | None:
