@@ -215,8 +215,9 @@ def test_a_plan_made_on_an_empty_queue_is_made_again_within_a_period(
     manager, queue, prepared, monkeypatch
 ):
     """PostgreSQL keeps a generic plan until the table's statistics change: one made while
-    the queue was empty after a vacuum sorts a sequential scan. The statement's text
-    changes every plan period, so the plan in use is made again on what the table holds."""
+    the queue was empty after a vacuum sorts a sequential scan. The statement is closed
+    and prepared again (same text) every plan period, so the plan in use is made again on
+    what the table holds, and the connection holds one statement of it."""
     monkeypatch.setattr(sqlrun, "PLAN_SECONDS", 0.2)
     prepared.execute(f"VACUUM ANALYZE pgmq.q_{queue}")
     for _ in range(8):  # custom plans, then the generic plan of an empty table
@@ -232,6 +233,7 @@ def test_a_plan_made_on_an_empty_queue_is_made_again_within_a_period(
         [f"%UPDATE pgmq.q_{queue} m%"],
     ).fetchone()[0]
     plan = "\n".join(r[0] for r in prepared.execute(f"EXPLAIN EXECUTE {name}(30)"))
+    assert len([n for n, _ in held(prepared, queue) if n.startswith("_pg3_")]) <= 3
     assert f"Index Scan using q_{queue}_pkey on q_{queue} q" in plan, plan
     assert f"Seq Scan on q_{queue}" not in plan, plan
 

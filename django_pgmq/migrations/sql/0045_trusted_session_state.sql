@@ -10,9 +10,11 @@ DECLARE
     key text := 'pgmq.low_' || pg_catalog.replace(qtable, '-', '$');
     kept text := pg_catalog.current_setting(key, true);
     -- a value of another shape than this function writes (set by hand) counts as none:
-    -- never an error (at most 18 digits fit a bigint, times are epoch seconds)
+    -- never an error (80 characters keep the times within float8; the msg_id is checked
+    -- for bigint below; a regular expression with counted repeats costs 15 us a call)
     mark text[] := CASE
-        WHEN kept ~ '^[0-9]{1,10} [0-9]{1,12}(\.[0-9]{1,12})? [0-9]{1,18} [0-9]{1,12}(\.[0-9]{1,12})?$'
+        WHEN pg_catalog.octet_length(kept) <= 80
+             AND kept ~ '^[0-9]+ [0-9]+(\.[0-9]+)? [0-9]+ [0-9]+(\.[0-9]+)?$'
         THEN pg_catalog.string_to_array(kept, ' ') END;
     rel oid := pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable));
     now_s float8 := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp());
@@ -22,6 +24,9 @@ DECLARE
 BEGIN
     IF rel IS NULL THEN
         RETURN 0;
+    END IF;
+    IF pg_catalog.octet_length(mark[3]) > 18 THEN  -- past bigint
+        mark := NULL;
     END IF;
     -- a full look when there is no mark, another table's, one past its full look's time,
     -- or one whose times lie further ahead than this function ever writes them
@@ -125,11 +130,19 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_ready(qtable text, op "char")
  RETURNS text
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+    stmt text := pgmq._queue_ops_kept_name(qtable, op);
+    held text;
 BEGIN
-    IF NOT pgmq._queue_ops_kept_held(qtable, op) THEN
+    -- pgmq._queue_ops_kept_held, written out: this runs on every fast-path call
+    SELECT s.statement INTO held FROM pg_catalog.pg_prepared_statements s WHERE s.name = stmt;
+    IF held IS NULL OR held <> pgmq._queue_ops_kept_prepare_sql(qtable, op) THEN
+        IF held IS NOT NULL THEN
+            EXECUTE pg_catalog.format('DEALLOCATE %I', stmt);
+        END IF;
         PERFORM pgmq._queue_ops_keep(qtable, op);
     END IF;
-    RETURN pgmq._queue_ops_kept_name(qtable, op);
+    RETURN stmt;
 END
 $function$
 ;
