@@ -33,7 +33,8 @@
 -- or above the mark and ids only grow, so no message is skipped; the one exception is
 -- a message whose sending transaction was still open when the mark was taken and which
 -- had a lower id than every message alive: this session sees it at its next look,
--- within a second.
+-- within a second. The setting is trusted only as this file writes it (migration 0045,
+-- see pgmq._low_water_mark_for): a planted or stale mark hides nothing for longer.
 
 -- The statements of the operations that return only msg_id (s, 1, a, d), returning
 -- only it: pgmq.send, send_batch, archive and delete run them as they are (a RETURNING
@@ -293,7 +294,11 @@ $fn$;
 --   exists (a client may have run DEALLOCATE ALL, or RESET ALL then DISCARD, as
 --   PgBouncer does; psycopg 3 sends DEALLOCATE ALL after every rollback of a connection
 --   that holds prepared statements of its own) and prepares it again when it is gone;
---   no exception block, no subtransaction.
+--   no exception block, no subtransaction. Neither the state nor the name is trusted
+--   (migration 0045): a statement is run only when its text in pg_prepared_statements is
+--   the PREPARE this file sends (pgmq._queue_ops_kept_held); another under the name, left
+--   by any code on the connection or a pooled connection's earlier client, is deallocated
+--   and ours prepared, so 'p' with a planted statement never hides a message.
 -- - At most 32 of the session's prepared statements are ours (8 queues with all four
 --   ops): looking one up in pg_prepared_statements costs about 0.3 us per statement
 --   the session holds, so a larger cap would eat the gain. A queue past the cap stays
