@@ -1,4 +1,6 @@
-"""QueueManager methods: per-queue indexes, built CONCURRENTLY after the commit that wants them.
+"""QueueManager methods: per-queue indexes, built at once by the SQL where that blocks no
+writer, else CONCURRENTLY before the method returns (outside a transaction) or after the
+commit that wants them.
 
 See ``django_pgmq/index_builds.py`` and sql/22_index_builds.sql.
 """
@@ -16,17 +18,30 @@ class IndexOps(Base):
     """Want a queue's FIFO index; build the wanted indexes."""
 
     def create_fifo_index(self, queue: str) -> None:
-        """Give ``queue`` its FIFO-group index, built concurrently once this commits."""
+        """Give ``queue`` its FIFO-group index: built when this returns outside a
+        transaction (unless a transaction holding the queue keeps it waiting, then in the
+        background), else once the transaction commits."""
         validate_queue_name(queue)
         self._fetch("create_fifo_index", {"queue": queue}, queue)
-        self.build_indexes_after_commit()
+        self.build_indexes_after_commit(queue, now=True)
 
     def build_pending_indexes(self) -> list[str]:
         """Build every wanted index now (``CREATE INDEX CONCURRENTLY``, autocommit, a
         connection of its own); the names of those built. Blocks until they are."""
         return index_builds.build_pending(self.using)
 
-    def build_indexes_after_commit(self) -> None:
-        """Once the current transaction commits (now, in autocommit), build the wanted
-        indexes in a background thread: the caller never waits for a build."""
-        transaction.on_commit(lambda: index_builds.build_in_background(self.using), self.using)
+    def build_indexes_after_commit(self, queue: str | None = None, *, now: bool = False) -> None:
+        """Build the indexes ``queue`` (None: any queue) wants and the SQL deferred.
+
+        Without ``now``: once the current transaction commits (at once in autocommit), in a
+        background thread. With ``now``, outside a transaction, before returning: ``CREATE
+        INDEX CONCURRENTLY`` on a connection of its own, waiting at most
+        `index_builds.FOREGROUND_LOCK_TIMEOUT` for a lock (such a build waits for every
+        older transaction, an idle consumer's too); what is left then is built in a
+        background thread. Inside one, once it commits, in a background thread: the caller's
+        transaction never waits for a build.
+        """
+        if not now or transaction.get_connection(self.using).in_atomic_block:
+            transaction.on_commit(lambda: index_builds.build_in_background(self.using), self.using)
+            return
+        index_builds.build_now_or_in_background(self.using, queue)
