@@ -22,6 +22,8 @@ class IndexOps(Base):
         transaction (unless a transaction holding the queue keeps it waiting, then in the
         background), else once the transaction commits."""
         validate_queue_name(queue)
+        if transaction.get_connection(self.alias_for(queue)).in_atomic_block:
+            self._fetch("defer_index_builds", {}, queue)
         self._fetch("create_fifo_index", {"queue": queue}, queue)
         self.build_indexes_after_commit(queue, now=True)
 
@@ -41,7 +43,8 @@ class IndexOps(Base):
         background thread. Inside one, once it commits, in a background thread: the caller's
         transaction never waits for a build.
         """
-        if not now or transaction.get_connection(self.using).in_atomic_block:
-            transaction.on_commit(lambda: index_builds.build_in_background(self.using), self.using)
+        alias = self.alias_for(queue)
+        if not now or transaction.get_connection(alias).in_atomic_block:
+            transaction.on_commit(lambda: index_builds.build_in_background(alias), alias)
             return
-        index_builds.build_now_or_in_background(self.using, queue)
+        index_builds.build_now_or_in_background(alias, queue)

@@ -61,12 +61,15 @@ $fn$;
 -- (already, or built now), false when its build is deferred.
 --
 -- Built at once (a plain CREATE INDEX, a few milliseconds) when that blocks no writer for
--- longer than pgmq._maintenance_lock_timeout(): the queue's table holds at most
--- 1 MB, and the table's SHARE lock ends with the call (the call is its transaction's
--- only statement, as from psql or any client in autocommit) or blocks nobody (this
--- transaction created the table, e.g. pgmq.create then pgmq.create_fifo_index); the
--- lock is waited for at most pgmq._maintenance_lock_timeout(). Otherwise (a larger
--- table, a longer transaction, a consumer holding the table) the wish is recorded, a
+-- longer than pgmq._maintenance_lock_timeout(): the queue's table holds at most 1 MB,
+-- and either this transaction created the table (e.g. pgmq.create then
+-- pgmq.create_fifo_index in one transaction: nobody else sees it yet) or it has written
+-- nothing yet (a client in autocommit, as pgmq's clients call it; the SHARE lock then
+-- ends with the call; a transaction block that goes on after such a call holds writers
+-- until it ends, as on pgmq) and the session has not set pgmq.defer_index_builds to
+-- 'on' (django-pgmq's manager sets it inside a transaction); the lock is waited for at
+-- most pgmq._maintenance_lock_timeout(). Otherwise (a larger table, a transaction that
+-- has written, a consumer holding the table) the wish is recorded, a
 -- NOTICE says so, and the index is built CONCURRENTLY outside any transaction: by the
 -- manager and the management commands before they return, by every django-pgmq worker,
 -- by manage.py pgmq_maintain, or by any client running pgmq.pending_indexes()' statements.
@@ -116,9 +119,17 @@ BEGIN
         RETURN true;
     END IF;
 
-    SELECT coalesce(pg_catalog.sum(pg_catalog.pg_relation_size(t.relid)), 0) <= 1048576 INTO small
+    -- Its partitions' heaps (pg_partition_tree has no row for a table not partitioned).
+    SELECT coalesce(pg_catalog.sum(pg_catalog.pg_relation_size(t.relid)),
+                    pg_catalog.pg_relation_size(tbl)) <= 1048576 INTO small
     FROM pg_catalog.pg_partition_tree(tbl) AS t;
-    alone := pg_catalog.statement_timestamp() = pg_catalog.transaction_timestamp()
+    -- A transaction that has written nothing yet: the call is most likely its only
+    -- statement (a client in autocommit); one that has (a longer transaction) would hold
+    -- the build's SHARE lock, and every writer, until it ends. A table this transaction
+    -- created (it holds it ACCESS EXCLUSIVE) is nobody else's yet.
+    alone := (pg_catalog.pg_current_xact_id_if_assigned() IS NULL
+              AND pg_catalog.current_setting('pgmq.defer_index_builds', true)
+                  IS DISTINCT FROM 'on')
              OR EXISTS (SELECT 1 FROM pg_catalog.pg_locks l
                         WHERE l.locktype = 'relation' AND l.relation = tbl::oid
                           AND l.pid = pg_catalog.pg_backend_pid()
@@ -129,8 +140,8 @@ BEGIN
     ELSIF NOT small THEN
         reason := 'the queue''s table holds more than 1 MB (a plain build would hold its writers)';
     ELSIF NOT alone THEN
-        reason := 'the call is inside a longer transaction (a plain build would hold the queue''s '
-                  'writers until it commits)';
+        reason := 'the call is inside a transaction that has written (a plain build would hold '
+                  'the queue''s writers until it ends)';
     ELSE
         bound := pgmq._maintenance_lock_timeout();
         saved := pg_catalog.current_setting('lock_timeout');

@@ -326,6 +326,7 @@ DECLARE
     bucket_end numeric;
     threshold numeric;
     blocked boolean := false;
+    passed_over integer := 0;
     old record;
     made record;
 BEGIN
@@ -365,7 +366,9 @@ BEGIN
         action := 'create skipped';
         partition_name := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
         rows_moved := NULL;
-        IF NOT blocked THEN
+        IF blocked THEN
+            passed_over := passed_over + 1;
+        ELSE
             PERFORM pg_catalog.set_config('lock_timeout', bound, true);
             BEGIN
                 SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
@@ -397,7 +400,9 @@ BEGIN
             -- PARTITION CONCURRENTLY would not, but PostgreSQL refuses it on a table with a
             -- default partition, and every table here has one.)
             action := 'drop skipped';
-            IF NOT blocked THEN
+            IF blocked THEN
+                passed_over := passed_over + 1;
+            ELSE
                 PERFORM pg_catalog.set_config('lock_timeout', bound, true);
                 BEGIN
                     EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
@@ -417,6 +422,10 @@ BEGIN
             rows_moved := NULL;
             RETURN NEXT;
         END LOOP;
+    END IF;
+    IF passed_over > 0 THEN
+        RAISE NOTICE '% more step(s) on pgmq.% skipped without waiting (the same open transaction '
+                     'holds them up); the next maintenance run tries again', passed_over, cfg.table_name;
     END IF;
 END
 $fn$;

@@ -36,10 +36,10 @@ ranges ahead the queue was created with (premake; moving rows that waited in the
 default partition into them), and drop the partitions wholly past the retention
 interval, with their messages. Run it from cron, e.g. every few minutes: running it
 often, or twice at once, is safe (each queue is maintained under its queue lock).
-Each queue is its own transaction. No step waits for a lock longer than --lock-
-timeout (at most 1 s): a reader or writer of the queue waits behind such a request,
-so this is also the longest maintenance can hold up the queue's traffic. A step
-whose locks are not granted by then (a transaction using the queue is open) is
+Each queue is its own transaction. No step waits for a lock longer than
+--lock-timeout (at most 1 s): a reader or writer of the queue waits behind such a
+request, so this is also the longest maintenance can hold up the queue's traffic. A
+step whose locks are not granted by then (a transaction using the queue is open) is
 skipped, reported ("create skipped", "drop skipped", "queue skipped") and tried
 again on the next run; a queue that fails otherwise is reported and the others go on
 (exit status 1). Without QUEUE arguments it also purges the results of Django tasks

@@ -59,7 +59,8 @@ DECLARE
     bucket numeric;
     bucket_end numeric;
     threshold numeric;
-    part text;
+    blocked boolean := false;
+    passed_over integer := 0;
     old record;
     made record;
 BEGIN
@@ -80,6 +81,7 @@ BEGIN
             ) INTO spilled USING by_id, step;
         EXCEPTION WHEN lock_not_available THEN
             spilled := NULL;  -- its rows wait for the next run
+            blocked := true;  -- a DDL holds the table: every step would wait
         END;
         PERFORM pg_catalog.set_config('lock_timeout', saved, true);
     END IF;
@@ -95,22 +97,25 @@ BEGIN
         SELECT LEAST(pgmq._partition_next(by_id, step, bucket), pg_catalog.min(p.lo)) INTO bucket_end
         FROM pgmq._partitions(cfg.table_name, by_id) p
         WHERE NOT p.is_default AND p.lo > bucket;
-        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
-        BEGIN
-            SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
-            action := 'created';
-            partition_name := made.partition_name;
-            rows_moved := made.rows_moved;
-        EXCEPTION WHEN lock_not_available THEN
-            part := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
-            RAISE NOTICE 'partition pgmq.% not created: the locks it needs on pgmq.% were not granted '
-                         'within % (a transaction using the queue is open); the next maintenance run '
-                         'tries again', part, cfg.table_name, bound;
-            action := 'create skipped';
-            partition_name := part;
-            rows_moved := NULL;
-        END;
-        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        action := 'create skipped';
+        partition_name := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
+        rows_moved := NULL;
+        IF blocked THEN
+            passed_over := passed_over + 1;
+        ELSE
+            PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+            BEGIN
+                SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
+                action := 'created';
+                rows_moved := made.rows_moved;
+            EXCEPTION WHEN lock_not_available THEN
+                blocked := true;
+                RAISE NOTICE 'partition pgmq.% not created: the locks it needs on pgmq.% were not '
+                             'granted within % (a transaction using the queue is open); the next '
+                             'maintenance run tries again', partition_name, cfg.table_name, bound;
+            END;
+            PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        END IF;
         range_start := pgmq._partition_bound(by_id, bucket);
         range_end := pgmq._partition_bound(by_id, bucket_end);
         RETURN NEXT;
@@ -128,23 +133,33 @@ BEGIN
             -- DROP locks the parent and its default partition ACCESS EXCLUSIVE. (DETACH
             -- PARTITION CONCURRENTLY would not, but PostgreSQL refuses it on a table with a
             -- default partition, and every table here has one.)
-            PERFORM pg_catalog.set_config('lock_timeout', bound, true);
-            BEGIN
-                EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
-                action := 'dropped';
-            EXCEPTION WHEN lock_not_available THEN
-                RAISE NOTICE 'partition pgmq.% not dropped: the locks it needs on pgmq.% were not '
-                             'granted within % (a transaction using the queue is open); the next '
-                             'maintenance run tries again', old.partition_name, cfg.table_name, bound;
-                action := 'drop skipped';
-            END;
-            PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+            action := 'drop skipped';
+            IF blocked THEN
+                passed_over := passed_over + 1;
+            ELSE
+                PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+                BEGIN
+                    EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
+                    action := 'dropped';
+                EXCEPTION WHEN lock_not_available THEN
+                    blocked := true;
+                    RAISE NOTICE 'partition pgmq.% not dropped: the locks it needs on pgmq.% were '
+                                 'not granted within % (a transaction using the queue is open); the '
+                                 'next maintenance run tries again',
+                                 old.partition_name, cfg.table_name, bound;
+                END;
+                PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+            END IF;
             partition_name := old.partition_name;
             range_start := pgmq._partition_bound(by_id, old.lo);
             range_end := pgmq._partition_bound(by_id, old.hi);
             rows_moved := NULL;
             RETURN NEXT;
         END LOOP;
+    END IF;
+    IF passed_over > 0 THEN
+        RAISE NOTICE '% more step(s) on pgmq.% skipped without waiting (the same open transaction '
+                     'holds them up); the next maintenance run tries again', passed_over, cfg.table_name;
     END IF;
 END
 $function$
@@ -219,9 +234,17 @@ BEGIN
         RETURN true;
     END IF;
 
-    SELECT coalesce(pg_catalog.sum(pg_catalog.pg_relation_size(t.relid)), 0) <= 1048576 INTO small
+    -- Its partitions' heaps (pg_partition_tree has no row for a table not partitioned).
+    SELECT coalesce(pg_catalog.sum(pg_catalog.pg_relation_size(t.relid)),
+                    pg_catalog.pg_relation_size(tbl)) <= 1048576 INTO small
     FROM pg_catalog.pg_partition_tree(tbl) AS t;
-    alone := pg_catalog.statement_timestamp() = pg_catalog.transaction_timestamp()
+    -- A transaction that has written nothing yet: the call is most likely its only
+    -- statement (a client in autocommit); one that has (a longer transaction) would hold
+    -- the build's SHARE lock, and every writer, until it ends. A table this transaction
+    -- created (it holds it ACCESS EXCLUSIVE) is nobody else's yet.
+    alone := (pg_catalog.pg_current_xact_id_if_assigned() IS NULL
+              AND pg_catalog.current_setting('pgmq.defer_index_builds', true)
+                  IS DISTINCT FROM 'on')
              OR EXISTS (SELECT 1 FROM pg_catalog.pg_locks l
                         WHERE l.locktype = 'relation' AND l.relation = tbl::oid
                           AND l.pid = pg_catalog.pg_backend_pid()
@@ -232,8 +255,8 @@ BEGIN
     ELSIF NOT small THEN
         reason := 'the queue''s table holds more than 1 MB (a plain build would hold its writers)';
     ELSIF NOT alone THEN
-        reason := 'the call is inside a longer transaction (a plain build would hold the queue''s '
-                  'writers until it commits)';
+        reason := 'the call is inside a transaction that has written (a plain build would hold '
+                  'the queue''s writers until it ends)';
     ELSE
         bound := pgmq._maintenance_lock_timeout();
         saved := pg_catalog.current_setting('lock_timeout');
