@@ -36,15 +36,19 @@ class IndexOps(Base):
         """Build the indexes ``queue`` (None: any queue) wants and the SQL deferred.
 
         Without ``now``: once the current transaction commits (at once in autocommit), in a
-        background thread. With ``now``, outside a transaction, before returning: ``CREATE
-        INDEX CONCURRENTLY`` on a connection of its own, waiting at most
-        `index_builds.FOREGROUND_LOCK_TIMEOUT` for a lock (such a build waits for every
-        older transaction, an idle consumer's too); what is left then is built in a
-        background thread. Inside one, once it commits, in a background thread: the caller's
-        transaction never waits for a build.
+        background thread; the caller never waits for a build. With ``now``: before this
+        returns, or inside a transaction once it commits (at the end of the outermost
+        ``atomic`` block, never in it): ``CREATE INDEX CONCURRENTLY`` on a connection of
+        its own, waiting at most `index_builds.FOREGROUND_LOCK_TIMEOUT` for a lock (such a
+        build waits for every older transaction, an idle consumer's too); what is left
+        then is built in a background thread.
         """
         alias = self.alias_for(queue)
-        if not now or transaction.get_connection(alias).in_atomic_block:
+        if not now:
             transaction.on_commit(lambda: index_builds.build_in_background(alias), alias)
-            return
-        index_builds.build_now_or_in_background(alias, queue)
+        elif transaction.get_connection(alias).in_atomic_block:
+            transaction.on_commit(
+                lambda: index_builds.build_now_or_in_background(alias, queue), alias, robust=True
+            )
+        else:
+            index_builds.build_now_or_in_background(alias, queue)

@@ -212,3 +212,23 @@ def test_a_role_without_rights_on_the_queue_gets_no_index(pg_connect, pg_dsn, qu
     finally:
         admin.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(name)))
         admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+
+
+def test_pgmq_create_priorities_on_a_large_queue_builds_before_returning(
+    pg_connect, queue, subprocess_env
+):
+    """pgmq_create sets the attributes inside its transaction: the index the SQL deferred
+    is built CONCURRENTLY right after the commit, before the command returns."""
+    db = pg_connect()
+    fill(db, queue)
+    run = subprocess.run(
+        [sys.executable, "manage.py", "pgmq_create", queue, "--priorities"],
+        cwd=ROOT,
+        env=subprocess_env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr.decode()
+    assert "already exists" in run.stdout.decode()
+    assert index_valid(db, f"q_{queue}_priority") is True
+    assert db.execute("SELECT count(*) FROM pgmq.pending_indexes()").fetchone() == (0,)
