@@ -28,7 +28,7 @@ for the DDL's transaction to end and, unless the queue is gone, starts again (at
 The background builds (after a commit, and the workers') also wait at most
 `BACKGROUND_LOCK_TIMEOUT` for any lock (a build waits for every older transaction, a
 consumer's too), then give way and try again later (`BACKGROUND_TRIES`);
-``pgmq_maintain`` waits as long as it takes.
+``pgmq_maintain`` waits at most `MAINTAIN_LOCK_TIMEOUT` and leaves the rest to its next run.
 """
 
 from __future__ import annotations
@@ -96,6 +96,9 @@ BACKGROUND_TRIES = 4
 # A build a method or command runs before it returns waits this long for a lock, then
 # leaves the index to a background build.
 FOREGROUND_LOCK_TIMEOUT = "2s"
+# pgmq_maintain's builds wait this long for a lock (an older transaction, a DDL), then
+# leave the index to the next run.
+MAINTAIN_LOCK_TIMEOUT = "10s"
 # How often a running build looks for a DDL waiting for it (seconds; well below
 # PostgreSQL's deadlock_timeout, 1 s by default), how long a build taking the table lock
 # waits between tries, and how often it starts again after giving way.
@@ -314,8 +317,13 @@ def _build_logged(using: str) -> None:
 
 def _still_wanted(using: str) -> bool:
     """Whether an index this role may build is still wanted (a build gave way)."""
+    return bool(still_wanted(using))
+
+
+def still_wanted(using: str) -> list[str]:
+    """The names of the indexes this role may build that are still wanted."""
     with _connect(using) as conn:
-        return bool(conn.execute(_PENDING).fetchall())
+        return [row["index_name"] for row in sqlrun.by_name(conn.execute(_PENDING))]
 
 
 def _connect(using: str) -> psycopg.Connection:

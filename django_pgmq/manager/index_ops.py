@@ -27,10 +27,12 @@ class IndexOps(Base):
         self._fetch("create_fifo_index", {"queue": queue}, queue)
         self.build_indexes_after_commit(queue, now=True)
 
-    def build_pending_indexes(self) -> list[str]:
+    def build_pending_indexes(self, lock_timeout: str | None = None) -> list[str]:
         """Build every wanted index now (``CREATE INDEX CONCURRENTLY``, autocommit, a
-        connection of its own); the names of those built. Blocks until they are."""
-        return index_builds.build_pending(self.using)
+        connection of its own); the names of those built. Blocks until they are, or with
+        ``lock_timeout`` (e.g. ``"10s"``) leaves an index whose build waited that long for
+        a lock (an older transaction still open) wanted."""
+        return index_builds.build_pending(self.using, lock_timeout=lock_timeout)
 
     def build_indexes_after_commit(self, queue: str | None = None, *, now: bool = False) -> None:
         """Build the indexes ``queue`` (None: any queue) wants and the SQL deferred.

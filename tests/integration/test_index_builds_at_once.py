@@ -232,3 +232,35 @@ def test_pgmq_create_priorities_on_a_large_queue_builds_before_returning(
     assert "already exists" in run.stdout.decode()
     assert index_valid(db, f"q_{queue}_priority") is True
     assert db.execute("SELECT count(*) FROM pgmq.pending_indexes()").fetchone() == (0,)
+
+
+def test_pgmq_maintain_leaves_an_index_an_idle_transaction_holds_up_to_its_next_run(
+    pg_connect, queue, subprocess_env
+):
+    """A concurrent build waits for every older transaction: behind one left idle, the
+    command gives up on that index after MAINTAIN_LOCK_TIMEOUT (and goes on with the
+    partitions) instead of hanging; the next run builds it."""
+    from django_pgmq import index_builds
+
+    db = pg_connect()
+    db.execute("SET pgmq.defer_index_builds = on")
+    db.execute("SELECT pgmq.create_fifo_index(%s)", [queue])
+    idle = pg_connect(autocommit=False)
+    idle.execute("SELECT * FROM pgmq.read(%s, 30, 1)", [queue]).fetchall()  # a consumer
+    command = [sys.executable, "manage.py", "pgmq_maintain"]
+    try:
+        started = time.monotonic()
+        run = subprocess.run(
+            command, cwd=ROOT, env=subprocess_env, capture_output=True, timeout=120
+        )
+        took = time.monotonic() - started
+    finally:
+        idle.rollback()
+    assert run.returncode == 0, run.stderr.decode()
+    out = run.stdout.decode()
+    assert f"index pgmq.q_{queue}_fifo_idx not built" in out
+    wait = float(index_builds.MAINTAIN_LOCK_TIMEOUT.rstrip("s"))
+    assert took < wait + 30  # the lock bound, plus the command's start and other work
+    run = subprocess.run(command, cwd=ROOT, env=subprocess_env, capture_output=True, timeout=120)
+    assert f"built index pgmq.q_{queue}_fifo_idx" in run.stdout.decode()
+    assert index_valid(db, f"q_{queue}_fifo_idx") is True

@@ -94,9 +94,7 @@ examples:
             if not named:
                 self._sample_queues(manager, options["verbosity"])
                 self._enforce_retention(manager, options["verbosity"])
-                for index in manager.build_pending_indexes():
-                    if options["verbosity"] > 0:
-                        self.stdout.write(f"built index pgmq.{index}")
+                self._build_indexes(manager, options["verbosity"])
                 self._send_due_schedules(manager, options["verbosity"])
             failed += self._maintain(manager, queues, options)
         if failed:
@@ -122,6 +120,22 @@ examples:
             if options["verbosity"] > 0:
                 self._report(queue, changes)
         return failed
+
+    def _build_indexes(self, manager: QueueManager, verbosity: int) -> None:
+        """Build the wanted indexes CONCURRENTLY; each waits for a lock (an older
+        transaction still open) at most index_builds.MAINTAIN_LOCK_TIMEOUT, else the next
+        run builds it."""
+        from ... import index_builds
+
+        for index in manager.build_pending_indexes(index_builds.MAINTAIN_LOCK_TIMEOUT):
+            if verbosity > 0:
+                self.stdout.write(f"built index pgmq.{index}")
+        for index in index_builds.still_wanted(manager.using):
+            if verbosity > 0:
+                self.stdout.write(
+                    f"index pgmq.{index} not built: a transaction older than its build stayed "
+                    f"open for {index_builds.MAINTAIN_LOCK_TIMEOUT}; the next run tries again"
+                )
 
     def _enforce_retention(self, manager: QueueManager, verbosity: int) -> None:
         """Delete messages and archived rows past the queues' retention attributes."""
