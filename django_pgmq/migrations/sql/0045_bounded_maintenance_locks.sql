@@ -66,7 +66,7 @@ DECLARE
 BEGIN
     bucket := pgmq._partition_floor(by_id, step, cur);
     FOR i IN 0..cfg.premake LOOP
-        wanted := wanted || bucket;
+        wanted := pg_catalog.array_append(wanted, bucket);
         bucket := pgmq._partition_next(by_id, step, bucket);
     END LOOP;
     IF spill IS NOT NULL THEN
@@ -87,7 +87,8 @@ BEGIN
     END IF;
 
     FOR bucket IN
-        SELECT DISTINCT w FROM pg_catalog.unnest(wanted || coalesce(spilled, '{}')) AS w ORDER BY w
+        SELECT DISTINCT w FROM pg_catalog.unnest(pg_catalog.array_cat(wanted, coalesce(spilled, '{}')))
+            AS w ORDER BY w
     LOOP
         CONTINUE WHEN EXISTS (
             SELECT 1 FROM pgmq._partitions(cfg.table_name, by_id) p
@@ -122,7 +123,7 @@ BEGIN
     END LOOP;
 
     IF cfg.retention_interval IS NOT NULL THEN
-        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::bigint
+        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::numeric
             ELSE EXTRACT(epoch FROM ((pg_catalog.clock_timestamp() AT TIME ZONE 'UTC')
                                      - cfg.retention_interval::interval) AT TIME ZONE 'UTC')
         END;
