@@ -21,8 +21,11 @@ import pytest
 from psycopg import sql
 
 from django_pgmq import QueueManager
+from tests.integration import test_two_roles
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+roles = test_two_roles.roles  # the owner, app and bare roles of a scratch database (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND = 0.2
@@ -264,3 +267,23 @@ def test_pgmq_maintain_leaves_an_index_an_idle_transaction_holds_up_to_its_next_
     run = subprocess.run(command, cwd=ROOT, env=subprocess_env, capture_output=True, timeout=120)
     assert f"built index pgmq.q_{queue}_fifo_idx" in run.stdout.decode()
     assert index_valid(db, f"q_{queue}_fifo_idx") is True
+
+
+def test_an_application_role_s_index_under_a_non_superuser_owner(roles):
+    """The realistic deployment: the owner (no superuser) migrated and owns the queue
+    tables; the application role's create_fifo_index still gets the index, owned by the
+    owner (built by pgmq._want_queue_index, SECURITY DEFINER)."""
+    ok = test_two_roles.ok
+    owner, app = roles["owner"], roles["app"]
+    ok(owner.manage("migrate", "-v", "0"))
+    ok(owner.manage("pgmq_create", "ixq"))
+    ok(owner.manage("pgmq_grant", app.name))
+    with app.connect() as conn:
+        conn.execute("SELECT pgmq.create_fifo_index('ixq')")
+        conn.execute("SELECT pgmq.send('ixq', '{}')")  # its normal life goes on
+    with owner.connect() as conn:
+        [(valid, index_owner)] = conn.execute(
+            "SELECT x.indisvalid, i.relowner::regrole::text FROM pg_index x "
+            "JOIN pg_class i ON i.oid = x.indexrelid WHERE i.oid = 'pgmq.q_ixq_fifo_idx'::regclass"
+        ).fetchall()
+    assert valid and index_owner == owner.name
