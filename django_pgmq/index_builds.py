@@ -2,10 +2,13 @@
 
 Priorities, task queues and FIFO groups want an index on the queue's table; a plain
 CREATE INDEX in the caller's transaction would hold every send to that queue until
-it commits. So the SQL only records the wish (sql/22_index_builds.sql) and this module
-runs ``CREATE INDEX CONCURRENTLY IF NOT EXISTS`` on a connection of its own, in
-autocommit: right after the commit that wanted one (in a background thread), from
-every worker now and then, and from ``manage.py pgmq_maintain``. An index left invalid
+it commits. So the SQL builds it at once only where that blocks no writer (a small
+table, a call that is its own transaction, a short lock_timeout), else records the wish
+(sql/22_index_builds.sql), and this module runs ``CREATE INDEX CONCURRENTLY IF NOT
+EXISTS`` on a connection of its own, in autocommit: before the manager's method (or a
+management command) returns when it runs outside a transaction, else right after the
+commit that wanted one (in a background thread), from every worker now and then, and
+from ``manage.py pgmq_maintain``. An index left invalid
 by a failed build is dropped (concurrently) and built again. One session builds a
 given index at a time (an advisory lock); the others skip it. A role builds only the
 indexes of tables it owns: an application role's wishes on the owner's queues wait for
@@ -25,7 +28,7 @@ for the DDL's transaction to end and, unless the queue is gone, starts again (at
 The background builds (after a commit, and the workers') also wait at most
 `BACKGROUND_LOCK_TIMEOUT` for any lock (a build waits for every older transaction, a
 consumer's too), then give way and try again later (`BACKGROUND_TRIES`);
-``pgmq_maintain`` waits as long as it takes.
+``pgmq_maintain`` waits at most `MAINTAIN_LOCK_TIMEOUT` and leaves the rest to its next run.
 """
 
 from __future__ import annotations
@@ -90,6 +93,12 @@ SELECT EXISTS (SELECT 1 FROM pg_locks l
 # after 1, 4, 16 ... seconds, this many times in all.
 BACKGROUND_LOCK_TIMEOUT = "500ms"
 BACKGROUND_TRIES = 4
+# A build a method or command runs before it returns waits this long for a lock, then
+# leaves the index to a background build.
+FOREGROUND_LOCK_TIMEOUT = "2s"
+# pgmq_maintain's builds wait this long for a lock (an older transaction, a DDL), then
+# leave the index to the next run.
+MAINTAIN_LOCK_TIMEOUT = "10s"
 # How often a running build looks for a DDL waiting for it (seconds; well below
 # PostgreSQL's deadlock_timeout, 1 s by default), how long a build taking the table lock
 # waits between tries, and how often it starts again after giving way.
@@ -100,18 +109,31 @@ _background: threading.Thread | None = None
 _background_lock = threading.Lock()
 
 
-def build_pending(using: str, lock_timeout: str | None = None) -> list[str]:
-    """Build every wanted index now, one after the other; the names of those built.
+def build_pending(
+    using: str, lock_timeout: str | None = None, queue: str | None = None
+) -> list[str]:
+    """Build every wanted index now (of ``queue`` only, if given), one after the other;
+    the names of those built.
 
     Blocks until each build is done (a build waits for transactions older than it),
     or, with ``lock_timeout``, skips a build that waited that long for a lock.
     """
     with _connect(using) as conn:
         if lock_timeout is None:
-            return build_on(conn)
+            return build_on(conn, queue=queue)
         conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(lock_timeout)))
         wait = conn.execute("SELECT extract(epoch FROM current_setting('lock_timeout')::interval)")
-        return build_on(conn, lock_wait=float(wait.fetchone()[0]))  # type: ignore[index]
+        return build_on(conn, lock_wait=float(wait.fetchone()[0]), queue=queue)  # type: ignore[index]
+
+
+def build_now_or_in_background(using: str, queue: str | None = None) -> list[str]:
+    """Build ``queue``'s wanted indexes (None: every one) before returning, waiting at most
+    `FOREGROUND_LOCK_TIMEOUT` for a lock; what is still wanted then is left to a
+    background thread. The names of those built now."""
+    built = build_pending(using, lock_timeout=FOREGROUND_LOCK_TIMEOUT, queue=queue)
+    if _still_wanted(using):
+        build_in_background(using)
+    return built
 
 
 def build_pending_dsn(dsn: str) -> list[str]:
@@ -120,15 +142,21 @@ def build_pending_dsn(dsn: str) -> list[str]:
         return build_on(conn)
 
 
-def build_on(conn: psycopg.Connection, lock_wait: float | None = None) -> list[str]:
+def build_on(
+    conn: psycopg.Connection, lock_wait: float | None = None, queue: str | None = None
+) -> list[str]:
     """Build the wanted indexes on ``conn`` (in autocommit); the names of those built.
 
     ``lock_wait``: how long to wait for a queue's table lock held by a DDL or by another
     build (seconds; None: as long as it takes); the index is left for the next run then.
+    ``queue``: only that queue's indexes.
     """
     built: list[str] = []
+    only = None if queue is None else queue.lower()
     for wanted in sqlrun.by_name(conn.execute(_PENDING)):
-        queue, index, kind = wanted["queue_name"], wanted["index_name"], wanted["kind"]
+        name, index, kind = wanted["queue_name"], wanted["index_name"], wanted["kind"]
+        if only is not None and name.lower() != only:
+            continue
         # Another session building it: a background build leaves it to that one,
         # pgmq_maintain (no lock_wait) waits for it to end, then looks again.
         if not _poll(conn, _LOCK, [index], None if lock_wait is None else 0):
@@ -137,7 +165,7 @@ def build_on(conn: psycopg.Connection, lock_wait: float | None = None) -> list[s
             state = conn.execute(_INDEX_STATE, [index]).fetchone()
             if state and state[0]:
                 continue  # built meanwhile, by the session it waited for
-            if _build_one(conn, queue, index, kind, state is not None, lock_wait):
+            if _build_one(conn, name, index, kind, state is not None, lock_wait):
                 built.append(index)
         finally:
             conn.execute(_UNLOCK, [index])
@@ -289,8 +317,13 @@ def _build_logged(using: str) -> None:
 
 def _still_wanted(using: str) -> bool:
     """Whether an index this role may build is still wanted (a build gave way)."""
+    return bool(still_wanted(using))
+
+
+def still_wanted(using: str) -> list[str]:
+    """The names of the indexes this role may build that are still wanted."""
     with _connect(using) as conn:
-        return bool(conn.execute(_PENDING).fetchall())
+        return [row["index_name"] for row in sqlrun.by_name(conn.execute(_PENDING))]
 
 
 def _connect(using: str) -> psycopg.Connection:

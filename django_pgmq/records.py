@@ -125,14 +125,17 @@ class Partition:
 
 @dataclass(frozen=True)
 class PartitionChange:
-    """A row of ``pgmq.maintain_partitions()``: a partition created (with rows moved) or dropped."""
+    """A row of ``pgmq.maintain_partitions()``: a partition created (with rows moved) or
+    dropped, or a step skipped because its locks were not granted in time (action
+    ``"create skipped"``, ``"drop skipped"``, or ``"queue skipped"`` with no table,
+    partition or range); the next run tries a skipped step again."""
 
     queue: str
-    partitioned_table: str
+    partitioned_table: str | None
     action: str
-    partition_name: str
-    range_start: str
-    range_end: str
+    partition_name: str | None
+    range_start: str | None
+    range_end: str | None
     rows_moved: int | None
 
 

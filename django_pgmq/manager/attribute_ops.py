@@ -33,14 +33,16 @@ class AttributeOps(Base):
         """Merge attributes into the queue's (``None`` removes one); returns the whole set.
 
         A bad key or value raises `InvalidArgument` naming it, and changes nothing.
-        Turning ``priorities`` on wants the priority index: it is built concurrently
-        once this commits (sends never wait for it; reads work meanwhile).
+        Turning ``priorities`` on wants the priority index: built at once on a small
+        queue, else concurrently before this returns (outside a transaction; a build kept
+        waiting by an open transaction goes on in the background) or once the transaction
+        commits (sends never wait for it; reads work meanwhile).
         """
         validate_queue_name(queue)
         params = {"queue": queue, "attributes": _dump(attributes, "attributes", queue)}
         merged = _json(self._fetch("set_queue_attributes", params, queue)[0][0])
         if attributes.get("priorities") is True:
-            self.build_indexes_after_commit()  # type: ignore[attr-defined]
+            self.build_indexes_after_commit(queue, now=True)  # type: ignore[attr-defined]
         return merged
 
     def pause_queue(self, queue: str) -> dict[str, Any]:

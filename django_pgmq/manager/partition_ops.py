@@ -105,9 +105,12 @@ class PartitionOps(Base):
     ) -> list[PartitionChange]:
         """Create partitions ahead and drop those past retention, one queue per transaction.
 
-        ``lock_timeout`` (seconds) bounds the wait for the table locks creating and
-        dropping partitions need, so a long transaction on the queue makes this fail
-        rather than stall every reader and writer queued behind it.
+        Each step (a partition created or dropped, the queue's lock) waits for its locks
+        at most ``lock_timeout`` seconds capped at 1 (default 0.2): readers and writers of
+        the queue queue behind such a request, so that is also the longest they wait for
+        maintenance. A step not granted its locks by then is skipped (a change whose
+        action is ``"create skipped"``, ``"drop skipped"`` or ``"queue skipped"``) and
+        tried again on the next run.
         """
         queues = [validate_queue_name(queue)] if queue is not None else self.partitioned_queues()
         if lock_timeout is not None and (

@@ -256,7 +256,10 @@ AS $fn$
 $fn$;
 
 -- Create the partition [lo, hi) of cfg's table. Rows of that range waiting in the
--- default partition move into it first, so they get their proper place.
+-- default partition move into it first, so they get their proper place. Locks: ACCESS
+-- SHARE on the parent (LIKE), row locks on the moved rows, and for the ATTACH, SHARE
+-- UPDATE EXCLUSIVE on the parent and ACCESS EXCLUSIVE on the default partition; the
+-- caller bounds each wait (pgmq._maintain_table).
 CREATE FUNCTION pgmq._create_partition(cfg pgmq.partition_config, lo numeric, hi numeric)
 RETURNS TABLE (partition_name text, rows_moved bigint)
 LANGUAGE plpgsql
@@ -270,12 +273,13 @@ DECLARE
     spill regclass := pgmq._default_partition(cfg.table_name);
     moved bigint := 0;
 BEGIN
-    EXECUTE format('CREATE TABLE pgmq.%I (LIKE pgmq.%I INCLUDING DEFAULTS)', part, cfg.table_name);
-    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name, 'q') THEN
+    EXECUTE pg_catalog.format('CREATE TABLE pgmq.%I (LIKE pgmq.%I INCLUDING DEFAULTS)',
+                              part, cfg.table_name);
+    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name::text, 'q') THEN
         PERFORM pgmq._tune_live_table(part);
     END IF;
     IF spill IS NOT NULL THEN
-        EXECUTE format(
+        EXECUTE pg_catalog.format(
             $q$
             WITH moved AS (
                 DELETE FROM %1$s WHERE %2$I >= %3$s::%5$s AND %2$I < %4$s::%5$s RETURNING *
@@ -286,9 +290,11 @@ BEGIN
         );
         GET DIAGNOSTICS moved = ROW_COUNT;
     END IF;
-    -- ATTACH (not CREATE ... PARTITION OF) leaves readers and writers of the queue running.
-    EXECUTE format('ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
-                   cfg.table_name, part, lo_lit, hi_lit);
+    -- ATTACH (not CREATE ... PARTITION OF, which locks the parent exclusively) leaves
+    -- readers and writers of the parent running; it locks the default partition.
+    EXECUTE pg_catalog.format(
+        'ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
+        cfg.table_name, part, lo_lit, hi_lit);
     RETURN QUERY SELECT part, moved;
 END
 $fn$;
@@ -296,6 +302,13 @@ $fn$;
 -- Bring one partitioned table up to date: partitions for the current bucket, premake
 -- buckets ahead and every bucket with rows in the default partition; then drop the
 -- partitions wholly past retention. The caller holds the queue's lock.
+--
+-- Each step (one partition created, one dropped) runs in a subtransaction that waits
+-- for its locks at most pgmq._maintenance_lock_timeout(): a step whose locks are not
+-- granted by then (a transaction that read or wrote the queue is still open) is undone
+-- and reported as 'create skipped' or 'drop skipped', with a NOTICE, and the next run
+-- tries it again. The table's later steps are then skipped too without waiting (the
+-- same open transaction holds them up), so one table costs at most one wait.
 CREATE FUNCTION pgmq._maintain_table(cfg pgmq.partition_config)
 RETURNS TABLE (action text, partition_name text, range_start text, range_end text, rows_moved bigint)
 LANGUAGE plpgsql
@@ -303,66 +316,128 @@ AS $fn$
 DECLARE
     by_id boolean := cfg.partition_column = 'msg_id';
     step text := cfg.partition_interval;
-    cur numeric := pgmq._partition_now(cfg.queue_name, by_id);
+    cur numeric := pgmq._partition_now(cfg.queue_name::text, by_id);
     spill regclass := pgmq._default_partition(cfg.table_name);
+    bound text := pgmq._maintenance_lock_timeout();
+    saved text := pg_catalog.current_setting('lock_timeout');
     wanted numeric[] := '{}';
     spilled numeric[];
     bucket numeric;
     bucket_end numeric;
     threshold numeric;
+    blocked boolean := false;
+    passed_over integer := 0;
     old record;
     made record;
 BEGIN
     bucket := pgmq._partition_floor(by_id, step, cur);
     FOR i IN 0..cfg.premake LOOP
-        wanted := wanted || bucket;
+        wanted := pg_catalog.array_append(wanted, bucket);
         bucket := pgmq._partition_next(by_id, step, bucket);
     END LOOP;
     IF spill IS NOT NULL THEN
-        EXECUTE format(
-            'SELECT array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
-            CASE WHEN by_id THEN format('%I::numeric', cfg.partition_column)
-                 ELSE format('extract(epoch FROM %I)', cfg.partition_column) END,
-            spill
-        ) INTO spilled USING by_id, step;
+        -- Reading the default partition: ACCESS SHARE, which only DDL conflicts with.
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            EXECUTE pg_catalog.format(
+                'SELECT pg_catalog.array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
+                CASE WHEN by_id THEN pg_catalog.format('%I::numeric', cfg.partition_column)
+                     ELSE pg_catalog.format('EXTRACT(epoch FROM %I)', cfg.partition_column) END,
+                spill
+            ) INTO spilled USING by_id, step;
+        EXCEPTION WHEN lock_not_available THEN
+            spilled := NULL;  -- its rows wait for the next run
+            blocked := true;  -- a DDL holds the table: every step would wait
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
     END IF;
 
-    FOR bucket IN SELECT DISTINCT w FROM unnest(wanted || coalesce(spilled, '{}')) AS w ORDER BY w LOOP
+    FOR bucket IN
+        SELECT DISTINCT w FROM pg_catalog.unnest(pg_catalog.array_cat(wanted, coalesce(spilled, '{}')))
+            AS w ORDER BY w
+    LOOP
         CONTINUE WHEN EXISTS (
             SELECT 1 FROM pgmq._partitions(cfg.table_name, by_id) p
             WHERE NOT p.is_default AND p.lo <= bucket AND bucket < p.hi
         );
         -- Never overlap a partition made with other bounds (a converted archive's history).
-        SELECT least(pgmq._partition_next(by_id, step, bucket), min(p.lo)) INTO bucket_end
+        SELECT LEAST(pgmq._partition_next(by_id, step, bucket), pg_catalog.min(p.lo)) INTO bucket_end
         FROM pgmq._partitions(cfg.table_name, by_id) p
         WHERE NOT p.is_default AND p.lo > bucket;
-        SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
-        RETURN QUERY SELECT 'created', made.partition_name, pgmq._partition_bound(by_id, bucket),
-                            pgmq._partition_bound(by_id, bucket_end), made.rows_moved;
+        action := 'create skipped';
+        partition_name := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
+        rows_moved := NULL;
+        IF blocked THEN
+            passed_over := passed_over + 1;
+        ELSE
+            PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+            BEGIN
+                SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
+                action := 'created';
+                rows_moved := made.rows_moved;
+            EXCEPTION WHEN lock_not_available THEN
+                blocked := true;
+                RAISE NOTICE 'partition pgmq.% not created: the locks it needs on pgmq.% were not '
+                             'granted within % (a transaction using the queue is open); the next '
+                             'maintenance run tries again', partition_name, cfg.table_name, bound;
+            END;
+            PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        END IF;
+        range_start := pgmq._partition_bound(by_id, bucket);
+        range_end := pgmq._partition_bound(by_id, bucket_end);
+        RETURN NEXT;
     END LOOP;
 
     IF cfg.retention_interval IS NOT NULL THEN
-        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::bigint
-            ELSE extract(epoch FROM ((clock_timestamp() AT TIME ZONE 'UTC')
+        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::numeric
+            ELSE EXTRACT(epoch FROM ((pg_catalog.clock_timestamp() AT TIME ZONE 'UTC')
                                      - cfg.retention_interval::interval) AT TIME ZONE 'UTC')
         END;
         FOR old IN
             SELECT * FROM pgmq._partitions(cfg.table_name, by_id) p
             WHERE NOT p.is_default AND p.hi <= threshold
         LOOP
-            EXECUTE format('DROP TABLE pgmq.%I', old.partition_name);
-            RETURN QUERY SELECT 'dropped', old.partition_name,
-                                pgmq._partition_bound(by_id, old.lo),
-                                pgmq._partition_bound(by_id, old.hi), NULL::bigint;
+            -- DROP locks the parent and its default partition ACCESS EXCLUSIVE. (DETACH
+            -- PARTITION CONCURRENTLY would not, but PostgreSQL refuses it on a table with a
+            -- default partition, and every table here has one.)
+            action := 'drop skipped';
+            IF blocked THEN
+                passed_over := passed_over + 1;
+            ELSE
+                PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+                BEGIN
+                    EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
+                    action := 'dropped';
+                EXCEPTION WHEN lock_not_available THEN
+                    blocked := true;
+                    RAISE NOTICE 'partition pgmq.% not dropped: the locks it needs on pgmq.% were '
+                                 'not granted within % (a transaction using the queue is open); the '
+                                 'next maintenance run tries again',
+                                 old.partition_name, cfg.table_name, bound;
+                END;
+                PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+            END IF;
+            partition_name := old.partition_name;
+            range_start := pgmq._partition_bound(by_id, old.lo);
+            range_end := pgmq._partition_bound(by_id, old.hi);
+            rows_moved := NULL;
+            RETURN NEXT;
         END LOOP;
+    END IF;
+    IF passed_over > 0 THEN
+        RAISE NOTICE '% more step(s) on pgmq.% skipped without waiting (the same open transaction '
+                     'holds them up); the next maintenance run tries again', passed_over, cfg.table_name;
     END IF;
 END
 $fn$;
 
 -- Maintain the partitions of one queue, or of every partitioned queue (NULL).
 -- Safe to run at any frequency and from several sessions at once: each queue is
--- maintained under its queue lock, which create/drop_queue also take, so a second
--- run waits, then finds nothing to do. Run it in READ COMMITTED (the default).
+-- maintained under its queue lock, which create/drop_queue also take. No wait here is
+-- longer than pgmq._maintenance_lock_timeout(): a queue whose lock another session
+-- holds (a second run, a create or drop in an open transaction) is reported as
+-- 'queue skipped' with a NOTICE, and a step whose table locks wait that long as
+-- 'create skipped' or 'drop skipped' (pgmq._maintain_table). Run it in READ COMMITTED.
 CREATE FUNCTION pgmq.maintain_partitions(queue_name text DEFAULT NULL)
 RETURNS TABLE (
     queue text, partitioned_table text, action text, partition_name text,
@@ -373,11 +448,14 @@ AS $fn$
 DECLARE
     target text;
     stored text;
+    bound text := pgmq._maintenance_lock_timeout();
+    saved text := pg_catalog.current_setting('lock_timeout');
+    locked boolean;
     cfg pgmq.partition_config;
 BEGIN
     IF $1 IS NOT NULL THEN
         target := pgmq._require_queue($1);
-        IF NOT EXISTS (SELECT 1 FROM pgmq.partition_config c WHERE c.queue_name = target) THEN
+        IF NOT EXISTS (SELECT 1 FROM pgmq.partition_config c WHERE c.queue_name::text = target) THEN
             RAISE EXCEPTION 'queue "%" is not partitioned: it has no partitions to maintain', $1
                 USING ERRCODE = 'PQ004',
                       HINT = 'Create it with pgmq.create_partitioned(), or convert its archive '
@@ -385,14 +463,30 @@ BEGIN
         END IF;
     END IF;
     FOR stored IN
-        SELECT DISTINCT c.queue_name FROM pgmq.partition_config c
-        WHERE target IS NULL OR c.queue_name = target
+        SELECT DISTINCT c.queue_name::text FROM pgmq.partition_config c
+        WHERE target IS NULL OR c.queue_name::text = target
         ORDER BY 1
     LOOP
-        PERFORM pgmq.acquire_queue_lock(stored);
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            PERFORM pgmq.acquire_queue_lock(stored);  -- kept by the transaction
+            locked := true;
+        EXCEPTION WHEN lock_not_available THEN
+            locked := false;
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        IF NOT locked THEN
+            RAISE NOTICE 'queue "%" not maintained: another session holds its queue lock (maintenance, '
+                         'or a create or drop not committed) for more than %; the next run tries again',
+                         stored, bound;
+            RETURN QUERY SELECT stored, NULL::text, 'queue skipped'::text, NULL::text, NULL::text,
+                                NULL::text, NULL::bigint;
+            CONTINUE;
+        END IF;
         -- Read the configuration after the lock: a drop_queue may have just committed.
         FOR cfg IN
-            SELECT * FROM pgmq.partition_config c WHERE c.queue_name = stored ORDER BY c.table_name DESC
+            SELECT * FROM pgmq.partition_config c WHERE c.queue_name::text = stored
+            ORDER BY c.table_name DESC
         LOOP
             RETURN QUERY SELECT stored, cfg.table_name, m.* FROM pgmq._maintain_table(cfg) m;
         END LOOP;

@@ -242,15 +242,18 @@ AS $fn$
 $fn$;
 
 -- A btree on (group, msg_id): each group's front is an index range, and the
--- group heads come out in index order. Wanted here, built CONCURRENTLY outside the
--- caller's transaction (sql/22_index_builds.sql: pgmq.pending_indexes()); the group
--- readers work without it meanwhile.
+-- group heads come out in index order. Built at once where that blocks no writer (a
+-- small table, a call that is its own transaction: as on pgmq, pgmq.create then
+-- pgmq.create_fifo_index leaves the index), else deferred with a NOTICE and built
+-- CONCURRENTLY outside the caller's transaction (sql/22_index_builds.sql:
+-- pgmq._want_queue_index, pgmq.pending_indexes()); the group readers work without it
+-- meanwhile.
 CREATE FUNCTION pgmq.create_fifo_index(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    PERFORM pgmq._want_queue_index(queue_name, 'fifo');
+    PERFORM pgmq._want_queue_index(queue_name, 'fifo'::text);
 END
 $fn$;
 

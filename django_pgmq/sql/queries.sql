@@ -414,6 +414,11 @@ SELECT expired, archive_deleted FROM pgmq._retention_batch(
 -- name: create_fifo_index
 SELECT pgmq.create_fifo_index(queue_name => %(queue)s);
 
+-- name: defer_index_builds
+-- For the rest of the transaction: pgmq._want_queue_index records the wish, never builds
+-- in it (a build's SHARE lock would hold the queue's writers until the commit).
+SELECT set_config('pgmq.defer_index_builds', 'on', true);
+
 -- Schedules (sql/65_schedules.sql; manager/schedule_ops.py) ---------------------------
 
 -- name: create_schedule

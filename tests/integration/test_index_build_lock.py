@@ -101,6 +101,7 @@ def wanting(pg_connect, pg_dsn) -> Callable[[], str]:
     index, and one of theirs would wait for this test's open transactions."""
     made: list[str] = []
     db = pg_connect()
+    db.execute("SET pgmq.defer_index_builds = on")  # a small table: else built at once
 
     def make() -> str:
         index_builds.build_pending_dsn(pg_dsn)

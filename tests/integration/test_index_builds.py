@@ -66,6 +66,7 @@ def test_a_send_is_not_blocked_while_the_index_waits_for_a_consumer(pg_connect, 
 
 def test_reads_work_before_the_index_exists(pg_connect, queue):
     db = pg_connect()
+    db.execute("SET pgmq.defer_index_builds = on")  # as in a transaction that wrote
     db.execute("SELECT pgmq.set_queue_attributes(%s, '{\"priorities\": true}')", [queue])
     assert index_state(db, queue, "priorities") == "missing"  # nobody built it: plain SQL
     for priority in (1, 9, 5):
@@ -80,6 +81,7 @@ def test_reads_work_before_the_index_exists(pg_connect, queue):
 
 def test_an_invalid_index_left_by_a_failed_build_is_dropped_and_built_again(pg_connect, queue):
     db = pg_connect()
+    db.execute("SET pgmq.defer_index_builds = on")  # a small table: else built at once
     db.execute("SELECT pgmq.send(%s, '{}'::jsonb, '{\"x-pgmq-group\": \"a\"}'::jsonb)", [queue])
     db.execute("SELECT pgmq.create_fifo_index(%s)", [queue])
     table, index = f"q_{queue}", f"q_{queue}_fifo_idx"
@@ -101,6 +103,7 @@ def test_the_wanted_indexes_are_read_by_column_name(pg_connect, queue, monkeypat
     """A build reads pgmq.pending_indexes()' rows by column name (issue 28): with the
     columns reversed and one added in front, it builds the same index."""
     db = pg_connect()
+    db.execute("SET pgmq.defer_index_builds = on")  # a small table: else built at once
     db.execute("SELECT pgmq.create_fifo_index(%s)", [queue])
     reordered = (
         "SELECT 'x' AS added, s.invalid, s.kind, s.index_name, s.queue_name "

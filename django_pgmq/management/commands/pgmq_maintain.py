@@ -31,25 +31,29 @@ def seconds(text: str) -> float:
 
 
 class Command(PgmqCommand):
-    help = """Maintain partitioned queues: create the partitions for the current range
-and the ranges ahead the queue was created with (premake; moving rows that waited in
-the default partition into them), and drop the partitions wholly past the retention
-interval, with their messages. Run it from cron, e.g. every few minutes: running it often, or twice
-at once, is safe (each queue is maintained under its queue lock). Each queue is
-its own transaction; one that fails (e.g. its locks are not granted within
---lock-timeout because a long transaction uses the queue) is reported and the
-others go on; the exit status is then 1. Without QUEUE arguments it also purges
-the results of Django tasks (django_pgmq.tasks.PgmqBackend) past their retention
-and samples every queue's length for the admin's charts (as the workers do), and
-enforces the queues' retention attributes (message_retention, archive_retention;
-each batch of each queue commits on its own), builds the indexes queues want
-(priorities, task queues, FIFO groups: CREATE INDEX CONCURRENTLY, see
-pgmq.pending_indexes()), and sends the due ticks of periodic schedules
-(pgmq.enqueue_due_schedules; each tick goes out once, whoever calls).
+    help = """Maintain partitioned queues: create the partitions for the current range and the
+ranges ahead the queue was created with (premake; moving rows that waited in the
+default partition into them), and drop the partitions wholly past the retention
+interval, with their messages. Run it from cron, e.g. every few minutes: running it
+often, or twice at once, is safe (each queue is maintained under its queue lock).
+Each queue is its own transaction. No step waits for a lock longer than
+--lock-timeout (at most 1 s): a reader or writer of the queue waits behind such a
+request, so this is also the longest maintenance can hold up the queue's traffic. A
+step whose locks are not granted by then (a transaction using the queue is open) is
+skipped, reported ("create skipped", "drop skipped", "queue skipped") and tried
+again on the next run; a queue that fails otherwise is reported and the others go on
+(exit status 1). Without QUEUE arguments it also purges the results of Django tasks
+(django_pgmq.tasks.PgmqBackend) past their retention and samples every queue's
+length for the admin's charts (as the workers do), and enforces the queues'
+retention attributes (message_retention, archive_retention; each batch of each queue
+commits on its own), builds the indexes queues want (priorities, task queues, FIFO
+groups: CREATE INDEX CONCURRENTLY, see pgmq.pending_indexes()), and sends the due
+ticks of periodic schedules (pgmq.enqueue_due_schedules; each tick goes out once,
+whoever calls).
 
 examples:
   manage.py pgmq_maintain
-  manage.py pgmq_maintain orders events --lock-timeout 2
+  manage.py pgmq_maintain orders events --lock-timeout 0.5
   manage.py pgmq_maintain --list orders
   */5 * * * *  cd /srv/app && python manage.py pgmq_maintain -v 0
 """
@@ -64,9 +68,9 @@ examples:
         parser.add_argument(
             "--lock-timeout",
             type=seconds,
-            default=5.0,
+            default=0.2,
             metavar="SECONDS",
-            help="Give up on a queue whose table locks wait longer than this (default: 5).",
+            help="Skip a step whose locks wait longer than this; capped at 1 (default: 0.2).",
         )
         parser.add_argument(
             "--list", action="store_true", help="Print the partitions of QUEUE(s); change nothing."
@@ -90,9 +94,7 @@ examples:
             if not named:
                 self._sample_queues(manager, options["verbosity"])
                 self._enforce_retention(manager, options["verbosity"])
-                for index in manager.build_pending_indexes():
-                    if options["verbosity"] > 0:
-                        self.stdout.write(f"built index pgmq.{index}")
+                self._build_indexes(manager, options["verbosity"])
                 self._send_due_schedules(manager, options["verbosity"])
             failed += self._maintain(manager, queues, options)
         if failed:
@@ -118,6 +120,22 @@ examples:
             if options["verbosity"] > 0:
                 self._report(queue, changes)
         return failed
+
+    def _build_indexes(self, manager: QueueManager, verbosity: int) -> None:
+        """Build the wanted indexes CONCURRENTLY; each waits for a lock (an older
+        transaction still open) at most index_builds.MAINTAIN_LOCK_TIMEOUT, else the next
+        run builds it."""
+        from ... import index_builds
+
+        for index in manager.build_pending_indexes(index_builds.MAINTAIN_LOCK_TIMEOUT):
+            if verbosity > 0:
+                self.stdout.write(f"built index pgmq.{index}")
+        for index in index_builds.still_wanted(manager.using):
+            if verbosity > 0:
+                self.stdout.write(
+                    f"index pgmq.{index} not built: a transaction older than its build stayed "
+                    f"open for {index_builds.MAINTAIN_LOCK_TIMEOUT}; the next run tries again"
+                )
 
     def _enforce_retention(self, manager: QueueManager, verbosity: int) -> None:
         """Delete messages and archived rows past the queues' retention attributes."""
@@ -178,10 +196,17 @@ examples:
         if not changes:
             self.stdout.write(f'queue "{queue}": partitions up to date')
         for c in changes:
+            if c.partition_name is None:  # "queue skipped": its queue lock was taken
+                self.stdout.write(
+                    f'queue "{queue}": {c.action}: another session holds its queue lock; '
+                    "tried again on the next run"
+                )
+                continue
             moved = f", {c.rows_moved} row(s) moved in" if c.rows_moved else ""
+            later = "; a transaction using the queue held the lock" if "skipped" in c.action else ""
             self.stdout.write(
                 f'queue "{queue}": {c.action} {c.partition_name} '
-                f"[{c.range_start}, {c.range_end}){moved}"
+                f"[{c.range_start}, {c.range_end}){moved}{later}"
             )
 
     def _list(self, manager: Any, queues: list[str]) -> None:
