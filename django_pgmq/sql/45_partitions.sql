@@ -289,6 +289,7 @@ BEGIN
     -- ATTACH (not CREATE ... PARTITION OF) leaves readers and writers of the queue running.
     EXECUTE format('ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
                    cfg.table_name, part, lo_lit, hi_lit);
+    PERFORM pgmq._grant_queue(cfg.queue_name);  -- the application roles' rights on it
     RETURN QUERY SELECT part, moved;
 END
 $fn$;
@@ -475,6 +476,8 @@ BEGIN
     LOOP
         PERFORM pgmq._maintain_table(cfg);
     END LOOP;
+    PERFORM pgmq._record_creator(queue_name);
+    PERFORM pgmq._grant_queue(queue_name);  -- the default partitions too
 END
 $fn$;
 
@@ -556,6 +559,7 @@ BEGIN
     VALUES (atable, stored, acol, btrim(partition_interval), btrim(retention_interval), leading_partition)
     RETURNING c.* INTO cfg;
     PERFORM pgmq._maintain_table(cfg);
+    PERFORM pgmq._grant_queue(stored);  -- the new archive table and its partitions
 END
 $fn$;
 
