@@ -78,19 +78,18 @@ END
 $fn$;
 
 -- Grant every registered application role (or only `role`) what message operations
--- need on one queue's tables: SELECT, INSERT, UPDATE, DELETE and TRUNCATE (purge) on
--- its live and archive tables and their partitions, USAGE and SELECT on their
--- sequences (metrics read the id sequence). Run by the owner (directly, or inside the
--- owner functions that create queues and partitions). Nothing when the queue has no tables.
-CREATE FUNCTION pgmq._grant_queue(queue_name text, role name DEFAULT NULL)
+-- need on one table of a queue (its live or archive table, or a partition of one):
+-- SELECT, INSERT, UPDATE, DELETE and TRUNCATE (purge) on it, USAGE and SELECT on the
+-- sequences it owns (metrics read the id sequence). Run by the owner (directly, or
+-- inside the owner functions that create queues and partitions).
+CREATE FUNCTION pgmq._grant_queue_table(tbl regclass, role name DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     grantee name;
-    tbl regclass;
-    seq text;
+    seq regclass;
 BEGIN
     FOR grantee IN
         SELECT a.role_name FROM pgmq.app_role a
@@ -98,28 +97,42 @@ BEGIN
         WHERE role IS NULL OR a.role_name = role
         ORDER BY 1
     LOOP
-        FOR tbl IN
-            WITH RECURSIVE t(oid) AS (
-                SELECT c.oid FROM pg_catalog.pg_class c
-                WHERE c.relnamespace = 'pgmq'::regnamespace
-                  AND c.relname IN (pgmq.format_table_name(queue_name, 'q'::text)::name,
-                                    pgmq.format_table_name(queue_name, 'a'::text)::name)
-                UNION
-                SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid
-            )
-            SELECT t.oid::regclass FROM t
+        EXECUTE pg_catalog.format(
+            'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLE %s TO %I', tbl, grantee);
+        FOR seq IN
+            SELECT s.oid::regclass FROM pg_catalog.pg_depend d
+            JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+            WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refobjid = tbl
+              AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i')
         LOOP
-            EXECUTE pg_catalog.format(
-                'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLE %s TO %I', tbl, grantee);
-            FOR seq IN
-                SELECT s.oid::regclass::text FROM pg_catalog.pg_depend d
-                JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
-                WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refobjid = tbl
-                  AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i')
-            LOOP
-                EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON SEQUENCE %s TO %I', seq, grantee);
-            END LOOP;
+            EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON SEQUENCE %s TO %I', seq, grantee);
         END LOOP;
+    END LOOP;
+END
+$fn$;
+
+-- The same for every table of queue_name: its live and archive tables and their
+-- partitions. Nothing when the queue has no tables.
+CREATE FUNCTION pgmq._grant_queue(queue_name text, role name DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    tbl regclass;
+BEGIN
+    FOR tbl IN
+        WITH RECURSIVE t(oid) AS (
+            SELECT c.oid FROM pg_catalog.pg_class c
+            WHERE c.relnamespace = 'pgmq'::regnamespace
+              AND c.relname IN (pgmq.format_table_name(queue_name, 'q'::text)::name,
+                                pgmq.format_table_name(queue_name, 'a'::text)::name)
+            UNION
+            SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid
+        )
+        SELECT t.oid::regclass FROM t ORDER BY 1
+    LOOP
+        PERFORM pgmq._grant_queue_table(tbl, role);
     END LOOP;
 END
 $fn$;

@@ -289,7 +289,7 @@ BEGIN
     -- ATTACH (not CREATE ... PARTITION OF) leaves readers and writers of the queue running.
     EXECUTE format('ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
                    cfg.table_name, part, lo_lit, hi_lit);
-    PERFORM pgmq._grant_queue(cfg.queue_name);  -- the application roles' rights on it
+    PERFORM pgmq._grant_queue_table(pg_catalog.format('pgmq.%I', part)::regclass);  -- app roles' rights
     RETURN QUERY SELECT part, moved;
 END
 $fn$;

@@ -42,6 +42,12 @@ BEGIN
         RAISE EXCEPTION 'permission denied: only the owner of schema pgmq grants application roles'
             USING ERRCODE = '42501';
     END IF;
+    IF pg_catalog.pg_has_role(role, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                     WHERE n.nspname = 'pgmq'::name), 'MEMBER'::text) THEN
+        RAISE EXCEPTION 'role "%" is (a member of) the owner of schema pgmq: it needs no grant', role
+            USING ERRCODE = 'PQ004',
+                  HINT = 'Grant a role of its own to the application (CREATE ROLE ... LOGIN).';
+    END IF;
     INSERT INTO pgmq.app_role AS a (role_name, create_queues, manage_queues)
     VALUES (role, coalesce($2, false), coalesce($4, false))
     ON CONFLICT (role_name) DO UPDATE

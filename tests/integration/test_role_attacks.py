@@ -274,6 +274,9 @@ def test_the_privilege_check_names_role_right_and_remedy(deployed):
         assert "only the owner of schema pgmq" in text
         text = refused(conn, "SELECT * FROM pgmq.app_role")
         assert "permission denied for table app_role" in text
+    with deployed["owner"].connect() as conn:  # the owner needs none (it would lose CREATE)
+        text = refused(conn, "SELECT pgmq.grant_app_role(current_user)")
+        assert "needs no grant" in text
 
 
 def test_a_member_of_a_granted_role_holds_its_privilege_a_revoked_one_nothing(deployed, scratch):
@@ -409,3 +412,51 @@ def test_upgrade_gives_queues_to_the_owner_and_registers_the_old_grants(cast, sc
         assert conn.execute("SELECT count(*) FROM pgmq.read('mine', 30, 5)").fetchone() == (1,)
         assert conn.execute("SELECT pgmq.drop_queue('mine')").fetchone() == (True,)
         assert "must be owner of table q_ownq" in refused(conn, "SELECT pgmq.drop_queue('ownq')")
+    # and back: the old model's grants again, the registry gone
+    ok(owner.manage("migrate", "django_pgmq", "0044", "-v", "0"))
+    with owner.connect() as conn:
+        assert conn.execute("SELECT to_regclass('pgmq.app_role')").fetchone() == (None,)
+        assert conn.execute(
+            "SELECT has_schema_privilege(%s, 'pgmq', 'CREATE'),"
+            " has_schema_privilege(%s, 'pgmq', 'CREATE')",
+            [creator.name, app.name],
+        ).fetchone() == (True, False)
+    with app.connect() as conn:
+        conn.execute("SELECT pgmq.send('ownq', '{}')")
+        assert conn.execute("SELECT count(*) FROM pgmq.read('ownq', 30, 5)").fetchone() == (1,)
+
+
+def test_owner_functions_never_resolve_a_call_to_a_planted_overload(deployed, scratch):
+    """The owner functions pin search_path: overloads with exact varchar/name/text
+    signatures that the creator plants in a schema first on its own search_path never
+    run inside them (they would run as the owner)."""
+    creator = deployed["creator"]
+    with scratch.connect() as admin:
+        admin.execute(sql.SQL("GRANT CREATE ON SCHEMA public TO {}").format(_ident(creator.name)))
+    with creator.connect() as conn:
+        for signature in (
+            "lower(character varying)",
+            "lower(text)",
+            "to_regclass(text)",
+            "format(text, text)",
+            "pg_has_role(name, oid, text)",
+            "quote_ident(text)",
+        ):
+            name, args = signature.split("(", 1)
+            conn.execute(
+                f"CREATE FUNCTION public.{name}({args} RETURNS text LANGUAGE plpgsql AS"
+                " $$ BEGIN RAISE EXCEPTION 'planted function ran as %', current_user; END $$"
+            )
+        conn.execute("SET search_path = public, pg_catalog")
+        conn.execute("SELECT pgmq.create('hostile')")
+        conn.execute("SELECT pgmq.create('hostile')")  # the existing queue's path
+        text = refused(conn, "SELECT pgmq.drop_queue('ownq')")
+        assert "must be owner of table q_ownq" in text
+        assert conn.execute("SELECT pgmq.drop_queue('hostile')").fetchone() == (True,)
+        conn.execute("SELECT pgmq._require_privilege('create_queues')")
+        conn.execute("RESET search_path")
+        conn.execute(
+            "DROP FUNCTION public.lower(character varying), public.lower(text),"
+            " public.to_regclass(text), public.format(text, text),"
+            " public.pg_has_role(name, oid, text), public.quote_ident(text)"
+        )

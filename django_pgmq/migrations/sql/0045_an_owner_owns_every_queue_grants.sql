@@ -10,7 +10,7 @@ SET LOCAL check_function_bodies = off;
 -- tables another role owns given to the schema owner (or a WARNING with the command a
 -- DBA runs), CREATE on pgmq taken from everyone but the owner, the old rules for every
 -- table and sequence (default privileges) and the old writes on the side tables taken
--- back, and every registered role granted every queue's tables.
+-- back from every role, and every registered role granted every queue's tables.
 CREATE TABLE pgmq.app_role (
     role_name name NOT NULL,
     create_queues boolean NOT NULL DEFAULT false,
@@ -107,7 +107,28 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- 6. Every registered role: no write on the side tables (SELECT stays; the TEMPORARY
+    -- 6. No role but the owner writes a side table (every table of pgmq that is not a
+    -- queue's): the old grant gave every application role every table.
+    FOR rec IN
+        SELECT DISTINCT c.oid::regclass AS tbl, s.grantee
+        FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) s
+        WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+          AND s.grantee <> owner_oid
+          AND s.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER')
+          AND NOT EXISTS (
+              SELECT FROM pgmq.meta m
+              WHERE c.relname IN (('q_'::text || pg_catalog.lower(m.queue_name::text))::name,
+                                  ('a_'::text || pg_catalog.lower(m.queue_name::text))::name))
+          AND c.relname !~ '^spark_stage_[0-9a-f]{32}$'
+        ORDER BY 1, 2
+    LOOP
+        EXECUTE pg_catalog.format(
+            'REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON TABLE %s FROM %s', rec.tbl,
+            CASE WHEN rec.grantee = 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(rec.grantee)::text) END);
+    END LOOP;
+
+    -- 7. Every registered role: no write on the side tables (SELECT stays; the TEMPORARY
     -- list below keeps what message operations still write until side lands), and
     -- every queue's tables, partitions and sequences granted.
     FOR grantee IN SELECT a.role_name FROM pgmq.app_role a ORDER BY 1 LOOP
@@ -219,7 +240,7 @@ BEGIN
     -- ATTACH (not CREATE ... PARTITION OF) leaves readers and writers of the queue running.
     EXECUTE format('ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
                    cfg.table_name, part, lo_lit, hi_lit);
-    PERFORM pgmq._grant_queue(cfg.queue_name);  -- the application roles' rights on it
+    PERFORM pgmq._grant_queue_table(pg_catalog.format('pgmq.%I', part)::regclass);  -- app roles' rights
     RETURN QUERY SELECT part, moved;
 END
 $function$
@@ -381,9 +402,35 @@ CREATE OR REPLACE FUNCTION pgmq._grant_queue(queue_name text, role name DEFAULT 
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 DECLARE
-    grantee name;
     tbl regclass;
-    seq text;
+BEGIN
+    FOR tbl IN
+        WITH RECURSIVE t(oid) AS (
+            SELECT c.oid FROM pg_catalog.pg_class c
+            WHERE c.relnamespace = 'pgmq'::regnamespace
+              AND c.relname IN (pgmq.format_table_name(queue_name, 'q'::text)::name,
+                                pgmq.format_table_name(queue_name, 'a'::text)::name)
+            UNION
+            SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid
+        )
+        SELECT t.oid::regclass FROM t ORDER BY 1
+    LOOP
+        PERFORM pgmq._grant_queue_table(tbl, role);
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._grant_queue(text,name) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._grant_queue(text,name) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._grant_queue_table(tbl regclass, role name DEFAULT NULL::name)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    grantee name;
+    seq regclass;
 BEGIN
     FOR grantee IN
         SELECT a.role_name FROM pgmq.app_role a
@@ -391,34 +438,22 @@ BEGIN
         WHERE role IS NULL OR a.role_name = role
         ORDER BY 1
     LOOP
-        FOR tbl IN
-            WITH RECURSIVE t(oid) AS (
-                SELECT c.oid FROM pg_catalog.pg_class c
-                WHERE c.relnamespace = 'pgmq'::regnamespace
-                  AND c.relname IN (pgmq.format_table_name(queue_name, 'q'::text)::name,
-                                    pgmq.format_table_name(queue_name, 'a'::text)::name)
-                UNION
-                SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid
-            )
-            SELECT t.oid::regclass FROM t
+        EXECUTE pg_catalog.format(
+            'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLE %s TO %I', tbl, grantee);
+        FOR seq IN
+            SELECT s.oid::regclass FROM pg_catalog.pg_depend d
+            JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+            WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refobjid = tbl
+              AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i')
         LOOP
-            EXECUTE pg_catalog.format(
-                'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLE %s TO %I', tbl, grantee);
-            FOR seq IN
-                SELECT s.oid::regclass::text FROM pg_catalog.pg_depend d
-                JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
-                WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refobjid = tbl
-                  AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i')
-            LOOP
-                EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON SEQUENCE %s TO %I', seq, grantee);
-            END LOOP;
+            EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON SEQUENCE %s TO %I', seq, grantee);
         END LOOP;
     END LOOP;
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._grant_queue(text,name) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._grant_queue(text,name) FROM PUBLIC;
+COMMENT ON FUNCTION pgmq._grant_queue_table(regclass,name) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._grant_queue_table(regclass,name) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._record_creator(queue_name text)
  RETURNS void
@@ -669,6 +704,12 @@ BEGIN
     IF NOT pgmq._session_is_owner() THEN
         RAISE EXCEPTION 'permission denied: only the owner of schema pgmq grants application roles'
             USING ERRCODE = '42501';
+    END IF;
+    IF pg_catalog.pg_has_role(role, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                     WHERE n.nspname = 'pgmq'::name), 'MEMBER'::text) THEN
+        RAISE EXCEPTION 'role "%" is (a member of) the owner of schema pgmq: it needs no grant', role
+            USING ERRCODE = 'PQ004',
+                  HINT = 'Grant a role of its own to the application (CREATE ROLE ... LOGIN).';
     END IF;
     INSERT INTO pgmq.app_role AS a (role_name, create_queues, manage_queues)
     VALUES (role, coalesce($2, false), coalesce($4, false))

@@ -39,6 +39,7 @@ DROP TABLE pgmq.queue_creator;
 -- (done in HAND sec above: table pgmq.queue_creator goes, its primary key with it)
 DROP FUNCTION IF EXISTS pgmq._drop_queue(text);
 DROP FUNCTION IF EXISTS pgmq._grant_queue(text,name);
+DROP FUNCTION IF EXISTS pgmq._grant_queue_table(regclass,name);
 DROP FUNCTION IF EXISTS pgmq._record_creator(text);
 DROP FUNCTION IF EXISTS pgmq._refuse_foreign_tables(text);
 DROP FUNCTION IF EXISTS pgmq._require_privilege(text);
