@@ -92,7 +92,18 @@ def deployed(cast: dict[str, Role]) -> dict[str, Role]:
     ok(owner.manage("pgmq_create", "ownq"))
     ok(owner.manage("pgmq_grant", cast["app"].name))
     ok(owner.manage("pgmq_grant", cast["creator"].name, "--create-queues"))
-    ok(owner.manage("pgmq_grant", cast["manager"].name, "--manage-queues"))
+    said = ok(owner.manage("pgmq_grant", cast["manager"].name, "--manage-queues"))
+    assert "may change queues' attributes, schedules and topic bindings" in said
+    with owner.connect() as conn:
+        assert conn.execute(
+            "SELECT role_name::text, create_queues, manage_queues FROM pgmq.app_role ORDER BY 1"
+        ).fetchall() == sorted(
+            [
+                (cast["app"].name, False, False),
+                (cast["creator"].name, True, False),
+                (cast["manager"].name, False, True),
+            ]
+        )
     return cast
 
 

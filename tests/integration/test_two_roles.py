@@ -139,6 +139,8 @@ def test_the_application_role_runs_every_message_operation(deployed):
         assert f'role "{app.name}" does not hold the pgmq privilege create_queues' in out[refused]
         assert "pgmq_grant ROLE --create-queues" in out[refused]
     assert out["list_queues"] == ["appq", "appq_dlq", "celeryq", "emails"]  # nothing made
+    assert out["pause_queue"].startswith("ERROR InsufficientPrivilege: ")
+    assert "permission denied for table queue_attributes" in out["write_attributes"]
 
     # The worker and the Tasks worker, as the application role.
     ok(app.manage("pgmq_send", "appq", '{"n": 9}'))
