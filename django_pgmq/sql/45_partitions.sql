@@ -442,6 +442,11 @@ DECLARE
     cfg pgmq.partition_config;
 BEGIN
     PERFORM pgmq._check_partition_args(partition_interval, retention_interval, premake, 'premake');
+    -- An existing partitioned queue is recognised before the queue lock is taken, as
+    -- pgmq._create_queue does (one lock order with drop_queue, docs/guide/roles.md).
+    IF (pgmq._same_name_queue(queue_name)).is_partitioned THEN
+        RETURN;
+    END IF;
     PERFORM pgmq.acquire_queue_lock(queue_name);
     existing := pgmq._same_name_queue(queue_name);
     IF existing.queue_name IS NOT NULL THEN
