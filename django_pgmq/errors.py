@@ -52,8 +52,18 @@ def privilege_named(text: str) -> str:
     """PostgreSQL's permission error text with the privilege it stands for and the remedy."""
     if "must be owner of" in text:
         needed = "ownership (only the role that created the queue, or the owner, may do this)"
+    elif "pgmq privilege create_queues" in text:
+        return (
+            f"{text}; the owner grants it with manage.py pgmq_grant ROLE --create-queues "
+            "or SELECT pgmq.grant_app_role('ROLE', create_queues => true)"
+        )
+    elif "pgmq privilege manage_queues" in text:
+        return (
+            f"{text}; the owner grants it with manage.py pgmq_grant ROLE --manage-queues "
+            "or SELECT pgmq.grant_app_role('ROLE', manage_queues => true)"
+        )
     elif "for schema" in text:
-        needed = "USAGE on schema pgmq (CREATE too, to create queues)"
+        needed = "USAGE on schema pgmq"
     elif "for function" in text or "for procedure" in text:
         needed = "EXECUTE"
     elif "for sequence" in text:
@@ -62,7 +72,8 @@ def privilege_named(text: str) -> str:
         needed = "SELECT, INSERT, UPDATE or DELETE"
     return (
         f"{text}; the role needs {needed}: an owner grants what an application role needs "
-        "with manage.py pgmq_grant ROLE (--create-queues to create and drop queues) "
+        "with manage.py pgmq_grant ROLE (--create-queues to create and drop queues, "
+        "--manage-queues to change their attributes and schedules) "
         "or SELECT pgmq.grant_app_role('ROLE')"
     )
 

@@ -96,6 +96,18 @@ def main(queue: str, task_queue: str, celery_queue: str) -> dict[str, Any]:
             settings.DEBUG = debug
 
     attempt(out, "prepared", prepared_round)
+    # A queue's policy is not the application role's: neither through the function nor
+    # by writing the table the function writes.
+    attempt(out, "pause_queue", lambda: manager.pause_queue(queue))
+
+    def write_attributes() -> Any:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM pgmq.queue_attributes")
+        return "deleted"
+
+    attempt(out, "write_attributes", write_attributes)
     attempt(out, "create_queue", lambda: manager.create_queue(queue + "_own"))
     attempt(out, "drop_own_queue", lambda: manager.drop_queue(queue + "_own"))
     attempt(out, "drop_owners_queue", lambda: manager.drop_queue(queue))

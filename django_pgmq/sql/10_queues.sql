@@ -38,27 +38,35 @@ BEGIN
 END
 $fn$;
 
--- A queue an application role created (sql/99_roles.sql, create_queues) is its own; the
--- owner of schema pgmq still serves it (metrics, the admin, maintenance, workers), so
--- its tables and id sequence are granted to that owner. Nothing when the owner made it.
-CREATE OR REPLACE FUNCTION pgmq._share_queue_with_owner(queue_name text)
+-- Refuse to build a queue on tables someone else made: a relation that bears the name of
+-- one of the queue's tables (or of its archive index) and is not owned by the owner of
+-- schema pgmq was planted there (by a role that had CREATE on pgmq, or by a superuser),
+-- and adopting it would serve the queue from a table whose owner controls its triggers,
+-- rules and policies. The owner's own half-made queue (tables, no catalogue row) is fine.
+CREATE OR REPLACE FUNCTION pgmq._refuse_foreign_tables(queue_name text)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
-    atable text := pgmq.format_table_name(queue_name, 'a');
-    owner oid := (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'pgmq');
+    squatter record;
 BEGIN
-    IF pg_has_role(owner, 'USAGE') OR NOT pg_has_role(
-        (SELECT c.relowner FROM pg_class c WHERE c.oid = format('pgmq.%I', qtable)::regclass),
-        'USAGE') THEN
-        RETURN;  -- the owner made it, or it is not ours to share
+    SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner) AS owner INTO squatter
+    FROM pg_catalog.pg_class c
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'pgmq'::name AND c.relowner <> n.nspowner
+      AND c.relname IN (pgmq.format_table_name(queue_name, 'q'::text)::name,
+                        pgmq.format_table_name(queue_name, 'a'::text)::name,
+                        ('archived_at_idx_'::text || pg_catalog.lower(queue_name))::name)
+    ORDER BY c.relname
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'queue "%": relation pgmq.% already exists and is owned by role "%", not by the owner of schema pgmq',
+            queue_name, squatter.relname, squatter.owner
+            USING ERRCODE = 'PQ003',
+                  HINT = 'A queue is never built on a table another role made. Drop that relation, '
+                         'or, if it is a queue of an older install, have a DBA run '
+                         'ALTER TABLE ... OWNER TO the owner of schema pgmq.';
     END IF;
-    EXECUTE format('GRANT ALL ON pgmq.%I, pgmq.%I TO %s', qtable, atable, owner::regrole);
-    EXECUTE format('GRANT ALL ON SEQUENCE %s TO %s',
-                   pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id'), owner::regrole);
 END
 $fn$;
 
@@ -70,6 +78,7 @@ DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q');
     atable text := pgmq.format_table_name(queue_name, 'a');
 BEGIN
+    PERFORM pgmq._refuse_foreign_tables(queue_name);
     EXECUTE format(
         $ddl$
         CREATE %s TABLE IF NOT EXISTS pgmq.%I (
@@ -120,30 +129,61 @@ BEGIN
         'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
         'archived_at_idx_' || lower(queue_name), atable
     );
-    PERFORM pgmq._share_queue_with_owner(queue_name);
+    PERFORM pgmq._grant_queue(queue_name);
 END
 $fn$;
 
 -- Create the live and archive tables of a queue and record it. A queue that exists
 -- (plain, unlogged, partitioned, with attributes) is left as it is, as pgmq's create,
 -- create_unlogged and create_non_partitioned do (kombu's pgmq transport calls create on
--- every declare): nothing is altered, whatever kind was asked for.
+-- every declare): nothing is altered, whatever kind was asked for, and nothing is
+-- checked beyond the name.
+-- An owner function (SECURITY DEFINER): the queue's tables, sequence and index are the
+-- owner's whoever asks, so no application role ever owns what the owner's code touches.
+-- Making a new queue needs the create_queues privilege (pgmq._require_privilege: the
+-- owner, a superuser or a role granted --create-queues); the creator is recorded
+-- (pgmq.queue_creator) and every registered application role is granted the new tables.
+-- Locks: an existing queue is recognised before any lock is taken, so a transaction
+-- that sent to the queue (holding its table) and declares it again never waits for the
+-- queue lock a concurrent drop_queue holds while it waits for that table (docs/design.md,
+-- "Lock order"). A new queue takes the queue lock, then looks again.
 CREATE OR REPLACE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
 RETURNS void
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
     PERFORM pgmq.validate_queue_name(queue_name);
-    PERFORM pgmq.acquire_queue_lock(queue_name);
     IF (pgmq._same_name_queue(queue_name)).queue_name IS NOT NULL
-       AND to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))) IS NOT NULL THEN
+       AND pg_catalog.to_regclass(pg_catalog.format(
+               'pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text))) IS NOT NULL THEN
         RETURN;
     END IF;
-    PERFORM pgmq._create_queue_tables(queue_name, unlogged, NULL, NULL);
+    PERFORM pgmq._require_privilege('create_queues'::text);
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    IF (pgmq._same_name_queue(queue_name)).queue_name IS NOT NULL
+       AND pg_catalog.to_regclass(pg_catalog.format(
+               'pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text))) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._create_queue_tables(queue_name, unlogged, NULL::text, NULL::text);
     INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged)
     VALUES (queue_name, false, unlogged)
     ON CONFLICT DO NOTHING;
+    PERFORM pgmq._record_creator(queue_name);
 END
+$fn$;
+
+-- Record the session's login role as the creator of queue_name (as stored in pgmq.meta).
+CREATE OR REPLACE FUNCTION pgmq._record_creator(queue_name text)
+RETURNS void
+LANGUAGE sql
+AS $fn$
+    INSERT INTO pgmq.queue_creator AS c (queue_name, created_by)
+    SELECT m.queue_name::text, SESSION_USER FROM pgmq.meta m
+    WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)
+    ON CONFLICT (queue_name) DO NOTHING;
 $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.create_non_partitioned(queue_name text)
@@ -170,26 +210,64 @@ $fn$;
 -- create_partitioned and convert_archive_partitioned: sql/45_partitions.sql.
 
 -- Drop a queue's tables and catalogue row; false (with a notice) when it does not exist.
-CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text)
+-- An owner function (SECURITY DEFINER, the tables are the owner's): the owner and
+-- superusers may drop any queue; a role granted --create-queues only the queues its
+-- login role created (pgmq.queue_creator); anyone else gets 42501.
+-- Locks, in the one order every queue DDL takes them: the queue lock, the queue's table
+-- lock (an index build gives way), then the tables themselves.
+CREATE OR REPLACE FUNCTION pgmq._drop_queue(queue_name text)
 RETURNS boolean
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
-    atable text := pgmq.format_table_name(queue_name, 'a');
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
+    atable text := pgmq.format_table_name(queue_name, 'a'::text);
+    owner_session boolean := pgmq._session_is_owner();
+    creator name;
 BEGIN
+    IF NOT owner_session THEN
+        PERFORM pgmq._require_privilege('create_queues'::text);
+    END IF;
     PERFORM pgmq.acquire_queue_lock(queue_name);
     PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
-    IF to_regclass(format('pgmq.%I', qtable)) IS NULL
-       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
+    IF pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable)) IS NULL
+       AND NOT EXISTS (SELECT FROM pgmq.meta m
+                       WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)) THEN
         RAISE NOTICE 'pgmq queue `%` does not exist', queue_name;
         RETURN false;
     END IF;
-    EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', qtable);
-    EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', atable);
-    DELETE FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
+    IF NOT owner_session THEN
+        SELECT c.created_by INTO creator FROM pgmq.queue_creator c
+        WHERE pg_catalog.lower(c.queue_name) = pg_catalog.lower($1);
+        IF creator IS NULL OR NOT EXISTS (
+            SELECT FROM pg_catalog.pg_roles r
+            WHERE r.rolname = creator AND pg_catalog.pg_has_role(SESSION_USER, r.oid, 'MEMBER'::text)
+        ) THEN
+            -- PostgreSQL's text, as a pgmq install where the role does not own the table says
+            RAISE EXCEPTION 'must be owner of table %', qtable
+                USING ERRCODE = '42501',
+                      DETAIL = pg_catalog.format('Queue "%s" was created by %s.', queue_name,
+                                                 coalesce(pg_catalog.quote_ident(creator::text),
+                                                          'the owner of schema pgmq')),
+                      HINT = 'A role granted --create-queues may drop only the queues it created; '
+                             'the owner of schema pgmq may drop any.';
+        END IF;
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', qtable);
+    EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', atable);
+    DELETE FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1);
+    DELETE FROM pgmq.queue_creator c WHERE pg_catalog.lower(c.queue_name) = pg_catalog.lower($1);
     RETURN true;
 END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text)
+RETURNS boolean
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._drop_queue(queue_name);
 $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text, partitioned boolean)

@@ -295,6 +295,7 @@ BEGIN
     EXECUTE pg_catalog.format(
         'ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
         cfg.table_name, part, lo_lit, hi_lit);
+    PERFORM pgmq._grant_queue_table(pg_catalog.format('pgmq.%I', part)::regclass);  -- app roles' rights
     RETURN QUERY SELECT part, moved;
 END
 $fn$;
@@ -535,6 +536,11 @@ DECLARE
     cfg pgmq.partition_config;
 BEGIN
     PERFORM pgmq._check_partition_args(partition_interval, retention_interval, premake, 'premake');
+    -- An existing partitioned queue is recognised before the queue lock is taken, as
+    -- pgmq._create_queue does (one lock order with drop_queue, docs/guide/roles.md).
+    IF (pgmq._same_name_queue(queue_name)).is_partitioned THEN
+        RETURN;
+    END IF;
     PERFORM pgmq.acquire_queue_lock(queue_name);
     existing := pgmq._same_name_queue(queue_name);
     IF existing.queue_name IS NOT NULL THEN
@@ -569,6 +575,8 @@ BEGIN
     LOOP
         PERFORM pgmq._maintain_table(cfg);
     END LOOP;
+    PERFORM pgmq._record_creator(queue_name);
+    PERFORM pgmq._grant_queue(queue_name);  -- the default partitions too
 END
 $fn$;
 
@@ -650,6 +658,7 @@ BEGIN
     VALUES (atable, stored, acol, btrim(partition_interval), btrim(retention_interval), leading_partition)
     RETURNING c.* INTO cfg;
     PERFORM pgmq._maintain_table(cfg);
+    PERFORM pgmq._grant_queue(stored);  -- the new archive table and its partitions
 END
 $fn$;
 

@@ -399,7 +399,7 @@ ORDER BY a.queue_name;
 
 -- name: grant_app_role
 SELECT pgmq.grant_app_role(role => %(role)s, create_queues => %(create_queues)s,
-                           tables => %(tables)s::regclass[]);
+                           tables => %(tables)s::regclass[], manage_queues => %(manage_queues)s);
 
 -- name: revoke_app_role
 SELECT pgmq.revoke_app_role(role => %(role)s, tables => %(tables)s::regclass[]);

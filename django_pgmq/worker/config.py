@@ -211,6 +211,11 @@ def plan(
             unique_fields=["queue"],
             update_fields=[*_STORED.values(), "updated_at"],
         )
-        manager.set_queue_attributes(queue, **redrive_attributes(settings))
+        # Only a change is written: the queue's policy is the owner's (or a
+        # --manage-queues role's) to change, and an application role's worker runs on
+        # attributes an owner's run (or pgmq_attributes) already set.
+        wanted = redrive_attributes(settings)
+        if any(attributes.get(key) != value for key, value in wanted.items()):
+            manager.set_queue_attributes(queue, **wanted)
         result.append(settings)
     return result

@@ -100,6 +100,8 @@ def deployed(roles: dict[str, Role]) -> dict[str, Role]:
         ok(owner.manage("pgmq_create", queue))
     # Task queues are prepared by the owner's first worker run (queue, index, notify trigger).
     ok(owner.manage("pgmq_consume", "--tasks", "emails", "--until-empty"))
+    # A queue's redrive attributes are its policy: the owner's first worker run sets them.
+    ok(owner.manage("pgmq_consume", "appq", "--handler", "tests.handlers.handle", "--until-empty"))
     assert "may run message operations" in ok(owner.manage("pgmq_grant", app.name))
     with owner.connect() as conn:  # the project's own table, written by the test handler
         conn.execute(sql.SQL("GRANT ALL ON demo_handlerrun TO {}").format(sql.Identifier(app.name)))
@@ -130,12 +132,15 @@ def test_the_application_role_runs_every_message_operation(deployed):
         "pop": [2],
         "statements": 5,
     }
-    # Without --create-queues: no queue of its own, and never the owner's queue.
-    assert out["create_queue"].startswith("ERROR InsufficientPrivilege: ")
-    assert "permission denied for schema pgmq" in out["create_queue"]
-    assert "USAGE on schema pgmq (CREATE too" in out["create_queue"]
-    assert out["drop_owners_queue"].startswith("ERROR InsufficientPrivilege: ")
-    assert "must be owner of table q_appq" in out["drop_owners_queue"]
+    # Without --create-queues: no queue of its own, and never the owner's queue; the
+    # error names the role, the privilege and the command that grants it.
+    for refused in ("create_queue", "drop_owners_queue"):
+        assert out[refused].startswith("ERROR InsufficientPrivilege: ")
+        assert f'role "{app.name}" does not hold the pgmq privilege create_queues' in out[refused]
+        assert "pgmq_grant ROLE --create-queues" in out[refused]
+    assert out["list_queues"] == ["appq", "appq_dlq", "celeryq", "emails"]  # nothing made
+    assert out["pause_queue"].startswith("ERROR InsufficientPrivilege: ")
+    assert "permission denied for table queue_attributes" in out["write_attributes"]
 
     # The worker and the Tasks worker, as the application role.
     ok(app.manage("pgmq_send", "appq", '{"n": 9}'))
@@ -166,8 +171,13 @@ def test_with_create_queues_it_makes_and_drops_its_own_queues_only(deployed):
     ok(owner.manage("pgmq_grant", app.name, "--create-queues"))
     ok(app.manage("pgmq_create", "mine"))
     ok(app.manage("pgmq_send", "mine", '{"n": 1}'))
-    with owner.connect() as conn:  # the owner sees and serves it too
+    with owner.connect() as conn:  # the owner's, like every queue, and served by it
         assert conn.execute("SELECT count(*) FROM pgmq.q_mine").fetchone()[0] == 1
+        owners = conn.execute(
+            "SELECT DISTINCT pg_get_userbyid(c.relowner) FROM pg_class c"
+            " WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relname ~ '(^|_)mine'"
+        ).fetchall()
+        assert owners == [(owner.name,)]  # tables, sequence, indexes
     assert "dropped" in ok(app.manage("pgmq_drop", "mine")).lower()
     refused = app.manage("pgmq_drop", "appq")
     assert refused.returncode == 1
@@ -204,9 +214,11 @@ def test_underscore_helpers_are_not_executable_by_public(deployed):
         conn.execute("SELECT pgmq._require_queue('appq')")
 
 
-def test_its_index_builds_give_way_to_its_own_drops(deployed):
-    """Advisory locks, pg_locks and a libpq cancel need no privilege: the application
-    role's build of its own queue's index gives way to its own drop of that queue."""
+def test_the_owners_index_build_gives_way_to_the_application_roles_drop(deployed):
+    """The owner builds every index (it owns every table); its build of a queue's index
+    gives way to the drop of that queue by the --create-queues role that created it
+    (advisory locks, pg_locks and a libpq cancel: the drop, an owner function, waits for
+    the build's cancellation, never meets it on the table)."""
     from django_pgmq import index_builds
     from tests.integration.test_index_build_lock import (
         Run,
@@ -217,11 +229,12 @@ def test_its_index_builds_give_way_to_its_own_drops(deployed):
 
     owner, app = deployed["owner"], deployed["app"]
     ok(owner.manage("pgmq_grant", app.name, "--create-queues"))
-    with app.connect() as look, psycopg.connect(app.dsn) as dropper:
-        look.execute("SELECT pgmq.create('mine_idx')")
+    with owner.connect() as look, psycopg.connect(app.dsn) as dropper:
+        dropper.execute("SELECT pgmq.create('mine_idx')")
+        dropper.commit()
         look.execute("SELECT pgmq.set_queue_attributes('mine_idx', '{\"priorities\": true}')")
         dropper.execute("SELECT pgmq.send('mine_idx', '{}')")  # older than the build
-        build = Run(lambda: index_builds.build_pending_dsn(app.dsn))
+        build = Run(lambda: index_builds.build_pending_dsn(owner.dsn))
         build.start()
         builder = until(lambda: table_lock_holder(look, "mine_idx"), "the build's lock")
         until(lambda: waits_for_a_transaction(look, builder), "the build to wait")
