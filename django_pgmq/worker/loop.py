@@ -176,7 +176,12 @@ class ConsumerThread(threading.Thread):
         claimed_at = monotonic()
         try:
             if reader is None and settings.priority:
-                messages = worker.manager.read_by_priority(queue, vt=settings.vt, qty=wanted)
+                messages = worker.manager.read_by_priority(
+                    queue,
+                    vt=settings.vt,
+                    qty=wanted,
+                    synchronous_commit=settings.synchronous_commit,
+                )
             elif reader is None:
                 messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
             else:
