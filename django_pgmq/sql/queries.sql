@@ -726,3 +726,14 @@ SELECT * FROM pgmq._task_finish_and_start(
     %(done_finished_at)s::timestamptz, %(done_return_value)s::jsonb, %(done_errors)s::jsonb,
     %(id)s::uuid, %(now)s::timestamptz, %(worker)s::text)
 WHERE (SELECT pg_catalog.set_config('synchronous_commit', 'off', true)) IS NOT NULL;
+
+-- ==== Isolation of consumers =================================================
+-- django_pgmq/isolation.py: consumers read at READ COMMITTED whatever the project's level.
+
+-- name: default_transaction_isolation
+-- The level a session's transactions (autocommit statements included) run at by default.
+SHOW default_transaction_isolation;
+
+-- name: session_read_committed
+-- A consumer's own connection, when the server's default level is higher.
+SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
