@@ -15,7 +15,7 @@ BEGIN
             USING ERRCODE = 'PQ004';
     END IF;
     RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
-        stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
+        stored, attrs || '{"priorities": true}'::jsonb, 'r'::"char", qty, vt, NULL::timestamptz,
         NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
 END
 $function$
@@ -46,7 +46,7 @@ BEGIN
     SET status = 'RUNNING',
         started_at = coalesce(t.started_at, started),
         last_attempted_at = started,
-        worker_ids = t.worker_ids || jsonb_build_array(worker)
+        worker_ids = t.worker_ids || pg_catalog.jsonb_build_array(worker)
     WHERE t.id = next_id AND t.status = 'READY'
     RETURNING t.id, t.backend::text, t.queue_name::text, t.task_path::text,
               t.priority::integer, t.status::text, t.args, t.kwargs, t.run_after,
