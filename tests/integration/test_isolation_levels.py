@@ -148,3 +148,52 @@ def test_the_transport_s_and_the_spark_source_s_own_connections_read_committed(h
         assert spark.execute("SHOW transaction_isolation").fetchone() == ("read committed",)
     with from_django("default").connect(autocommit=False) as spark:
         assert spark.execute("SHOW transaction_isolation").fetchone() == ("read committed",)
+
+
+def test_pgmq_consume_runs_at_a_higher_project_level(higher_level, queue_name):
+    """The worker's own loop (its reads, atomic chunks, read-ahead) under that project."""
+    from django.core.management import call_command
+
+    manager = QueueManager()
+    manager.create_queue(queue_name)
+    ids = manager.send_batch(queue_name, [{"n": i} for i in range(9)])
+    table = psycopg.sql.Identifier(f"q_{queue_name}")
+    with connection.cursor() as cursor:  # each read notes the level it ran at
+        cursor.execute(
+            psycopg.sql.SQL(
+                """
+                CREATE TABLE public.isolation_seen (level text);
+                CREATE FUNCTION public.isolation_note() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO public.isolation_seen
+                    VALUES (pg_catalog.current_setting('transaction_isolation'));
+                    RETURN NEW;
+                END $$;
+                CREATE TRIGGER isolation_note BEFORE UPDATE ON pgmq.{}
+                    FOR EACH ROW EXECUTE FUNCTION public.isolation_note();
+                """
+            )
+            .format(table)
+            .as_string(None)
+        )
+    try:
+        call_command(
+            "pgmq_consume",
+            queue_name,
+            handler="tests.handlers.handle",
+            until_empty=True,
+            poll_interval=0.05,
+            batch=4,
+            verbosity=0,
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT level, count(*) FROM public.isolation_seen GROUP BY 1")
+            assert cursor.fetchall() == [("read committed", 9)]
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "DROP TABLE IF EXISTS public.isolation_seen;"
+                "DROP FUNCTION IF EXISTS public.isolation_note() CASCADE;"
+            )
+    assert sorted(HandlerRun.objects.values_list("msg_id", flat=True)) == ids
+    assert manager.archive_count(queue_name) == 9
