@@ -8,6 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.db import connections
+
 from ..manager.plumbing import (
     MAX_QTY,
     Base,
@@ -35,15 +37,35 @@ class TaskOps(Base):
             self.build_indexes_after_commit()  # type: ignore[attr-defined]
         return ready
 
-    def read_by_priority(self, queue: str, *, vt: int = 30, qty: int = 1) -> list[Message]:
-        """Claim up to ``qty`` visible messages, highest header priority first, then oldest."""
+    def read_by_priority(
+        self, queue: str, *, vt: int = 30, qty: int = 1, synchronous_commit: bool = True
+    ) -> list[Message]:
+        """Claim up to ``qty`` visible messages, highest header priority first, then oldest.
+
+        ``synchronous_commit=False`` (the Tasks backend's option): when the read is its own
+        transaction, its commit does not wait for its WAL flush (`_commit_variant`).
+        """
         validate_queue_name(queue)
         params = {
             "queue": queue,
             "vt": _check_int("vt", vt, 0),
             "qty": _check_int("qty", qty, 1, MAX_QTY),
         }
-        return self._fetch_messages("read_by_priority", params, queue)
+        query = self._commit_variant("read_by_priority", queue, synchronous_commit)
+        return self._fetch_messages(query, params, queue)
+
+    def _commit_variant(self, query: str, queue: str | None, synchronous_commit: bool) -> str:
+        """``query``, or its ``_async_commit`` twin (``SET LOCAL synchronous_commit = off``
+        for its own transaction) when the caller opted out of synchronous commit and the
+        statement is a transaction of its own (autocommit, no atomic block): never
+        turned off for a transaction the caller holds open, whose other work did not ask.
+        """
+        if synchronous_commit:
+            return query
+        connection = connections[self.alias_for(queue)]
+        if connection.autocommit and not connection.in_atomic_block:
+            return query + "_async_commit"
+        return query
 
     def task_enqueue(
         self,
@@ -73,7 +95,7 @@ class TaskOps(Base):
         return int(rows[0][0])
 
     def task_finish_and_start(
-        self, queue: str | None, params: dict[str, Any]
+        self, queue: str | None, params: dict[str, Any], *, synchronous_commit: bool = True
     ) -> list[dict[str, Any]]:
         """Store a verdict and delete its message, and/or mark the next result RUNNING.
 
@@ -82,7 +104,10 @@ class TaskOps(Base):
         ``id`` (None: nothing to start), ``now``, ``worker``; ``queue`` holds the
         finished task's message (None without a verdict). One call, one transaction
         (Django's autocommit). The started row (the results table's columns, by name), if any.
+        ``synchronous_commit=False``: that commit does not wait for its WAL flush
+        (`_commit_variant`).
         """
         if queue is not None:
             validate_queue_name(queue)
-        return self._fetch_named("task_finish_and_start", {**params, "queue": queue}, queue)
+        query = self._commit_variant("task_finish_and_start", queue, synchronous_commit)
+        return self._fetch_named(query, {**params, "queue": queue}, queue)

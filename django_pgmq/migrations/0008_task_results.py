@@ -5,10 +5,26 @@ from django.db import migrations, models
 
 from django_pgmq.migrations import _frozen
 
+# pgmq._task_priority stays while a queue's index uses it: dropping it (CASCADE) took the
+# task queues' priority indexes with it, and the forward cannot know which queues had
+# one, so a round trip left task queues without theirs. Kept, the function is what the
+# forward makes again (CREATE OR REPLACE, the same body), and the indexes hold.
 REVERSE_SQL = """
 DROP FUNCTION IF EXISTS pgmq._read_by_priority(text, integer, integer);
 DROP FUNCTION IF EXISTS pgmq._enable_task_queue(text);
-DROP FUNCTION IF EXISTS pgmq._task_priority(jsonb) CASCADE;
+DO $keep$
+BEGIN
+    IF pg_catalog.to_regprocedure('pgmq._task_priority(jsonb)') IS NOT NULL
+       AND NOT EXISTS (
+           SELECT 1 FROM pg_catalog.pg_depend d
+           WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+             AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+             AND d.refobjid = 'pgmq._task_priority(jsonb)'::pg_catalog.regprocedure)
+    THEN
+        DROP FUNCTION pgmq._task_priority(jsonb);
+    END IF;
+END
+$keep$;
 """
 
 

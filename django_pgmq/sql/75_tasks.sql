@@ -52,9 +52,10 @@ $fn$;
 -- task queue hands out nothing and a message read past max_receive_count goes to the
 -- dead-letter queue, as pgmq.read does. The queue itself need not have the attribute
 -- (which would refuse other senders' non-integer "priority" headers). The scan walks
--- the priority index and skips rows that are invisible or locked. The commit of a read
--- need not wait for its WAL flush: only a crash of the server can undo it, and then its
--- messages are visible again as if their vt had run out (tasks run at least once).
+-- the priority index and skips rows that are invisible or locked. Its commit is as
+-- durable as the caller's setting makes it: the Tasks backend's OPTIONS
+-- "synchronous_commit": False turns it off for the read's transaction only (the
+-- statement read_by_priority_async_commit in sql/queries.sql), never this function.
 CREATE OR REPLACE FUNCTION pgmq._read_by_priority(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
@@ -68,9 +69,8 @@ BEGIN
             coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    PERFORM set_config('synchronous_commit', 'off', true);
     RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
-        stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
+        stored, attrs || '{"priorities": true}'::jsonb, 'r'::"char", qty, vt, NULL::timestamptz,
         NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
 END
 $fn$;
@@ -111,9 +111,9 @@ $fn$;
 -- gone, so a retry sees it), then mark the next task's result RUNNING for a new attempt
 -- by worker (next_id) and return it; no row when it was not READY (running before,
 -- finished or gone: the caller takes the slower path). Either part may be NULL. The
--- commit need not wait for its WAL flush: only a crash of the server can undo it, and
--- then all of it and every commit after it, so a task runs again (at least once, as
--- documented), never is lost.
+-- commit is durable unless the caller turned synchronous_commit off for its own
+-- transaction (the Tasks backend's OPTIONS "synchronous_commit": False, through the
+-- statement task_finish_and_start_async_commit): a verdict a client has read stays.
 CREATE OR REPLACE FUNCTION pgmq._task_finish_and_start(
     task_queue text, done_id uuid, done_msg_id bigint, done_status text,
     done_finished_at timestamptz, done_return_value jsonb, done_errors jsonb,
@@ -129,7 +129,6 @@ LANGUAGE plpgsql
 AS $fn$
 #variable_conflict use_variable
 BEGIN
-    PERFORM set_config('synchronous_commit', 'off', true);
     IF done_id IS NOT NULL THEN
         UPDATE django_pgmq_taskresultrecord AS t
         SET status = done_status, finished_at = done_finished_at,
@@ -147,7 +146,7 @@ BEGIN
     SET status = 'RUNNING',
         started_at = coalesce(t.started_at, started),
         last_attempted_at = started,
-        worker_ids = t.worker_ids || jsonb_build_array(worker)
+        worker_ids = t.worker_ids || pg_catalog.jsonb_build_array(worker)
     WHERE t.id = next_id AND t.status = 'READY'
     RETURNING t.id, t.backend::text, t.queue_name::text, t.task_path::text,
               t.priority::integer, t.status::text, t.args, t.kwargs, t.run_after,

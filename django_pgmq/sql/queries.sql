@@ -698,6 +698,15 @@ SELECT pgmq._enable_task_queue(queue_name => %(queue)s);
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
 FROM pgmq._read_by_priority(queue_name => %(queue)s, vt => %(vt)s::integer, qty => %(qty)s::integer);
 
+-- name: read_by_priority_async_commit
+-- read_by_priority whose commit does not wait for its WAL flush: the Tasks backend's
+-- OPTIONS "synchronous_commit": False, run only in autocommit (the statement is its own
+-- transaction). set_config(..., true) is SET LOCAL: this transaction only. The
+-- uncorrelated sub-select is a one-time filter, run before the read, whatever it returns.
+SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
+FROM pgmq._read_by_priority(queue_name => %(queue)s, vt => %(vt)s::integer, qty => %(qty)s::integer)
+WHERE (SELECT pg_catalog.set_config('synchronous_commit', 'off', true)) IS NOT NULL;
+
 -- name: task_enqueue
 -- enqueue: the task's message and its result row in one call, on the caller's connection
 -- (so in the caller's transaction). Returns the msg_id.
@@ -713,3 +722,23 @@ SELECT * FROM pgmq._task_finish_and_start(
     %(queue)s, %(done_id)s::uuid, %(done_msg_id)s::bigint, %(done_status)s::text,
     %(done_finished_at)s::timestamptz, %(done_return_value)s::jsonb, %(done_errors)s::jsonb,
     %(id)s::uuid, %(now)s::timestamptz, %(worker)s::text);
+
+-- name: task_finish_and_start_async_commit
+-- task_finish_and_start whose commit does not wait for its WAL flush (OPTIONS
+-- "synchronous_commit": False; autocommit only): SET LOCAL as read_by_priority_async_commit.
+SELECT * FROM pgmq._task_finish_and_start(
+    %(queue)s, %(done_id)s::uuid, %(done_msg_id)s::bigint, %(done_status)s::text,
+    %(done_finished_at)s::timestamptz, %(done_return_value)s::jsonb, %(done_errors)s::jsonb,
+    %(id)s::uuid, %(now)s::timestamptz, %(worker)s::text)
+WHERE (SELECT pg_catalog.set_config('synchronous_commit', 'off', true)) IS NOT NULL;
+
+-- ==== Isolation of consumers =================================================
+-- django_pgmq/isolation.py: consumers read at READ COMMITTED whatever the project's level.
+
+-- name: default_transaction_isolation
+-- The level a session's transactions (autocommit statements included) run at by default.
+SHOW default_transaction_isolation;
+
+-- name: session_read_committed
+-- A consumer's own connection, when the server's default level is higher.
+SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;

@@ -44,6 +44,10 @@ DEFAULTS: dict[str, Any] = {
     "retries": 0,
     "retry_delay": 1.0,
     "retention_days": 7.0,
+    # False: the worker's own commits (a task's read, its RUNNING mark, its verdict) do
+    # not wait for their WAL flush; a server crash can undo the last of them (see
+    # docs/guide/tasks.md). True (the default): every commit is durable.
+    "synchronous_commit": True,
 }
 
 # (database alias, queue) pairs known to be task queues, per process.
@@ -69,6 +73,7 @@ class PgmqBackend(BaseTaskBackend):
         self.retries = options["retries"]
         self.retry_delay = options["retry_delay"]
         self.retention_days = options["retention_days"]
+        self.synchronous_commit = options["synchronous_commit"]
         self.unknown_options = sorted(set(options) - set(DEFAULTS))
         problems = self._option_problems()
         if problems:
@@ -168,7 +173,7 @@ class PgmqBackend(BaseTaskBackend):
             )
 
     def _option_problems(self) -> list[str]:
-        """What is wrong with the numeric OPTIONS, one line each."""
+        """What is wrong with the OPTIONS' values, one line each."""
         problems = []
         retries = self.retries
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
@@ -177,6 +182,12 @@ class PgmqBackend(BaseTaskBackend):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 problems.append(f"OPTIONS {name} must be a number above 0, got {value!r}")
+        if not isinstance(self.synchronous_commit, bool):
+            problems.append(
+                "OPTIONS synchronous_commit must be True (durable commits, the default) or "
+                f"False (asynchronous commit of the worker's own transactions), "
+                f"got {self.synchronous_commit!r}"
+            )
         return problems
 
     # -- queues -----------------------------------------------------------------

@@ -108,20 +108,23 @@ def refresh_result(result: TaskResult, record: TaskResultRecord) -> None:
         object.__setattr__(result, name, value)
 
 
-def start_attempt(using: str, result_id: str, worker_id: str) -> TaskResultRecord | None:
+def start_attempt(
+    using: str, result_id: str, worker_id: str, *, synchronous_commit: bool = True
+) -> TaskResultRecord | None:
     """Mark a result RUNNING for a new attempt by ``worker_id``; None if it is not to run.
 
     A READY row (the usual case) takes one statement. Not to run: no such row, or
     already finished (a message that came back after its verdict was written). A
     row still RUNNING lost its previous attempt's worker: that attempt is recorded
     as failed (`WorkerLost`), and when it was the last one allowed the result is
-    FAILED instead of run again.
+    FAILED instead of run again. ``synchronous_commit=False`` (the backend's option):
+    the one-statement case commits without waiting for its WAL flush.
     """
     try:
         key = uuid.UUID(result_id)
     except ValueError:
         return None
-    started = _finish_and_start(using, None, None, None, key, worker_id)
+    started = _finish_and_start(using, None, None, None, key, worker_id, synchronous_commit)
     if started is not None:
         return started
     return _start_otherwise(using, key, worker_id)
@@ -180,6 +183,8 @@ def finish_and_start(
     return_value: str | None,
     result_id: str,
     worker_id: str,
+    *,
+    synchronous_commit: bool = True,
 ) -> TaskResultRecord | None:
     """Store ``done``'s verdict (`decide`), delete its message and start ``result_id``.
 
@@ -188,9 +193,11 @@ def finish_and_start(
     try:
         key = uuid.UUID(result_id)
     except ValueError:
-        write_verdict(using, done, message, return_value)
+        write_verdict(using, done, message, return_value, synchronous_commit=synchronous_commit)
         return None
-    started = _finish_and_start(using, done, message, return_value, key, worker_id)
+    started = _finish_and_start(
+        using, done, message, return_value, key, worker_id, synchronous_commit
+    )
     if started is not None:
         return started
     return _start_otherwise(using, key, worker_id)
@@ -213,9 +220,11 @@ def _finish_and_start(
     return_value: str | None,
     next_id: uuid.UUID | None,
     worker_id: str,
+    synchronous_commit: bool = True,
 ) -> TaskResultRecord | None:
     """One call of pgmq._task_finish_and_start: ``done``'s verdict stored and its message
-    deleted (if given), ``next_id`` marked RUNNING (if given and READY) and returned."""
+    deleted (if given), ``next_id`` marked RUNNING (if given and READY) and returned.
+    Its commit waits for its WAL flush unless ``synchronous_commit`` is False."""
     params: dict[str, Any] = {
         "done_id": None,
         "done_msg_id": None,
@@ -238,7 +247,9 @@ def _finish_and_start(
             done_errors=json.dumps(done.errors),
         )
         queue = message[0]
-    rows = InternalManager(using).task_finish_and_start(queue, params)
+    rows = InternalManager(using).task_finish_and_start(
+        queue, params, synchronous_commit=synchronous_commit
+    )
     return _record(using, rows[0]) if rows else None
 
 
@@ -293,10 +304,15 @@ def decide(record: TaskResultRecord, status: str, return_value: str | None = Non
 
 
 def write_verdict(
-    using: str, record: TaskResultRecord, message: tuple[str, int], return_value: str | None
+    using: str,
+    record: TaskResultRecord,
+    message: tuple[str, int],
+    return_value: str | None,
+    *,
+    synchronous_commit: bool = True,
 ) -> None:
     """Store the verdict `decide` set and delete the task's message, in one statement."""
-    _finish_and_start(using, record, message, return_value, None, "")
+    _finish_and_start(using, record, message, return_value, None, "", synchronous_commit)
 
 
 def record_failed_attempt(using: str, record: TaskResultRecord, exc: BaseException) -> bool:

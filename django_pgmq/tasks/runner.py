@@ -116,10 +116,19 @@ class TaskRunner:
     def _start(self, result_id: str) -> TaskResultRecord | None:
         """Mark the result RUNNING, in one transaction with the verdict owed, if any."""
         owed = self._take_owed()
+        durable = self.backend.synchronous_commit
         if owed is None:
-            return results.start_attempt(self.using, result_id, self.worker_id)
+            return results.start_attempt(
+                self.using, result_id, self.worker_id, synchronous_commit=durable
+            )
         record = results.finish_and_start(
-            self.using, owed.record, owed.where, owed.return_value, result_id, self.worker_id
+            self.using,
+            owed.record,
+            owed.where,
+            owed.return_value,
+            result_id,
+            self.worker_id,
+            synchronous_commit=durable,
         )
         self._announce(owed)
         return record
@@ -142,7 +151,13 @@ class TaskRunner:
         self._announce(verdict)
 
     def _store(self, verdict: _Verdict) -> None:
-        results.write_verdict(self.using, verdict.record, verdict.where, verdict.return_value)
+        results.write_verdict(
+            self.using,
+            verdict.record,
+            verdict.where,
+            verdict.return_value,
+            synchronous_commit=self.backend.synchronous_commit,
+        )
 
     def _announce(self, verdict: _Verdict) -> None:
         """Once the verdict is committed: the result brought up to date, ``task_finished``."""

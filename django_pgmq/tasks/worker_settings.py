@@ -79,5 +79,9 @@ def plan(
             batch_scope=runner.batch,
         )
         settings = resolve(queue, consumer, overrides or {}, None)
-        result.append(dataclasses.replace(settings, priority=True))
+        result.append(
+            dataclasses.replace(
+                settings, priority=True, synchronous_commit=backend.synchronous_commit
+            )
+        )
     return result

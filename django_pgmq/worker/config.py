@@ -60,6 +60,9 @@ class QueueSettings:
     on_success: str
     retry_delay: float
     priority: bool = False  # read highest header priority first (Django task queues)
+    # False: a priority read that is its own transaction commits asynchronously (the
+    # Tasks backend's OPTIONS "synchronous_commit"); True: durable, as every other read.
+    synchronous_commit: bool = True
 
     def describe(self) -> str:
         """One line for the start-up log."""
@@ -68,6 +71,7 @@ class QueueSettings:
                 ", batch handler" if self.consumer.batch_handler else "",
                 "" if self.consumer.atomic else ", not atomic",
                 ", by priority" if self.priority else "",
+                "" if self.synchronous_commit else ", asynchronous commit",
             ]
         )
         return (

@@ -21,6 +21,7 @@ import psycopg
 from .. import sqlrun
 from ..conf import connection_params
 from ..errors import PgmqError, first_line
+from ..isolation import own_session_read_committed
 from . import signals
 
 log = logging.getLogger("django_pgmq.worker")
@@ -65,7 +66,9 @@ class Listener(threading.Thread):
         delay = FIRST_BACKOFF
         while not self.stopping.is_set():
             try:
-                with psycopg.connect(**self.params) as conn:
+                # READ COMMITTED whatever the server's default (it only listens, but the
+                # rule is one for every consumer's own connection: django_pgmq/isolation.py).
+                with own_session_read_committed(psycopg.connect(**self.params)) as conn:
                     self._listen(conn)
                     delay = FIRST_BACKOFF
                     self._pump(conn)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from django.db import DatabaseError, connections
 
+from .. import isolation
 from ..errors import PgmqError
 from ..records import Message
 from . import logs, signals
@@ -175,12 +176,19 @@ class ConsumerThread(threading.Thread):
             return [], 0.0
         claimed_at = monotonic()
         try:
-            if reader is None and settings.priority:
-                messages = worker.manager.read_by_priority(queue, vt=settings.vt, qty=wanted)
-            elif reader is None:
-                messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
-            else:
+            if reader is not None:
                 messages = reader(wanted)
+            else:  # READ COMMITTED whatever the server's default level (isolation.py)
+                with isolation.read_committed(worker.manager.alias_for(queue), autocommit_too=True):
+                    if settings.priority:
+                        messages = worker.manager.read_by_priority(
+                            queue,
+                            vt=settings.vt,
+                            qty=wanted,
+                            synchronous_commit=settings.synchronous_commit,
+                        )
+                    else:
+                        messages = worker.manager.read(queue, vt=settings.vt, qty=wanted)
         except BaseException:
             worker.budget.give_back(wanted)
             raise

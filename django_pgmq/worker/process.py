@@ -28,9 +28,9 @@ from time import monotonic
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.db import connections, transaction
+from django.db import connections
 
-from .. import tracing
+from .. import isolation, tracing
 from ..internal import InternalManager
 from ..records import Message
 from . import retry
@@ -310,9 +310,10 @@ class Processor:
         return scope(messages)
 
     def _transaction(self) -> contextlib.AbstractContextManager:
-        """The transaction a chunk shares (none for non-atomic handlers)."""
+        """The transaction a chunk shares (none for non-atomic handlers): at READ COMMITTED
+        whatever the project's level, as the next batch is read in it (isolation.py)."""
         if self.consumer.atomic:
-            return transaction.atomic(using=self.manager.using)
+            return isolation.read_committed(self.manager.using)
         return contextlib.nullcontext()
 
     def _savepoint(self) -> contextlib.AbstractContextManager:

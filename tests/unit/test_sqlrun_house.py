@@ -112,6 +112,8 @@ NAMED_OTHERWISE = {
     "celery_queue_length": "pgmq.metrics' queue_visible_length, for kombu's _size",
     "celery_consumer_count": "a count; the function only filters",
     "prometheus_scrape": "the queue figures' export (dashboard/prometheus.py)",
+    "read_by_priority_async_commit": "read_by_priority with asynchronous commit (opt-in)",
+    "task_finish_and_start_async_commit": "task_finish_and_start with asynchronous commit",
 }
 
 

@@ -24,6 +24,7 @@ from psycopg.types.json import set_json_loads
 
 from django_pgmq import sqlrun
 from django_pgmq.errors import FeatureNotAvailable, InvalidArgument, PgmqError
+from django_pgmq.isolation import own_session_read_committed
 from django_pgmq.names import notify_channel
 
 # Keys of Django's connection parameters that only Django's own cursor understands.
@@ -78,7 +79,9 @@ def refused(
 def _connect(kwargs: dict[str, Any], conninfo: str) -> psycopg.Connection:
     conn = psycopg.connect(conninfo, autocommit=True, **kwargs)
     set_json_loads(kombu_loads, conn)
-    return conn
+    # Reads claim with SKIP LOCKED: READ COMMITTED whatever the server's default level
+    # (at a higher one they fail with 40001; django_pgmq/isolation.py).
+    return own_session_read_committed(conn)
 
 
 class Sessions:

@@ -17,6 +17,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from ...errors import InvalidArgument, PgmqError
+from ...isolation import own_session_read_committed
 
 SECRET_KEYS = frozenset(
     {"password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key"}
@@ -50,7 +51,7 @@ class ConnectionInfo:
     def connect(self, *, autocommit: bool = True) -> psycopg.Connection:
         """Open a psycopg connection; a failure names the server but never a secret."""
         try:
-            return psycopg.connect(
+            conn = psycopg.connect(
                 make_conninfo(**dict(self.params), **dict(self.secrets)),
                 autocommit=autocommit,
                 application_name="django-pgmq spark",
@@ -59,6 +60,9 @@ class ConnectionInfo:
             raise ConnectionFailed(
                 f"cannot connect to PostgreSQL ({self.safe}): {self.redact(str(exc))}"
             ) from None
+        # The source claims with SKIP LOCKED: READ COMMITTED whatever the server's default
+        # level (at a higher one its reads fail with 40001; django_pgmq/isolation.py).
+        return own_session_read_committed(conn)
 
     def redact(self, text: str) -> str:
         """``text`` with every secret value replaced by ``***``."""

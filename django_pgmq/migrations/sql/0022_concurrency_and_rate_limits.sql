@@ -878,3 +878,9 @@ GRANT EXECUTE ON FUNCTION pgmq.spark_claim(text,text,integer,integer,bigint,bigi
 CREATE TRIGGER queue_attributes_forget_limits AFTER DELETE ON pgmq.queue_attributes FOR EACH ROW EXECUTE FUNCTION pgmq._forget_queue_limits();
 
 -- BY HAND (done above): table pgmq.queue_limit_state and its primary key
+-- BY HAND: a queue whose attributes already carry max_in_flight or rate_limit (the
+-- reverse of this migration keeps the attributes and drops their state) gets its state
+-- row again, its in-flight messages counted, so its limits hold from this commit on.
+SELECT pgmq._sync_queue_limits(a.queue_name::text, a.attributes)
+FROM pgmq.queue_attributes a
+WHERE a.attributes ? 'max_in_flight' OR a.attributes ? 'rate_limit';
