@@ -45,6 +45,9 @@ BEGIN
     FOR i IN 1 .. coalesce(cardinality(tables), 0) LOOP
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO %I', tables[i], role);
     END LOOP;
+    -- stand-in (helper side) for helper sec's registry upkeep: the role is registered
+    INSERT INTO pgmq.app_role AS r (role_name, create_queues) VALUES (role, create_queues)
+    ON CONFLICT (role_name) DO UPDATE SET create_queues = excluded.create_queues;
 END
 $fn$;
 
@@ -69,6 +72,7 @@ BEGIN
     FOR i IN 1 .. coalesce(cardinality(tables), 0) LOOP
         EXECUTE format('REVOKE ALL ON %s FROM %I', tables[i], role);
     END LOOP;
+    DELETE FROM pgmq.app_role r WHERE r.role_name = role;  -- stand-in (helper side)
 END
 $fn$;
 

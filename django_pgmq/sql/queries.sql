@@ -206,14 +206,9 @@ SELECT pgmq.enable_notify_insert(
 -- name: rearm_notify
 -- The worker found the queue empty: the next insert notifies at once, whatever the
 -- throttle window (sql/40_notify.sql), so an idle worker is not left waiting it out.
--- Writes only when a notification was sent since the last re-arm.
-WITH rearmed AS (
-    UPDATE pgmq.notify_insert_throttle t SET last_notified_at = to_timestamp(0)
-    WHERE lower(t.queue_name) = lower(%(queue)s) AND t.throttle_interval_ms > 0
-      AND t.last_notified_at > to_timestamp(0)
-    RETURNING 1
-)
-SELECT count(*) FROM rearmed;
+-- Writes only when a notification was sent since the last re-arm (the owner's helper:
+-- the worker's role has no write right on pgmq.notify_insert_throttle).
+SELECT pgmq._notify_rearm(queue_name => %(queue)s::text);
 
 -- name: listen
 -- {channel}: a notification channel, quoted by psycopg.sql.Identifier (the listeners:
@@ -492,9 +487,7 @@ SELECT pgmq.celery_declare_queue(
     ttl_ms => %(ttl_ms)s::bigint);
 
 -- name: celery_enable_priorities
-SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => '{"priorities": true}')
-WHERE pgmq.get_queue_attributes(queue_name => %(queue)s) -> 'priorities'
-      IS DISTINCT FROM 'true'::jsonb;
+SELECT pgmq.celery_enable_priorities(queue => %(queue)s::text);
 
 -- name: celery_queue_exists
 SELECT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = %(queue)s);

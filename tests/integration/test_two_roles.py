@@ -219,7 +219,8 @@ def test_its_index_builds_give_way_to_its_own_drops(deployed):
     ok(owner.manage("pgmq_grant", app.name, "--create-queues"))
     with app.connect() as look, psycopg.connect(app.dsn) as dropper:
         look.execute("SELECT pgmq.create('mine_idx')")
-        look.execute("SELECT pgmq.set_queue_attributes('mine_idx', '{\"priorities\": true}')")
+        with owner.connect() as policy:  # attributes are the owner's (or --manage-queues)
+            policy.execute("SELECT pgmq.set_queue_attributes('mine_idx', '{\"priorities\": true}')")
         dropper.execute("SELECT pgmq.send('mine_idx', '{}')")  # older than the build
         build = Run(lambda: index_builds.build_pending_dsn(app.dsn))
         build.start()
