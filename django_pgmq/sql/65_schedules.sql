@@ -506,7 +506,6 @@ DECLARE
     first_tick timestamptz;
     last_sent timestamptz;
 BEGIN
-    PERFORM pgmq._require_privilege('manage_queues'::text);
     IF schedule_name IS NULL OR pg_catalog.length(schedule_name) NOT BETWEEN 1 AND 200 THEN
         RAISE EXCEPTION 'schedule name must be 1 to 200 characters, got %',
             coalesce(pg_catalog.quote_literal(schedule_name), 'NULL') USING ERRCODE = 'PQ004';
@@ -537,6 +536,16 @@ BEGIN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
+    -- The same schedule again (a worker's start applies the settings' schedules): nothing
+    -- to change, so no right needed; any change is policy (manage_queues).
+    IF EXISTS (SELECT 1 FROM pgmq.schedules s
+               WHERE s.schedule_name = schedule_name AND s.cron = cron
+                 AND s.queue_name::text = stored AND s.message = message
+                 AND s.headers IS NOT DISTINCT FROM headers AND s.time_zone = time_zone
+                 AND s.catch_up = catch_up AND s.enabled = enabled) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     SELECT pg_catalog.max(k.tick) INTO last_sent FROM pgmq.schedule_ticks k WHERE k.schedule_name = schedule_name;
     first_tick := pgmq._cron_next(spec, time_zone, greatest(pg_catalog.now(), last_sent));
     IF first_tick IS NULL THEN
@@ -561,9 +570,11 @@ BEGIN
 END
 $fn$;
 
--- Schedules are policy: create_schedule, drop_schedule and enable_schedule are owner
--- functions that only the owner and roles granted manage_queues may call with effect
--- (42501 otherwise); application roles have no write right on pgmq.schedules.
+-- Schedules are policy: create_schedule, drop_schedule, enable_schedule and
+-- set_schedule_origin are owner functions that only the owner and roles granted
+-- manage_queues may call with effect (42501 otherwise; a call that changes nothing
+-- passes, so a worker's start applying the settings' schedules works as any role);
+-- application roles have no write right on pgmq.schedules.
 -- Delete a schedule and its ticks; false when there was none of that name.
 CREATE FUNCTION pgmq.drop_schedule(schedule_name text)
 RETURNS boolean
@@ -606,15 +617,15 @@ AS $fn$
 DECLARE
     s pgmq.schedules;
 BEGIN
-    PERFORM pgmq._require_privilege('manage_queues'::text);
     s := pgmq._require_schedule(schedule_name);
     IF enabled IS NULL THEN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
     IF s.enabled = enabled THEN
-        RETURN;
+        RETURN;  -- no change: no right needed
     END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     UPDATE pgmq.schedules x
     SET enabled = enable_schedule.enabled,
         next_tick = CASE WHEN enable_schedule.enabled
@@ -625,6 +636,28 @@ BEGIN
             ELSE x.next_tick END,
         updated_at = pg_catalog.now()
     WHERE x.schedule_name = s.schedule_name;
+END
+$fn$;
+
+-- Who declared these schedules: 'settings' (PGMQ["SCHEDULES"], kept in step by Django)
+-- or NULL (anyone else); returns the names changed. Policy like the schedules
+-- themselves: a change takes manage_queues, a call that changes nothing passes.
+CREATE FUNCTION pgmq.set_schedule_origin(schedule_names text[], origin text)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.schedules s
+                   WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
+    RETURN QUERY
+        UPDATE pgmq.schedules s SET origin = $2
+        WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2
+        RETURNING s.schedule_name;
 END
 $fn$;
 

@@ -445,9 +445,7 @@ WHERE schedule_name = %(name)s ORDER BY tick DESC LIMIT %(limit)s;
 
 -- name: set_schedule_origin
 -- Who declared these schedules: 'settings' (PGMQ["SCHEDULES"]) or NULL (anyone else).
-UPDATE pgmq.schedules SET origin = %(origin)s
-WHERE schedule_name = ANY (%(names)s::text[]) AND origin IS DISTINCT FROM %(origin)s
-RETURNING schedule_name;
+SELECT s FROM pgmq.set_schedule_origin(%(names)s::text[], %(origin)s::text) s;
 
 -- name: settings_schedule_names
 SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY schedule_name;

@@ -186,6 +186,25 @@ def test_a_schedule_tick_as_the_app_and_its_policy_as_a_manager(app, manager_rol
         mgr.execute("SELECT pgmq.enable_schedule(%s::text, true)", [name])
     try:
         with app.connect() as conn:
+            # the same schedule again, as a worker's start applies the settings: no change
+            conn.execute(create, [name, q])
+            conn.execute("SELECT pgmq.enable_schedule(%s::text, true)", [name])
+            assert (
+                conn.execute(
+                    "SELECT * FROM pgmq.set_schedule_origin(ARRAY[%s]::text[], NULL::text)", [name]
+                ).fetchall()
+                == []
+            )
+            refused(
+                conn,
+                "SELECT * FROM pgmq.set_schedule_origin(ARRAY[%s]::text[], 'settings'::text)",
+                [name],
+            )
+            refused(
+                conn,
+                "SELECT pgmq.create_schedule(%s::text, '@every 20 seconds'::text, %s::text)",
+                [name, q],
+            )
             refused(conn, "SELECT pgmq.enable_schedule(%s::text, false)", [name])
             refused(conn, "SELECT pgmq.drop_schedule(%s::text)", [name])
             # far ahead would skip every schedule's ticks: policy

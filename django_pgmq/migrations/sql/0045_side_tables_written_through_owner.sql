@@ -1108,7 +1108,6 @@ DECLARE
     first_tick timestamptz;
     last_sent timestamptz;
 BEGIN
-    PERFORM pgmq._require_privilege('manage_queues'::text);
     IF schedule_name IS NULL OR pg_catalog.length(schedule_name) NOT BETWEEN 1 AND 200 THEN
         RAISE EXCEPTION 'schedule name must be 1 to 200 characters, got %',
             coalesce(pg_catalog.quote_literal(schedule_name), 'NULL') USING ERRCODE = 'PQ004';
@@ -1139,6 +1138,16 @@ BEGIN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
+    -- The same schedule again (a worker's start applies the settings' schedules): nothing
+    -- to change, so no right needed; any change is policy (manage_queues).
+    IF EXISTS (SELECT 1 FROM pgmq.schedules s
+               WHERE s.schedule_name = schedule_name AND s.cron = cron
+                 AND s.queue_name::text = stored AND s.message = message
+                 AND s.headers IS NOT DISTINCT FROM headers AND s.time_zone = time_zone
+                 AND s.catch_up = catch_up AND s.enabled = enabled) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     SELECT pg_catalog.max(k.tick) INTO last_sent FROM pgmq.schedule_ticks k WHERE k.schedule_name = schedule_name;
     first_tick := pgmq._cron_next(spec, time_zone, greatest(pg_catalog.now(), last_sent));
     IF first_tick IS NULL THEN
@@ -1191,15 +1200,15 @@ AS $function$
 DECLARE
     s pgmq.schedules;
 BEGIN
-    PERFORM pgmq._require_privilege('manage_queues'::text);
     s := pgmq._require_schedule(schedule_name);
     IF enabled IS NULL THEN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
     IF s.enabled = enabled THEN
-        RETURN;
+        RETURN;  -- no change: no right needed
     END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     UPDATE pgmq.schedules x
     SET enabled = enable_schedule.enabled,
         next_tick = CASE WHEN enable_schedule.enabled
@@ -1375,6 +1384,28 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.set_queue_attributes(text,jsonb) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.set_queue_attributes(text,jsonb) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.set_schedule_origin(schedule_names text[], origin text)
+ RETURNS SETOF text
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.schedules s
+                   WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
+    RETURN QUERY
+        UPDATE pgmq.schedules s SET origin = $2
+        WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2
+        RETURNING s.schedule_name;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.set_schedule_origin(text[],text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.set_schedule_origin(text[],text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.spark_ack(queue_name text, consumer text, upto_batch bigint, mode text)
  RETURNS integer

@@ -26,6 +26,7 @@ DROP FUNCTION IF EXISTS pgmq._spark_stage_finish(text,bigint,boolean);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_lock(text);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_make(text,text,name);
 DROP FUNCTION IF EXISTS pgmq.celery_enable_priorities(text);
+DROP FUNCTION IF EXISTS pgmq.set_schedule_origin(text[],text);
 CREATE OR REPLACE FUNCTION pgmq._celery_drop_if_unused(queue text)
  RETURNS boolean
  LANGUAGE plpgsql
