@@ -73,7 +73,7 @@ $fn$;
 -- Re-arm a queue's throttle (the worker found it empty: the next insert notifies at
 -- once); writes only when a notification was sent since the last re-arm. Returns how
 -- many rows changed (0 or 1). Owner helper, as above.
-CREATE FUNCTION pgmq._notify_rearm(queue_name text)
+CREATE FUNCTION pgmq._rearm_notify(queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql
 SECURITY DEFINER

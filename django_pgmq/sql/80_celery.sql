@@ -475,6 +475,26 @@ BEGIN
 END
 $fn$;
 
+-- kombu's queue_delete of a queue the transport created: drop it (owner function, any
+-- registered application role: the queue is the owner's). NULL when Celery did not
+-- create the queue: the caller drops it with pgmq.drop_queue, as its own rights allow.
+CREATE FUNCTION pgmq.celery_delete_queue(queue text)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    PERFORM pgmq.acquire_queue_lock(queue);
+    IF NOT EXISTS (SELECT 1 FROM pgmq.celery_queue c
+                   WHERE c.queue_name::text = queue AND c.created_by_celery) THEN
+        RETURN NULL;
+    END IF;
+    RETURN pgmq.drop_queue(queue);
+END
+$fn$;
+
 -- A consumer leaves; returns true when that dropped its auto-delete queue. Owner
 -- function: a caller removes only a session of its own login role, or a dead one.
 CREATE FUNCTION pgmq.celery_cancel(queue text, session integer)

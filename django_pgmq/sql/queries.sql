@@ -208,7 +208,7 @@ SELECT pgmq.enable_notify_insert(
 -- throttle window (sql/40_notify.sql), so an idle worker is not left waiting it out.
 -- Writes only when a notification was sent since the last re-arm (the owner's helper:
 -- the worker's role has no write right on pgmq.notify_insert_throttle).
-SELECT pgmq._notify_rearm(queue_name => %(queue)s::text);
+SELECT pgmq._rearm_notify(queue_name => %(queue)s::text);
 
 -- name: listen
 -- {channel}: a notification channel, quoted by psycopg.sql.Identifier (the listeners:
@@ -496,6 +496,10 @@ SELECT queue_visible_length FROM pgmq.metrics(queue_name => %(queue)s);
 -- name: celery_consumer_count
 SELECT count(*) FROM pgmq.celery_consumer k
 WHERE k.queue_name = %(queue)s AND pgmq._celery_session_alive(k.session_id);
+
+-- name: celery_delete_queue
+-- NULL: not a queue the transport created (drop_queue it, as the caller's rights allow).
+SELECT pgmq.celery_delete_queue(queue => %(queue)s::text);
 
 -- name: celery_send
 SELECT pgmq.celery_send(

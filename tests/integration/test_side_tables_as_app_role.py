@@ -165,7 +165,7 @@ def test_a_notify_enabled_send(pg_connect, app, queues):
         conn.execute("SELECT * FROM pgmq.send(%s::text, '{}'::jsonb)", [q])
         got = list(listener.notifies(timeout=5, stop_after=1))
         assert [n.channel for n in got] == [f"pgmq.q_{q}.INSERT"]
-        assert conn.execute("SELECT pgmq._notify_rearm(%s::text)", [q]).fetchone() == (1,)
+        assert conn.execute("SELECT pgmq._rearm_notify(%s::text)", [q]).fetchone() == (1,)
     assert owner.execute(
         "SELECT last_notified_at = to_timestamp(0) FROM pgmq.notify_insert_throttle "
         "WHERE queue_name = %s",
@@ -288,6 +288,12 @@ def test_celery_declare_publish_consume_cleanup(pg_connect, app):
             conn.execute("SELECT pgmq.celery_unbind('ex'::text, 'rk'::text, %s::text)", [q])
             conn.execute("SELECT pgmq.celery_delete_exchange('ex'::text)")
             assert conn.execute("SELECT pgmq.celery_cleanup()").fetchone() == (0,)
+            # kombu's queue_delete of a queue the transport made (the owner's queue now)
+            other = f"{q}_x"
+            conn.execute("SELECT pgmq.celery_declare_queue(%s::text, %s::text)", [other, other])
+            assert conn.execute(
+                "SELECT pgmq.celery_delete_queue(%s::text)", [other]
+            ).fetchone() == (True,)
             # the last consumer leaves its auto-delete queue, which Celery created: dropped
             assert conn.execute(
                 "SELECT pgmq.celery_cancel(%s::text, %s::integer)", [q, sid]
@@ -330,6 +336,10 @@ def test_a_declared_row_never_makes_the_owner_drop_the_owners_queue(pg_connect, 
         ).fetchone() == (False,)
         # priorities on a queue it did not create are the queue's policy
         refused(conn, "SELECT pgmq.celery_enable_priorities(%s::text)", [victim])
+        # and kombu's queue_delete leaves it to the caller's own rights
+        assert conn.execute("SELECT pgmq.celery_delete_queue(%s::text)", [victim]).fetchone() == (
+            None,
+        )
     owner.execute("SELECT pg_sleep(0.01)")
     assert owner.execute("SELECT pgmq.celery_cleanup()").fetchone() == (0,)
     assert owner.execute(

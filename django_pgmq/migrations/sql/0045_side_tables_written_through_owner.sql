@@ -285,27 +285,6 @@ $function$
 COMMENT ON FUNCTION pgmq._dedup_window(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._dedup_window(text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._notify_rearm(queue_name text)
- RETURNS bigint
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'pg_catalog', 'pg_temp'
-AS $function$
-DECLARE
-    n bigint;
-BEGIN
-    UPDATE pgmq.notify_insert_throttle t SET last_notified_at = pg_catalog.to_timestamp(0::double precision)
-    WHERE pg_catalog.lower(t.queue_name::text) = pg_catalog.lower($1)
-      AND t.throttle_interval_ms > 0
-      AND t.last_notified_at > pg_catalog.to_timestamp(0::double precision);
-    GET DIAGNOSTICS n = ROW_COUNT;
-    RETURN n;
-END
-$function$
-;
-COMMENT ON FUNCTION pgmq._notify_rearm(text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._notify_rearm(text) FROM PUBLIC;
-
 CREATE OR REPLACE FUNCTION pgmq._notify_throttle_pass(queue_name text)
  RETURNS boolean
  LANGUAGE plpgsql
@@ -523,6 +502,27 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_attr_sql(text,"char",text,jsonb) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_attr_sql(text,"char",text,jsonb) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._rearm_notify(queue_name text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    n bigint;
+BEGIN
+    UPDATE pgmq.notify_insert_throttle t SET last_notified_at = pg_catalog.to_timestamp(0::double precision)
+    WHERE pg_catalog.lower(t.queue_name::text) = pg_catalog.lower($1)
+      AND t.throttle_interval_ms > 0
+      AND t.last_notified_at > pg_catalog.to_timestamp(0::double precision);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._rearm_notify(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._rearm_notify(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._require_app_role()
  RETURNS void
@@ -1056,6 +1056,26 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.celery_delete_exchange(text) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.celery_delete_exchange(text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.celery_delete_queue(queue text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    PERFORM pgmq.acquire_queue_lock(queue);
+    IF NOT EXISTS (SELECT 1 FROM pgmq.celery_queue c
+                   WHERE c.queue_name::text = queue AND c.created_by_celery) THEN
+        RETURN NULL;
+    END IF;
+    RETURN pgmq.drop_queue(queue);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.celery_delete_queue(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_delete_queue(text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.celery_enable_priorities(queue text)
  RETURNS void

@@ -13,8 +13,8 @@ DROP FUNCTION IF EXISTS pgmq._dedup_claim(text,text[],bigint[]);
 DROP FUNCTION IF EXISTS pgmq._dedup_expire(text);
 DROP FUNCTION IF EXISTS pgmq._dedup_record(text,text[],bigint[]);
 DROP FUNCTION IF EXISTS pgmq._dedup_window(text);
-DROP FUNCTION IF EXISTS pgmq._notify_rearm(text);
 DROP FUNCTION IF EXISTS pgmq._notify_throttle_pass(text);
+DROP FUNCTION IF EXISTS pgmq._rearm_notify(text);
 DROP FUNCTION IF EXISTS pgmq._require_app_role();
 DROP FUNCTION IF EXISTS pgmq._require_privilege(text);
 DROP FUNCTION IF EXISTS pgmq._schedule_claim_due(timestamp with time zone);
@@ -25,6 +25,7 @@ DROP FUNCTION IF EXISTS pgmq._spark_stage_entry(text);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_finish(text,bigint,boolean);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_lock(text);
 DROP FUNCTION IF EXISTS pgmq._spark_stage_make(text,text,name);
+DROP FUNCTION IF EXISTS pgmq.celery_delete_queue(text);
 DROP FUNCTION IF EXISTS pgmq.celery_enable_priorities(text);
 DROP FUNCTION IF EXISTS pgmq.set_schedule_origin(text[],text);
 CREATE OR REPLACE FUNCTION pgmq._celery_drop_if_unused(queue text)
