@@ -650,18 +650,12 @@ WHERE queue_name = %(queue)s AND path = %(path)s AND stage <> 'done'
 ORDER BY created_at LIMIT 1;
 
 -- name: spark_export_run
-INSERT INTO pgmq.spark_export_run (run_id, queue_name, path, cutoff, max_msg_id)
-SELECT gen_random_uuid(), %(queue)s, %(path)s, now() - make_interval(secs => %(older_than)s),
-       coalesce(max(msg_id), 0)
-FROM {table}
-RETURNING run_id, cutoff, max_msg_id, exported, stage;
+SELECT r.run_id, r.cutoff, r.max_msg_id, r.exported, r.stage
+FROM pgmq._spark_export_run(%(queue)s::text, %(path)s::text, %(older_than)s::double precision) r;
 
--- name: export_set_stage
-UPDATE pgmq.spark_export_run
-SET stage = %(stage)s, exported = coalesce(%(exported)s, exported),
-    removed = coalesce(%(removed)s, removed),
-    finished_at = CASE WHEN %(stage)s = 'done' THEN now() END
-WHERE run_id = %(run_id)s;
+-- name: spark_export_set_stage
+SELECT pgmq._spark_export_set_stage(
+    %(run_id)s::uuid, %(stage)s::text, %(exported)s::bigint, %(removed)s::bigint);
 
 -- name: export_remove
 DELETE FROM {table} WHERE archived_at < %(cutoff)s AND msg_id <= %(max_msg_id)s;
@@ -669,13 +663,10 @@ DELETE FROM {table} WHERE archived_at < %(cutoff)s AND msg_id <= %(max_msg_id)s;
 -- name: stats_since
 SELECT max(minute) FROM pgmq.spark_stats WHERE queue_name = %(queue)s;
 
--- name: stats_upsert
-INSERT INTO pgmq.spark_stats AS s
-    (queue_name, minute, archived, wait_p50, wait_p95, wait_p99, retries, computed_at)
-VALUES (%(queue)s, %(minute)s, %(archived)s, %(p50)s, %(p95)s, %(p99)s, %(retries)s, now())
-ON CONFLICT (queue_name, minute) DO UPDATE
-SET archived = excluded.archived, wait_p50 = excluded.wait_p50, wait_p95 = excluded.wait_p95,
-    wait_p99 = excluded.wait_p99, retries = excluded.retries, computed_at = excluded.computed_at;
+-- name: spark_stats_upsert
+SELECT pgmq._spark_stats_upsert(
+    %(queue)s::text, %(minute)s::timestamptz, %(archived)s::bigint, %(p50)s::double precision,
+    %(p95)s::double precision, %(p99)s::double precision, %(retries)s::bigint);
 
 -- ==== The Django Tasks backend ==============================================
 -- Named statements of the Django Tasks backend (django_pgmq/internal/task_ops.py);

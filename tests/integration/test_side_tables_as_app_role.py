@@ -414,6 +414,28 @@ def test_spark_source_and_staging_bookkeeping(pg_connect, app, manager_role, que
         conn.execute("SELECT pgmq.spark_stage_drop_stale(interval '1 hour')")
         refused(conn, "SELECT pgmq.spark_stage_drop_stale(interval '1 second')")
 
+    # the pipeline jobs' bookkeeping: an export run (its cutoff from the clock, never the
+    # caller) and a minute of statistics
+    with app.connect() as conn:
+        run_id, cutoff_is_past = conn.execute(
+            "SELECT run_id, cutoff < now() FROM pgmq._spark_export_run("
+            "%s::text, '/tmp/export'::text, 3600::double precision)",
+            [q],
+        ).fetchone()
+        assert cutoff_is_past
+        conn.execute(
+            "SELECT pgmq._spark_export_set_stage(%s::uuid, 'done'::text, 0::bigint, 0::bigint)",
+            [run_id],
+        )
+        conn.execute(
+            "SELECT pgmq._spark_stats_upsert(%s::text, date_trunc('minute', now()), 1::bigint, "
+            "0.5::double precision, 0.9::double precision, 1::double precision, 0::bigint)",
+            [q],
+        )
+        refused(conn, "UPDATE pgmq.spark_export_run SET cutoff = now() + interval '1 year'")
+    owner.execute("DELETE FROM pgmq.spark_export_run WHERE queue_name = %s", [q])
+    owner.execute("DELETE FROM pgmq.spark_stats WHERE queue_name = %s", [q])
+
     # another application role may neither write nor commit this role's stage
     with app.connect() as conn:
         [mine] = conn.execute("SELECT pgmq.spark_stage_create(%s::text)", [q]).fetchone()

@@ -749,6 +749,54 @@ $function$
 COMMENT ON FUNCTION pgmq._spark_batch_record(text,text,bigint,bigint[],timestamp with time zone) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._spark_batch_record(text,text,bigint,bigint[],timestamp with time zone) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._spark_export_run(queue_name text, path text, older_than double precision)
+ RETURNS TABLE(run_id uuid, cutoff timestamp with time zone, max_msg_id bigint, exported bigint, stage text)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    stored text;
+    top bigint;
+BEGIN
+    PERFORM pgmq._require_app_role();
+    stored := pgmq._require_queue(queue_name);
+    IF path IS NULL OR older_than IS NULL OR older_than < 0 THEN
+        RAISE EXCEPTION 'queue "%": an export needs a path and older_than of 0 or more', stored
+            USING ERRCODE = 'PQ004';
+    END IF;
+    EXECUTE pg_catalog.format('SELECT coalesce(pg_catalog.max(a.msg_id), 0) FROM pgmq.%I a',
+                              pgmq.format_table_name(stored, 'a'::text)) INTO top;
+    RETURN QUERY
+        INSERT INTO pgmq.spark_export_run AS r (run_id, queue_name, path, cutoff, max_msg_id)
+        VALUES (pg_catalog.gen_random_uuid(), $1, $2,
+                pg_catalog.now() - pg_catalog.make_interval(secs => $3), top)
+        RETURNING r.run_id, r.cutoff, r.max_msg_id, r.exported, r.stage;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_export_run(text,text,double precision) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_export_run(text,text,double precision) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_export_set_stage(run_id uuid, stage text, exported bigint, removed bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    UPDATE pgmq.spark_export_run r
+    SET stage = $2, exported = coalesce($3, r.exported), removed = coalesce($4, r.removed),
+        finished_at = CASE WHEN $2 = 'done' THEN pg_catalog.now() END
+    WHERE r.run_id = $1;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_export_set_stage(uuid,text,bigint,bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_export_set_stage(uuid,text,bigint,bigint) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._spark_stage_entry(stage text)
  RETURNS pgmq.spark_stage
  LANGUAGE plpgsql
@@ -880,6 +928,26 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._spark_stage_make(text,text,name) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._spark_stage_make(text,text,name) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_stats_upsert(queue_name text, minute timestamp with time zone, archived bigint, p50 double precision, p95 double precision, p99 double precision, retries bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();  -- no queue check: statistics outlive a dropped queue
+    INSERT INTO pgmq.spark_stats AS s
+        (queue_name, minute, archived, wait_p50, wait_p95, wait_p99, retries, computed_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, pg_catalog.now())
+    ON CONFLICT ON CONSTRAINT spark_stats_pkey DO UPDATE
+    SET archived = excluded.archived, wait_p50 = excluded.wait_p50, wait_p95 = excluded.wait_p95,
+        wait_p99 = excluded.wait_p99, retries = excluded.retries, computed_at = excluded.computed_at;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_stats_upsert(text,timestamp with time zone,bigint,double precision,double precision,double precision,bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_stats_upsert(text,timestamp with time zone,bigint,double precision,double precision,double precision,bigint) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.bind_topic(pattern text, queue_name text)
  RETURNS void
