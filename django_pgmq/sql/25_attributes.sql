@@ -219,64 +219,203 @@ $fn$;
 
 -- Merge attributes into the queue's set (a key given as JSON null is removed) and return
 -- the whole set. All or nothing: a bad key or value changes nothing.
+-- Policy: only the owner and roles granted manage_queues may change it (42501 otherwise;
+-- a call that changes nothing, as a worker's start makes, passes for any role).
+-- An owner function (SECURITY DEFINER): application roles have no write right on
+-- pgmq.queue_attributes, pgmq.queue_limit_state or pgmq.queue_deduplication; it writes no
+-- queue table, so the pinned search_path never reaches a user's trigger.
 CREATE FUNCTION pgmq.set_queue_attributes(queue_name text, attributes jsonb)
+RETURNS jsonb
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT pgmq._apply_queue_attributes($1::text, $2::jsonb, 'manage_queues'::text);
+$fn$;
+
+-- The body of set_queue_attributes; a change needs the right `privilege` of the session
+-- (NULL: the calling owner function checked what it allows, e.g. the Celery transport's
+-- priorities on a queue it created). Not SECURITY DEFINER: called directly by an
+-- application role it runs as that role, which may not write these tables.
+CREATE FUNCTION pgmq._apply_queue_attributes(queue_name text, attributes jsonb, privilege text)
 RETURNS jsonb
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    stored text := pgmq._require_queue(queue_name);
+    stored text;
     old jsonb;
     merged jsonb;
     k text;
-    qtable text;
 BEGIN
-    IF attributes IS NULL OR jsonb_typeof(attributes) <> 'object' THEN
+    stored := pgmq._require_queue(queue_name::text);
+    IF attributes IS NULL OR pg_catalog.jsonb_typeof(attributes) <> 'object' THEN
         RAISE EXCEPTION 'queue "%": attributes must be a JSON object, got %', stored,
             coalesce(attributes::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    FOR k IN SELECT jsonb_object_keys(attributes) LOOP
+    FOR k IN SELECT pg_catalog.jsonb_object_keys(attributes) LOOP
         IF NOT EXISTS (SELECT 1 FROM pgmq._queue_attribute_rules() r WHERE r.key = k) THEN
             PERFORM pgmq._bad_queue_attribute(stored, k, attributes -> k);
         END IF;
     END LOOP;
     PERFORM pgmq.acquire_queue_lock(stored);
     old := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
-    merged := jsonb_strip_nulls(old || attributes);
+    merged := pg_catalog.jsonb_strip_nulls(old || attributes);
     PERFORM pgmq._check_queue_attributes(stored, merged);
     IF merged = old THEN
         RETURN merged;
     END IF;
+    IF privilege IS NOT NULL THEN
+        PERFORM pgmq._require_privilege(privilege);
+    END IF;
 
     IF merged ? 'dead_letter_queue'
        AND NOT EXISTS (SELECT 1 FROM pgmq.meta m
-                       WHERE lower(m.queue_name) = lower(merged ->> 'dead_letter_queue')) THEN
+                       WHERE pg_catalog.lower(m.queue_name::text)
+                             = pg_catalog.lower(merged ->> 'dead_letter_queue')) THEN
         PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
     END IF;
-    qtable := pgmq.format_table_name(stored, 'q');
     IF (merged -> 'priorities') = 'true'::jsonb THEN
         -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id,
         -- built CONCURRENTLY after the commit (sql/22_index_builds.sql).
-        PERFORM pgmq._want_queue_index(stored, 'priority');
+        PERFORM pgmq._want_queue_index(stored, 'priority'::text);
     END IF;
     IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
-        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(stored);
+        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = pg_catalog.lower(stored);
     END IF;
 
     IF (old -> 'max_in_flight', old -> 'rate_limit')
        IS DISTINCT FROM (merged -> 'max_in_flight', merged -> 'rate_limit') THEN
+        -- as the owner: pgmq.queue_limit_state is the owner's (sql/26_limits.sql)
         PERFORM pgmq._sync_queue_limits(stored, merged);
     END IF;
 
     IF merged = '{}'::jsonb THEN
-        DELETE FROM pgmq.queue_attributes a WHERE a.queue_name = stored;
+        DELETE FROM pgmq.queue_attributes a WHERE a.queue_name::text = stored;
     ELSE
         INSERT INTO pgmq.queue_attributes AS a (queue_name, attributes)
         VALUES (stored, merged)
         ON CONFLICT ON CONSTRAINT queue_attributes_pkey
-        DO UPDATE SET attributes = excluded.attributes, updated_at = now();
+        DO UPDATE SET attributes = excluded.attributes, updated_at = pg_catalog.now();
     END IF;
     RETURN merged;
+END
+$fn$;
+
+-- Deduplication side state ------------------------------------------------------------
+
+-- The deduplication window of a queue (by its lower-cased name), in seconds, when it
+-- has one above 0; PQ004 otherwise. The owner helpers below take the window from the
+-- queue's own attributes, never from their caller.
+CREATE FUNCTION pgmq._dedup_window(queue_key text)
+RETURNS integer
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    secs integer;
+BEGIN
+    SELECT (a.attributes ->> 'deduplication_window')::integer INTO secs
+    FROM pgmq.queue_attributes a
+    WHERE pg_catalog.lower(a.queue_name::text) = queue_key;
+    IF coalesce(secs, 0) <= 0 OR queue_key IS DISTINCT FROM pg_catalog.lower(queue_key) THEN
+        RAISE EXCEPTION 'queue "%" has no deduplication window', coalesce(queue_key, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN secs;
+END
+$fn$;
+
+-- Record the deduplication ids of messages just sent (the fast send: plain inserts, so
+-- an id already recorded raises unique_violation and the caller's subtransaction rolls
+-- back its messages too). Owner helper: the only write an application role's send makes
+-- outside the queue's table; the queue must have a window, and a row only says which
+-- message first took an id, so a caller can at worst hold back its own later sends of
+-- that id, which it could anyway. Returns how many ids were recorded.
+CREATE FUNCTION pgmq._dedup_record(queue_key text, dedup_ids text[], msg_ids bigint[])
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    n integer;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(dedup_ids), 0) = 0 THEN
+        RETURN 0;
+    END IF;
+    PERFORM pgmq._dedup_window(queue_key);
+    IF pg_catalog.cardinality(dedup_ids) <> coalesce(pg_catalog.cardinality(msg_ids), -1) THEN
+        RAISE EXCEPTION 'dedup_ids and msg_ids differ in length' USING ERRCODE = 'PQ004';
+    END IF;
+    INSERT INTO pgmq.queue_deduplication (queue_name, deduplication_id, msg_id, sent_at)
+    SELECT queue_key, u.dedup, u.id, pg_catalog.clock_timestamp()
+    FROM unnest(dedup_ids, msg_ids) AS u(dedup, id)  -- multi-argument unnest is syntax, not a function
+    WHERE u.dedup IS NOT NULL
+    ORDER BY u.dedup;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$fn$;
+
+-- Claim deduplication ids for new messages: an id sent within the queue's window keeps
+-- its first message (returned), any other takes the new msg_id. In dedup order, so two
+-- senders never wait on each other's ids crosswise. Owner helper, as _dedup_record.
+CREATE FUNCTION pgmq._dedup_claim(queue_key text, dedup_ids text[], msg_ids bigint[])
+RETURNS TABLE(deduplication_id text, msg_id bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    win interval;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(dedup_ids), 0) = 0 THEN
+        RETURN;
+    END IF;
+    win := pg_catalog.make_interval(secs => pgmq._dedup_window(queue_key)::double precision);
+    IF pg_catalog.cardinality(dedup_ids) <> coalesce(pg_catalog.cardinality(msg_ids), -1) THEN
+        RAISE EXCEPTION 'dedup_ids and msg_ids differ in length' USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN QUERY
+        INSERT INTO pgmq.queue_deduplication AS d (queue_name, deduplication_id, msg_id, sent_at)
+        SELECT queue_key, u.dedup, u.id, pg_catalog.clock_timestamp()
+        FROM unnest(dedup_ids, msg_ids) AS u(dedup, id)  -- multi-argument unnest is syntax, not a function
+        WHERE u.dedup IS NOT NULL AND u.id IS NOT NULL
+        ORDER BY u.dedup
+        ON CONFLICT (queue_name, deduplication_id) DO UPDATE
+        SET msg_id = CASE WHEN d.sent_at > pg_catalog.clock_timestamp() - win
+                          THEN d.msg_id ELSE excluded.msg_id END,
+            sent_at = CASE WHEN d.sent_at > pg_catalog.clock_timestamp() - win
+                           THEN d.sent_at ELSE excluded.sent_at END
+        RETURNING d.deduplication_id, d.msg_id;
+END
+$fn$;
+
+-- Forget a queue's deduplication ids past its window (retention, run by any role that
+-- runs maintenance). Owner helper: it deletes only what the queue's own window lets go.
+CREATE FUNCTION pgmq._dedup_expire(queue_name text)
+RETURNS bigint
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    key text := pg_catalog.lower(queue_name);
+    secs integer := (SELECT (a.attributes ->> 'deduplication_window')::integer
+                     FROM pgmq.queue_attributes a
+                     WHERE pg_catalog.lower(a.queue_name::text) = key);
+    n bigint;
+BEGIN
+    IF coalesce(secs, 0) <= 0 THEN
+        RETURN 0;
+    END IF;
+    DELETE FROM pgmq.queue_deduplication d
+    WHERE d.queue_name = key
+      AND d.sent_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => secs::double precision);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
 END
 $fn$;
 
@@ -501,12 +640,13 @@ BEGIN
             WHERE %5$s
             RETURNING q.msg_id, q.headers ->> 'deduplication_id' AS dedup
         ), claimed AS (
-            INSERT INTO pgmq.queue_deduplication (queue_name, deduplication_id, msg_id, sent_at)
-            SELECT %4$L, m.dedup, m.msg_id, clock_timestamp() FROM m
-            WHERE m.dedup IS NOT NULL
-            ORDER BY m.dedup
+            -- the owner's helper records the ids (pgmq._dedup_record)
+            SELECT pgmq._dedup_record(%4$L::text,
+                                      pg_catalog.array_agg(m.dedup ORDER BY m.dedup),
+                                      pg_catalog.array_agg(m.msg_id ORDER BY m.dedup)) AS n
+            FROM m WHERE m.dedup IS NOT NULL
         )
-        SELECT array_agg(m.msg_id ORDER BY m.msg_id) FROM m
+        SELECT (SELECT pg_catalog.array_agg(m.msg_id ORDER BY m.msg_id) FROM m) FROM claimed
                 $sql$, qtable, vt, msg, lower(queue_name), gate);
         END IF;
         -- Deduplication: a message takes a new msg_id only when it may be enqueued: it
@@ -536,17 +676,13 @@ BEGIN
                   FROM input x) i
             ORDER BY i.ord
         ),
-        claimed AS (
-            INSERT INTO pgmq.queue_deduplication AS d (queue_name, deduplication_id, msg_id, sent_at)
-            SELECT %5$L, n.dedup, n.new_id, clock_timestamp()
-            FROM numbered n WHERE n.dedup IS NOT NULL AND n.new_id IS NOT NULL
-            ORDER BY n.dedup
-            ON CONFLICT (queue_name, deduplication_id) DO UPDATE
-            SET msg_id = CASE WHEN d.sent_at > clock_timestamp() - interval %6$L
-                              THEN d.msg_id ELSE excluded.msg_id END,
-                sent_at = CASE WHEN d.sent_at > clock_timestamp() - interval %6$L
-                               THEN d.sent_at ELSE excluded.sent_at END
-            RETURNING d.deduplication_id, d.msg_id
+        claimed AS MATERIALIZED (
+            -- the owner's helper claims the ids (pgmq._dedup_claim)
+            SELECT c.deduplication_id, c.msg_id
+            FROM (SELECT pg_catalog.array_agg(n.dedup ORDER BY n.dedup) AS dedups,
+                         pg_catalog.array_agg(n.new_id ORDER BY n.dedup) AS ids
+                  FROM numbered n WHERE n.dedup IS NOT NULL AND n.new_id IS NOT NULL) x,
+                 pgmq._dedup_claim(%5$L::text, x.dedups, x.ids) c
         ),
         inserted AS (
             INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
@@ -849,10 +985,7 @@ BEGIN
         GET DIAGNOSTICS archive_deleted = ROW_COUNT;
     END IF;
     IF coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
-        DELETE FROM pgmq.queue_deduplication d
-        WHERE d.queue_name = lower(stored)
-          AND d.sent_at < clock_timestamp()
-                          - make_interval(secs => (attrs ->> 'deduplication_window')::integer);
+        PERFORM pgmq._dedup_expire(stored);  -- the owner's helper
     END IF;
     RETURN NEXT;
 END

@@ -50,6 +50,47 @@ BEGIN
 END
 $fn$;
 
+-- Whether a throttled queue's window has passed, taking it when so (the row's
+-- last_notified_at becomes now). Owner helper of the notify trigger: application roles
+-- have no write right on pgmq.notify_insert_throttle. It can only move the window of a
+-- queue whose notifications are on, which a send to that queue does anyway.
+CREATE FUNCTION pgmq._notify_throttle_pass(queue_name text)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    UPDATE pgmq.notify_insert_throttle t
+    SET last_notified_at = pg_catalog.clock_timestamp()
+    WHERE t.queue_name::text = $1
+      AND pg_catalog.clock_timestamp() - t.last_notified_at
+          >= t.throttle_interval_ms * interval '1 millisecond';
+    RETURN FOUND;
+END
+$fn$;
+
+-- Re-arm a queue's throttle (the worker found it empty: the next insert notifies at
+-- once); writes only when a notification was sent since the last re-arm. Returns how
+-- many rows changed (0 or 1). Owner helper, as above.
+CREATE FUNCTION pgmq._rearm_notify(queue_name text)
+RETURNS bigint
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    n bigint;
+BEGIN
+    UPDATE pgmq.notify_insert_throttle t SET last_notified_at = pg_catalog.to_timestamp(0::double precision)
+    WHERE pg_catalog.lower(t.queue_name::text) = pg_catalog.lower($1)
+      AND t.throttle_interval_ms > 0
+      AND t.last_notified_at > pg_catalog.to_timestamp(0::double precision);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$fn$;
+
 -- The trigger body. TG_ARGV[0] is the queue name as stored, so the channel keeps
 -- its case; without an argument the name comes from the table (pgmq's way).
 CREATE FUNCTION pgmq.notify_queue_listeners()
@@ -78,12 +119,9 @@ BEGIN
         IF clock_timestamp() - last_at < throttle * interval '1 millisecond' THEN
             RETURN NULL;
         END IF;
-        -- Re-checked under the row lock: of two commits racing past the window, one notifies.
-        UPDATE pgmq.notify_insert_throttle t
-        SET last_notified_at = clock_timestamp()
-        WHERE t.queue_name = queue
-          AND clock_timestamp() - t.last_notified_at >= t.throttle_interval_ms * interval '1 millisecond';
-        IF NOT FOUND THEN
+        -- Re-checked under the row lock: of two commits racing past the window, one
+        -- notifies. The owner's helper writes the row (the inserting role may not).
+        IF NOT pgmq._notify_throttle_pass(queue) THEN
             RETURN NULL;
         END IF;
     END IF;

@@ -113,15 +113,21 @@ END
 $fn$;
 
 -- Bind a pattern to a queue; binding twice is a no-op.
+-- Bindings are policy (they steer every send_topic): only the owner and roles granted
+-- manage_queues change them, through these owner functions (42501 otherwise);
+-- application roles have no write right on pgmq.topic_bindings.
 CREATE FUNCTION pgmq.bind_topic(pattern text, queue_name text)
 RETURNS void
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     PERFORM pgmq.validate_topic_pattern(pattern);
     PERFORM pgmq._check_topic_queue_arg(queue_name);
     INSERT INTO pgmq.topic_bindings (pattern, queue_name)
-    VALUES (pattern, pgmq._existing_queue(queue_name, 'the queue'))
+    VALUES (pattern, pgmq._existing_queue(queue_name, 'the queue'::text))
     ON CONFLICT ON CONSTRAINT topic_bindings_unique_pattern_queue DO NOTHING;
 END
 $fn$;
@@ -130,14 +136,17 @@ $fn$;
 CREATE FUNCTION pgmq.unbind_topic(pattern text, queue_name text)
 RETURNS boolean
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     IF pattern IS NULL OR pattern = '' THEN
         RAISE EXCEPTION 'pattern cannot be NULL or empty' USING ERRCODE = 'PQ004';
     END IF;
     PERFORM pgmq._check_topic_queue_arg(queue_name);
     DELETE FROM pgmq.topic_bindings b
-    WHERE b.pattern = $1 AND lower(b.queue_name) = lower($2);
+    WHERE b.pattern = $1 AND pg_catalog.lower(b.queue_name) = pg_catalog.lower($2);
     RETURN FOUND;
 END
 $fn$;

@@ -496,6 +496,8 @@ CREATE FUNCTION pgmq.create_schedule(
     enabled boolean DEFAULT true)
 RETURNS void
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_variable
 DECLARE
@@ -504,17 +506,17 @@ DECLARE
     first_tick timestamptz;
     last_sent timestamptz;
 BEGIN
-    IF schedule_name IS NULL OR length(schedule_name) NOT BETWEEN 1 AND 200 THEN
+    IF schedule_name IS NULL OR pg_catalog.length(schedule_name) NOT BETWEEN 1 AND 200 THEN
         RAISE EXCEPTION 'schedule name must be 1 to 200 characters, got %',
-            coalesce(quote_literal(schedule_name), 'NULL') USING ERRCODE = 'PQ004';
+            coalesce(pg_catalog.quote_literal(schedule_name), 'NULL') USING ERRCODE = 'PQ004';
     END IF;
     BEGIN
-        spec := pgmq._cron_parse(cron);
+        spec := pgmq._cron_parse(cron::text);
     EXCEPTION WHEN SQLSTATE 'PQ004' THEN
         RAISE EXCEPTION 'schedule "%": %', schedule_name, SQLERRM USING ERRCODE = 'PQ004';
     END;
     PERFORM pgmq._check_time_zone(time_zone);
-    SELECT m.queue_name INTO stored FROM pgmq.meta m WHERE lower(m.queue_name) = lower(queue_name);
+    SELECT m.queue_name INTO stored FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower(queue_name);
     IF stored IS NULL THEN
         RAISE EXCEPTION 'schedule "%": queue "%" does not exist', schedule_name, queue_name
             USING ERRCODE = 'PQ002', HINT = 'Create it first with pgmq.create().';
@@ -522,9 +524,9 @@ BEGIN
     IF message IS NULL THEN
         RAISE EXCEPTION 'schedule "%": message must not be NULL', schedule_name USING ERRCODE = 'PQ004';
     END IF;
-    IF headers IS NOT NULL AND jsonb_typeof(headers) <> 'object' THEN
+    IF headers IS NOT NULL AND pg_catalog.jsonb_typeof(headers) <> 'object' THEN
         RAISE EXCEPTION 'schedule "%": headers must be a JSON object or NULL, got %',
-            schedule_name, jsonb_typeof(headers) USING ERRCODE = 'PQ004';
+            schedule_name, pg_catalog.jsonb_typeof(headers) USING ERRCODE = 'PQ004';
     END IF;
     IF catch_up IS NULL OR catch_up < interval '0' THEN
         RAISE EXCEPTION 'schedule "%": catch_up must be an interval of 0 or more, got %',
@@ -534,8 +536,18 @@ BEGIN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
-    SELECT max(k.tick) INTO last_sent FROM pgmq.schedule_ticks k WHERE k.schedule_name = schedule_name;
-    first_tick := pgmq._cron_next(spec, time_zone, greatest(now(), last_sent));
+    -- The same schedule again (a worker's start applies the settings' schedules): nothing
+    -- to change, so no right needed; any change is policy (manage_queues).
+    IF EXISTS (SELECT 1 FROM pgmq.schedules s
+               WHERE s.schedule_name = schedule_name AND s.cron = cron
+                 AND s.queue_name::text = stored AND s.message = message
+                 AND s.headers IS NOT DISTINCT FROM headers AND s.time_zone = time_zone
+                 AND s.catch_up = catch_up AND s.enabled = enabled) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
+    SELECT pg_catalog.max(k.tick) INTO last_sent FROM pgmq.schedule_ticks k WHERE k.schedule_name = schedule_name;
+    first_tick := pgmq._cron_next(spec, time_zone, greatest(pg_catalog.now(), last_sent));
     IF first_tick IS NULL THEN
         RAISE EXCEPTION 'schedule "%": cron "%" never fires', schedule_name, cron USING ERRCODE = 'PQ004';
     END IF;
@@ -554,16 +566,24 @@ BEGIN
             WHEN s.cron = EXCLUDED.cron AND s.time_zone = EXCLUDED.time_zone
                  AND s.enabled AND EXCLUDED.enabled THEN s.next_tick
             ELSE EXCLUDED.next_tick END,
-        updated_at = now();
+        updated_at = pg_catalog.now();
 END
 $fn$;
 
+-- Schedules are policy: create_schedule, drop_schedule, enable_schedule and
+-- set_schedule_origin are owner functions that only the owner and roles granted
+-- manage_queues may call with effect (42501 otherwise; a call that changes nothing
+-- passes, so a worker's start applying the settings' schedules works as any role);
+-- application roles have no write right on pgmq.schedules.
 -- Delete a schedule and its ticks; false when there was none of that name.
 CREATE FUNCTION pgmq.drop_schedule(schedule_name text)
 RETURNS boolean
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     DELETE FROM pgmq.schedules s WHERE s.schedule_name = drop_schedule.schedule_name;
     RETURN FOUND;
 END
@@ -591,27 +611,53 @@ $fn$;
 CREATE FUNCTION pgmq.enable_schedule(schedule_name text, enabled boolean)
 RETURNS void
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    s pgmq.schedules := pgmq._require_schedule(schedule_name);
+    s pgmq.schedules;
 BEGIN
+    s := pgmq._require_schedule(schedule_name);
     IF enabled IS NULL THEN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
     IF s.enabled = enabled THEN
-        RETURN;
+        RETURN;  -- no change: no right needed
     END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     UPDATE pgmq.schedules x
     SET enabled = enable_schedule.enabled,
         next_tick = CASE WHEN enable_schedule.enabled
             THEN coalesce(pgmq._cron_next(pgmq._cron_parse(x.cron), x.time_zone,
-                                          greatest(now(), (SELECT max(k.tick) FROM pgmq.schedule_ticks k
+                                          greatest(pg_catalog.now(), (SELECT pg_catalog.max(k.tick) FROM pgmq.schedule_ticks k
                                                            WHERE k.schedule_name = x.schedule_name))),
                           x.next_tick)
             ELSE x.next_tick END,
-        updated_at = now()
+        updated_at = pg_catalog.now()
     WHERE x.schedule_name = s.schedule_name;
+END
+$fn$;
+
+-- Who declared these schedules: 'settings' (PGMQ["SCHEDULES"], kept in step by Django)
+-- or NULL (anyone else); returns the names changed. Policy like the schedules
+-- themselves: a change takes manage_queues, a call that changes nothing passes.
+CREATE FUNCTION pgmq.set_schedule_origin(schedule_names text[], origin text)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.schedules s
+                   WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
+    RETURN QUERY
+        UPDATE pgmq.schedules s SET origin = $2
+        WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2
+        RETURNING s.schedule_name;
 END
 $fn$;
 
@@ -686,18 +732,95 @@ BEGIN
 END
 $fn$;
 
+-- Claim the due ticks at `at` (the owner's half of enqueue_due_schedules): each due
+-- schedule not being handled by another call (SKIP LOCKED: never waited for) gets its
+-- next_tick moved on and its tick row inserted (the primary key decides which call
+-- sends a tick); returns the ticks this call must send. An application role has no
+-- write right on pgmq.schedules or pgmq.schedule_ticks; what it can do through this
+-- helper is what any enqueue_due_schedules call does. An `at` more than a minute
+-- ahead of now would move every schedule's next tick far ahead (skipping ticks), so it
+-- takes manage_queues (tests and the owner pass it).
+CREATE FUNCTION pgmq._schedule_claim_due(at_instant timestamptz)
+RETURNS TABLE(schedule_name text, queue_name text, message jsonb, headers jsonb,
+              time_zone text, tick timestamptz)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    s pgmq.schedules;
+    spec pgmq._cron_spec;
+    due record;
+BEGIN
+    IF at_instant IS NULL THEN
+        RAISE EXCEPTION 'at must not be NULL' USING ERRCODE = 'PQ004';
+    END IF;
+    IF at_instant > pg_catalog.now() + interval '1 minute' THEN
+        PERFORM pgmq._require_privilege('manage_queues'::text);
+    END IF;
+    FOR s IN
+        SELECT * FROM pgmq.schedules x
+        WHERE x.enabled AND x.next_tick <= at_instant
+        ORDER BY x.next_tick
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        spec := pgmq._cron_parse(s.cron);
+        SELECT * INTO due FROM pgmq._schedule_due_tick(spec, s.time_zone, s.next_tick, s.catch_up,
+                                                       at_instant);
+        UPDATE pgmq.schedules x
+        SET next_tick = coalesce(pgmq._cron_next(spec, s.time_zone, at_instant), 'infinity'),
+            skipped = x.skipped + due.skipped
+        WHERE x.schedule_name = s.schedule_name;
+        CONTINUE WHEN due.tick IS NULL;
+        INSERT INTO pgmq.schedule_ticks AS k (schedule_name, tick, queue_name)
+        VALUES (s.schedule_name, due.tick, s.queue_name::text)
+        ON CONFLICT ON CONSTRAINT schedule_ticks_pkey DO NOTHING;
+        CONTINUE WHEN NOT FOUND;  -- sent by another call
+        schedule_name := s.schedule_name;
+        queue_name := s.queue_name::text;
+        message := s.message;
+        headers := s.headers;
+        time_zone := s.time_zone;
+        tick := due.tick;
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+
+-- Record how a claimed tick went (the message sent, or why pgmq.send refused it) and
+-- keep the schedule's last 100 ticks. Owner helper: it writes only a tick still
+-- pending (neither sent nor failed), so a recorded tick is never rewritten.
+CREATE FUNCTION pgmq._schedule_tick_done(schedule_name text, tick timestamptz, msg_id bigint,
+                                         error text)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    UPDATE pgmq.schedule_ticks k SET msg_id = $3, error = $4
+    WHERE k.schedule_name = $1 AND k.tick = $2 AND k.msg_id IS NULL AND k.error IS NULL;
+    DELETE FROM pgmq.schedule_ticks k
+    WHERE k.schedule_name = $1
+      AND k.tick < (SELECT o.tick FROM pgmq.schedule_ticks o
+                    WHERE o.schedule_name = $1
+                    ORDER BY o.tick DESC OFFSET 99 LIMIT 1);
+END
+$fn$;
+
 -- Send every due tick not sent before, once, whoever calls; returns what it sent.
 -- A schedule another session is handling right now is skipped, not waited for; a tick
 -- that pgmq.send refuses (a full queue, a message too large) is recorded with its error
--- in pgmq.schedule_ticks and not tried again.
+-- in pgmq.schedule_ticks and not tried again. The schedule bookkeeping is the owner's
+-- (pgmq._schedule_claim_due, pgmq._schedule_tick_done); the sends are the caller's own,
+-- so a queue's triggers run as they do for any send.
 CREATE FUNCTION pgmq.enqueue_due_schedules(at timestamptz DEFAULT now())
 RETURNS TABLE(schedule_name text, queue_name text, tick timestamptz, msg_id bigint)
 LANGUAGE plpgsql
 AS $fn$
 #variable_conflict use_column
 DECLARE
-    s pgmq.schedules;
-    spec pgmq._cron_spec;
     due record;
     sent bigint;
     failure text;
@@ -705,47 +828,25 @@ BEGIN
     IF enqueue_due_schedules.at IS NULL THEN
         RAISE EXCEPTION 'at must not be NULL' USING ERRCODE = 'PQ004';
     END IF;
-    FOR s IN
-        SELECT * FROM pgmq.schedules x
-        WHERE x.enabled AND x.next_tick <= enqueue_due_schedules.at
-        ORDER BY x.next_tick
-        FOR UPDATE SKIP LOCKED
-    LOOP
-        spec := pgmq._cron_parse(s.cron);
-        SELECT * INTO due FROM pgmq._schedule_due_tick(spec, s.time_zone, s.next_tick, s.catch_up,
-                                                       enqueue_due_schedules.at);
-        UPDATE pgmq.schedules x
-        SET next_tick = coalesce(pgmq._cron_next(spec, s.time_zone, enqueue_due_schedules.at),
-                                 'infinity'),
-            skipped = x.skipped + due.skipped
-        WHERE x.schedule_name = s.schedule_name;
-        CONTINUE WHEN due.tick IS NULL;
-        INSERT INTO pgmq.schedule_ticks AS k (schedule_name, tick, queue_name)
-        VALUES (s.schedule_name, due.tick, s.queue_name)
-        ON CONFLICT ON CONSTRAINT schedule_ticks_pkey DO NOTHING;
-        CONTINUE WHEN NOT FOUND;  -- sent by another call
+    FOR due IN SELECT * FROM pgmq._schedule_claim_due(enqueue_due_schedules.at) LOOP
         sent := NULL;
         failure := NULL;
         BEGIN
             SELECT * INTO sent FROM pgmq.send(
-                queue_name => s.queue_name,
-                msg => s.message,
-                headers => coalesce(s.headers, '{}'::jsonb) || jsonb_build_object('schedule',
-                    jsonb_build_object('name', s.schedule_name,
-                                       'tick', pgmq._iso_time(due.tick, s.time_zone))));
+                queue_name => due.queue_name::text,
+                msg => due.message::jsonb,
+                headers => (coalesce(due.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object(
+                    'schedule'::text,
+                    pg_catalog.jsonb_build_object('name'::text, due.schedule_name::text,
+                                                  'tick'::text, pgmq._iso_time(due.tick, due.time_zone::text)))
+                           )::jsonb);
         EXCEPTION WHEN OTHERS THEN
             failure := SQLERRM;
         END;
-        UPDATE pgmq.schedule_ticks k SET msg_id = sent, error = failure
-        WHERE k.schedule_name = s.schedule_name AND k.tick = due.tick;
-        DELETE FROM pgmq.schedule_ticks k
-        WHERE k.schedule_name = s.schedule_name
-          AND k.tick < (SELECT o.tick FROM pgmq.schedule_ticks o
-                        WHERE o.schedule_name = s.schedule_name
-                        ORDER BY o.tick DESC OFFSET 99 LIMIT 1);
+        PERFORM pgmq._schedule_tick_done(due.schedule_name::text, due.tick, sent, failure);
         CONTINUE WHEN sent IS NULL;
-        schedule_name := s.schedule_name;
-        queue_name := s.queue_name;
+        schedule_name := due.schedule_name;
+        queue_name := due.queue_name;
         tick := due.tick;
         msg_id := sent;
         RETURN NEXT;

@@ -24,6 +24,9 @@ CREATE TABLE pgmq.spark_stage (
     queue_name text NOT NULL,
     writer_id text,
     created_at timestamptz NOT NULL DEFAULT now(),
+    -- the role granted INSERT and SELECT on the table (it alone, and the owner, may commit
+    -- or abort it); NULL for a stage made before staging became the owner's
+    writer_role name,
     UNIQUE (queue_name, writer_id)
 );
 
@@ -78,6 +81,62 @@ AS $fn$
     SELECT pg_advisory_xact_lock(hashtext('pgmq.spark.' || lower(queue_name) || '.' || consumer));
 $fn$;
 
+-- Record a streaming consumer's claimed batch: the next batch number (after its last
+-- and after min_batch) for the messages ids, claimed at `claimed_at`. Owner helper of
+-- pgmq.spark_claim (application roles have no write right on pgmq.spark_stream_batch):
+-- it records only messages the caller really claimed at that instant (their
+-- last_read_at), so no caller can make another consumer hold messages it never read.
+CREATE FUNCTION pgmq._spark_batch_record(queue_name text, consumer text, min_batch bigint,
+                                         ids bigint[], claimed_at timestamptz)
+RETURNS bigint
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    claimed bigint;
+    next_batch bigint;
+BEGIN
+    IF ids IS NULL OR consumer IS NULL OR claimed_at IS NULL THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE pg_catalog.format('SELECT count(*) FROM pgmq.%I q WHERE q.msg_id = ANY ($1) '
+                              'AND q.last_read_at = $2', pgmq.format_table_name(stored, 'q'::text))
+        INTO claimed USING ids, claimed_at;
+    IF claimed <> pg_catalog.cardinality(ids) THEN
+        RAISE EXCEPTION 'queue "%": not every message of the batch was claimed at %', stored, claimed_at
+            USING ERRCODE = 'PQ004';
+    END IF;
+    SELECT greatest(coalesce(pg_catalog.max(b.batch), 0), coalesce(min_batch, 0)) + 1 INTO next_batch
+    FROM pgmq.spark_stream_batch b WHERE b.queue_name = $1 AND b.consumer = $2;
+    INSERT INTO pgmq.spark_stream_batch (queue_name, consumer, batch, msg_ids, claimed_at)
+    VALUES ($1, $2, next_batch, ids, claimed_at);
+    RETURN next_batch;
+END
+$fn$;
+
+-- Mark a consumer's batches up to upto_batch acknowledged and keep only the last marked
+-- row. Owner helper of pgmq.spark_ack (acknowledging someone else's batch at most makes
+-- its messages deliverable again once visible, as archiving them could do anyway).
+CREATE FUNCTION pgmq._spark_batch_ack(queue_name text, consumer text, upto_batch bigint)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    last_acked bigint;
+BEGIN
+    UPDATE pgmq.spark_stream_batch b SET acked_at = pg_catalog.clock_timestamp()
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
+    SELECT pg_catalog.max(b.batch) INTO last_acked FROM pgmq.spark_stream_batch b
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL;
+    DELETE FROM pgmq.spark_stream_batch b
+    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL AND b.batch < last_acked;
+END
+$fn$;
+
 -- Claim up to qty visible messages (all when qty is NULL; only msg_id <= max_msg_id when
 -- given) for a consumer and record them as its next batch; NULL when nothing was visible.
 -- Messages already in the consumer's unacknowledged batches are never claimed twice.
@@ -99,7 +158,6 @@ DECLARE
     held bigint[];
     ids bigint[];
     dead bigint[];
-    next_batch bigint;
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
     IF vt IS NULL OR vt < 1 THEN
@@ -154,16 +212,16 @@ BEGIN
     IF dead IS NOT NULL THEN
         PERFORM pgmq._dead_letter_ids(queue_name, dead, 0);
     END IF;
-    PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, ids);
+    IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
+        -- a limited queue only (as pgmq.read): an unlimited one has no state to record
+        PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, ids);
+    END IF;
 
     IF ids IS NULL THEN
         RETURN NULL;
     END IF;
-    SELECT greatest(coalesce(max(b.batch), 0), coalesce(min_batch, 0)) + 1 INTO next_batch
-    FROM pgmq.spark_stream_batch b WHERE b.queue_name = $1 AND b.consumer = $2;
-    INSERT INTO pgmq.spark_stream_batch (queue_name, consumer, batch, msg_ids, claimed_at)
-    VALUES ($1, $2, next_batch, ids, stamp);
-    RETURN next_batch;
+    -- The owner's helper records the batch (application roles may not write the table).
+    RETURN pgmq._spark_batch_record(queue_name::text, consumer::text, min_batch::bigint, ids, stamp);
 END
 $fn$;
 
@@ -205,7 +263,6 @@ AS $fn$
 DECLARE
     ids bigint[];
     batches integer;
-    last_acked bigint;
 BEGIN
     IF mode IS NULL OR mode NOT IN ('archive', 'delete', 'none') THEN
         RAISE EXCEPTION 'ack must be archive, delete or none, got %', coalesce(mode, 'NULL')
@@ -223,12 +280,7 @@ BEGIN
     ELSIF mode = 'delete' THEN
         PERFORM count(*) FROM pgmq.delete(queue_name, ids);
     END IF;
-    UPDATE pgmq.spark_stream_batch b SET acked_at = clock_timestamp()
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
-    SELECT max(b.batch) INTO last_acked FROM pgmq.spark_stream_batch b
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL;
-    DELETE FROM pgmq.spark_stream_batch b
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL AND b.batch < last_acked;
+    PERFORM pgmq._spark_batch_ack(queue_name::text, consumer::text, upto_batch::bigint);
     RETURN batches;
 END
 $fn$;
@@ -321,34 +373,132 @@ BEGIN
 END
 $fn$;
 
--- A staging table for an all-or-nothing write into a queue. A streaming writer passes its
--- writer_id and gets the same table back after a restart.
-CREATE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL)
-RETURNS text
+-- Who may use a staging table: the owner (and a superuser), or a member of the role it
+-- was made for (writer_role; any registered application role for a stage made before).
+CREATE FUNCTION pgmq._spark_stage_entry(stage text)
+RETURNS pgmq.spark_stage
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    stored text := pgmq._require_queue(queue_name);
-    stage text;
+    entry pgmq.spark_stage;
 BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF entry.writer_role IS NULL THEN
+        PERFORM pgmq._require_app_role();
+    ELSIF NOT (pg_catalog.to_regrole(pg_catalog.quote_ident(entry.writer_role::text)) IS NOT NULL
+               AND pg_catalog.pg_has_role(SESSION_USER, entry.writer_role, 'MEMBER')) THEN
+        PERFORM pgmq._require_privilege('manage_queues'::text);
+    END IF;
+    RETURN entry;
+END
+$fn$;
+
+-- A staging table for an all-or-nothing write into a queue. A streaming writer passes its
+-- writer_id and gets the same table back after a restart.
+-- Staging tables are the owner's: application roles have no CREATE on schema pgmq. Any
+-- registered application role may ask for one (pgmq._spark_stage_make, an owner
+-- function); the table is made UNLOGGED by the owner, under a name the function draws,
+-- and only the calling role (current_user) gets INSERT and SELECT on it.
+CREATE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL)
+RETURNS text
+LANGUAGE sql
+AS $fn$
+    SELECT pgmq._spark_stage_make($1::text, $2::text, CURRENT_USER::name);
+$fn$;
+
+-- The owner's half of spark_stage_create: grantee must be a role the session may act as.
+CREATE FUNCTION pgmq._spark_stage_make(queue_name text, writer_id text, grantee name)
+RETURNS text
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    stored text;
+    stage text;
+    other oid;
+BEGIN
+    PERFORM pgmq._require_app_role();
+    IF grantee IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(grantee::text)) IS NULL
+       OR NOT pg_catalog.pg_has_role(SESSION_USER, grantee, 'MEMBER') THEN
+        RAISE EXCEPTION 'role "%" may not write a staging table for role "%"', SESSION_USER,
+            coalesce(grantee::text, 'NULL') USING ERRCODE = '42501';
+    END IF;
+    stored := pgmq._require_queue(queue_name);
     IF writer_id IS NOT NULL THEN
-        PERFORM pg_advisory_xact_lock(hashtext('pgmq.spark.stage.' || lower(stored) || '.' || writer_id));
+        PERFORM pg_catalog.pg_advisory_xact_lock(
+            pg_catalog.hashtext('pgmq.spark.stage.' || pg_catalog.lower(stored) || '.' || writer_id));
         SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
-        WHERE s.queue_name = stored AND s.writer_id = $2;
+        WHERE s.queue_name = stored AND s.writer_id = $2 AND s.writer_role IS NOT DISTINCT FROM grantee;
         IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
             RETURN stage;
         END IF;
+        stage := (SELECT s.stage_table FROM pgmq.spark_stage s
+                  WHERE s.queue_name = stored AND s.writer_id = $2);
+        IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
+            EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', stage);  -- another role's, replaced
+        END IF;
         DELETE FROM pgmq.spark_stage s WHERE s.queue_name = stored AND s.writer_id = $2;
     END IF;
-    stage := 'spark_stage_' || replace(gen_random_uuid()::text, '-', '');
-    EXECUTE format(
+    stage := 'spark_stage_' || pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', '');
+    EXECUTE pg_catalog.format(
         'CREATE UNLOGGED TABLE pgmq.%I (part integer NOT NULL, attempt bigint NOT NULL, '
         'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz, message jsonb, headers jsonb)',
         stage
     );
-    INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id) VALUES (stage, stored, $2);
+    -- Only the writer's role: the owner's default privileges (a grant to every application
+    -- role, for queue tables) are taken back from this table.
+    FOR other IN
+        SELECT DISTINCT a.grantee FROM pg_catalog.pg_class c,
+               LATERAL pg_catalog.aclexplode(c.relacl) a
+        WHERE c.oid = pg_catalog.format('pgmq.%I', stage)::regclass AND a.grantee <> c.relowner
+    LOOP
+        EXECUTE pg_catalog.format('REVOKE ALL ON pgmq.%I FROM %s', stage,
+            CASE WHEN other = 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(other)::text) END);
+    END LOOP;
+    EXECUTE pg_catalog.format('GRANT SELECT, INSERT ON pgmq.%I TO %I', stage, grantee);
+    INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id, writer_role)
+    VALUES (stage, stored, $2, grantee);
     RETURN stage;
+END
+$fn$;
+
+-- The owner's half of commit and abort: drop a batch write's staging table (and its row),
+-- empty a streaming writer's; with batch_id, record it as the writer's last committed.
+CREATE FUNCTION pgmq._spark_stage_finish(stage text, batch_id bigint, drop_batch_stage boolean)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    entry pgmq.spark_stage := pgmq._spark_stage_entry(stage);
+BEGIN
+    IF entry.stage_table IS NULL THEN
+        RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF pgmq._spark_stage_table(stage, true) IS NULL THEN
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;  -- its table is gone
+        RETURN;
+    END IF;
+    IF entry.writer_id IS NULL AND drop_batch_stage THEN
+        EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE pg_catalog.format('TRUNCATE pgmq.%I', stage);
+        IF entry.writer_id IS NOT NULL AND batch_id IS NOT NULL THEN
+            INSERT INTO pgmq.spark_sink_batch AS k (queue_name, writer_id, batch_id)
+            VALUES (entry.queue_name, entry.writer_id, batch_id)
+            ON CONFLICT (queue_name, writer_id)
+            DO UPDATE SET batch_id = excluded.batch_id, committed_at = pg_catalog.now();
+        END IF;
+    END IF;
 END
 $fn$;
 
@@ -357,6 +507,9 @@ $fn$;
 -- a row with no vt was given no delay). A batch write's stage is dropped. A streaming
 -- writer's stage is emptied, and its batch_id recorded: a batch it already committed is
 -- skipped (returns -1), so a replayed micro-batch is written once.
+-- The rows go into the queue as the caller (its statement, its triggers); locking the
+-- stage's row, emptying or dropping the table and recording the batch are the owner's
+-- (pgmq._spark_stage_entry, pgmq._spark_stage_finish).
 CREATE FUNCTION pgmq.spark_stage_commit(stage text, attempts bigint[], batch_id bigint DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -366,8 +519,8 @@ DECLARE
     entry pgmq.spark_stage;
     moved bigint;
 BEGIN
-    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
-    IF NOT FOUND THEN
+    entry := pgmq._spark_stage_lock(stage);
+    IF entry.stage_table IS NULL THEN
         RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
             USING ERRCODE = 'PQ004';
     END IF;
@@ -377,60 +530,51 @@ BEGIN
         WHERE k.queue_name = entry.queue_name AND k.writer_id = entry.writer_id
           AND k.batch_id >= $3
     ) THEN
-        EXECUTE format('TRUNCATE pgmq.%I', stage);
+        PERFORM pgmq._spark_stage_finish(stage, NULL::bigint, false);
         RETURN -1;
     END IF;
     IF pgmq._spark_checked_send(entry.queue_name) THEN
-        moved := pgmq._spark_send_staged(entry.queue_name, format('pgmq.%I', stage)::regclass,
+        moved := pgmq._spark_send_staged(entry.queue_name, pg_catalog.format('pgmq.%I', stage)::regclass,
                                          coalesce(attempts, '{}'));
     ELSE
-        EXECUTE format(
+        EXECUTE pg_catalog.format(
             'INSERT INTO pgmq.%I (vt, message, headers) '
-            'SELECT coalesce(vt, clock_timestamp()), message, headers FROM pgmq.%I '
+            'SELECT coalesce(vt, pg_catalog.clock_timestamp()), message, headers FROM pgmq.%I '
             'WHERE attempt = ANY ($1) ORDER BY part, seq',
-            pgmq.format_table_name(entry.queue_name, 'q'), stage
+            pgmq.format_table_name(entry.queue_name, 'q'::text), stage
         ) USING attempts;
         GET DIAGNOSTICS moved = ROW_COUNT;
     END IF;
-    IF entry.writer_id IS NULL THEN
-        EXECUTE format('DROP TABLE pgmq.%I', stage);
-        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
-    ELSE
-        EXECUTE format('TRUNCATE pgmq.%I', stage);
-        IF batch_id IS NOT NULL THEN
-            INSERT INTO pgmq.spark_sink_batch AS k (queue_name, writer_id, batch_id)
-            VALUES (entry.queue_name, entry.writer_id, batch_id)
-            ON CONFLICT (queue_name, writer_id)
-            DO UPDATE SET batch_id = excluded.batch_id, committed_at = now();
-        END IF;
-    END IF;
+    PERFORM pgmq._spark_stage_finish(stage, batch_id, true);
     RETURN moved;
 END
+$fn$;
+
+-- Lock a staging table's row for its commit (the owner's: FOR UPDATE needs a write right
+-- on pgmq.spark_stage); NULL when there is none. Only its role or the owner may.
+CREATE FUNCTION pgmq._spark_stage_lock(stage text)
+RETURNS pgmq.spark_stage
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT pgmq._spark_stage_entry($1::text);
 $fn$;
 
 -- Abort: drop a batch write's staging table, empty a streaming writer's. False if unknown.
 CREATE FUNCTION pgmq.spark_stage_abort(stage text)
 RETURNS boolean
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    entry pgmq.spark_stage;
+    entry pgmq.spark_stage := pgmq._spark_stage_entry(stage);
 BEGIN
-    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
-    IF NOT FOUND THEN
+    IF entry.stage_table IS NULL THEN
         RETURN false;
     END IF;
-    IF pgmq._spark_stage_table(stage, true) IS NULL THEN
-        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;  -- its table is gone
-        RETURN true;
-    END IF;
-    IF entry.writer_id IS NULL THEN
-        EXECUTE format('DROP TABLE IF EXISTS pgmq.%I', stage);
-        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
-    ELSE
-        EXECUTE format('TRUNCATE pgmq.%I', stage);
-    END IF;
+    PERFORM pgmq._spark_stage_finish(stage, NULL::bigint, true);
     RETURN true;
 END
 $fn$;
@@ -438,24 +582,31 @@ $fn$;
 -- Drop the staging tables of batch writes started longer ago than older_than: jobs whose
 -- driver died between the tasks and commit/abort. Returns how many were dropped. A row
 -- naming a table that is not a staging table (pgmq._spark_stage_table) is removed with a
--- warning; that table is never touched.
+-- warning; that table is never touched. An owner function: any registered application
+-- role may (every batch write's driver calls it first), with older_than at least an hour;
+-- a shorter one could drop another job's live stage, so it takes manage_queues.
 CREATE FUNCTION pgmq.spark_stage_drop_stale(older_than interval)
 RETURNS integer
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     stale text;
     dropped integer := 0;
 BEGIN
+    PERFORM pgmq._require_app_role();
+    IF older_than IS NULL OR older_than < interval '1 hour' THEN
+        PERFORM pgmq._require_privilege('manage_queues'::text);
+    END IF;
     FOR stale IN
         SELECT s.stage_table FROM pgmq.spark_stage s
-        WHERE s.writer_id IS NULL AND s.created_at < now() - older_than
+        WHERE s.writer_id IS NULL AND s.created_at < pg_catalog.now() - older_than
         FOR UPDATE SKIP LOCKED
     LOOP
         BEGIN
             IF pgmq._spark_stage_table(stale, true) IS NOT NULL THEN
-                EXECUTE format('DROP TABLE pgmq.%I', stale);
+                EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', stale);
                 dropped := dropped + 1;
             END IF;
         EXCEPTION WHEN SQLSTATE 'PQ004' THEN
@@ -466,5 +617,75 @@ BEGIN
         DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stale;
     END LOOP;
     RETURN dropped;
+END
+$fn$;
+
+-- The pipeline jobs' bookkeeping (pgmq_spark_export, pgmq_spark_stats), through owner
+-- functions any registered application role may call: a run row decides what a later
+-- export removes from the archive (cutoff, max_msg_id), so only these functions write
+-- it, from the clock and the archive itself, never from a caller's values.
+
+-- Start an export run for (queue, path): rows archived more than older_than seconds ago
+-- with msg_id up to the archive's current highest.
+CREATE FUNCTION pgmq._spark_export_run(queue_name text, path text, older_than double precision)
+RETURNS TABLE(run_id uuid, cutoff timestamptz, max_msg_id bigint, exported bigint, stage text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    stored text;
+    top bigint;
+BEGIN
+    PERFORM pgmq._require_app_role();
+    stored := pgmq._require_queue(queue_name);
+    IF path IS NULL OR older_than IS NULL OR older_than < 0 THEN
+        RAISE EXCEPTION 'queue "%": an export needs a path and older_than of 0 or more', stored
+            USING ERRCODE = 'PQ004';
+    END IF;
+    EXECUTE pg_catalog.format('SELECT coalesce(pg_catalog.max(a.msg_id), 0) FROM pgmq.%I a',
+                              pgmq.format_table_name(stored, 'a'::text)) INTO top;
+    RETURN QUERY
+        INSERT INTO pgmq.spark_export_run AS r (run_id, queue_name, path, cutoff, max_msg_id)
+        VALUES (pg_catalog.gen_random_uuid(), $1, $2,
+                pg_catalog.now() - pg_catalog.make_interval(secs => $3), top)
+        RETURNING r.run_id, r.cutoff, r.max_msg_id, r.exported, r.stage;
+END
+$fn$;
+
+-- Move an export run to its next stage, with the counts so far.
+CREATE FUNCTION pgmq._spark_export_set_stage(run_id uuid, stage text, exported bigint, removed bigint)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    UPDATE pgmq.spark_export_run r
+    SET stage = $2, exported = coalesce($3, r.exported), removed = coalesce($4, r.removed),
+        finished_at = CASE WHEN $2 = 'done' THEN pg_catalog.now() END
+    WHERE r.run_id = $1;
+END
+$fn$;
+
+-- Store one queue-minute of archive statistics (the admin's charts read them).
+CREATE FUNCTION pgmq._spark_stats_upsert(queue_name text, minute timestamptz, archived bigint,
+                                         p50 double precision, p95 double precision,
+                                         p99 double precision, retries bigint)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    PERFORM pgmq._require_app_role();  -- no queue check: statistics outlive a dropped queue
+    INSERT INTO pgmq.spark_stats AS s
+        (queue_name, minute, archived, wait_p50, wait_p95, wait_p99, retries, computed_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, pg_catalog.now())
+    ON CONFLICT ON CONSTRAINT spark_stats_pkey DO UPDATE
+    SET archived = excluded.archived, wait_p50 = excluded.wait_p50, wait_p95 = excluded.wait_p95,
+        wait_p99 = excluded.wait_p99, retries = excluded.retries, computed_at = excluded.computed_at;
 END
 $fn$;

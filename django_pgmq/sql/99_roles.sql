@@ -78,25 +78,6 @@ BEGIN
     LOOP
         EXECUTE pg_catalog.format('GRANT SELECT ON TABLE %s TO %I', tbl, role);
     END LOOP;
-    -- TEMPORARY until side lands: the side tables that application roles' message
-    -- operations still write directly (deduplication, the notify throttle, schedule
-    -- ticks, the Celery registry, Spark's records, limit state, index wishes). Remove
-    -- this loop once those writes go through owner functions.
-    FOR tbl IN
-        SELECT pg_catalog.to_regclass(t) FROM pg_catalog.unnest(ARRAY[
-            'pgmq.queue_deduplication', 'pgmq.notify_insert_throttle', 'pgmq.schedule_ticks',
-            'pgmq.celery_queue', 'pgmq.celery_binding', 'pgmq.celery_consumer',
-            'pgmq.spark_stream_batch', 'pgmq.spark_stage', 'pgmq.spark_sink_batch',
-            'pgmq.spark_export_run', 'pgmq.spark_stats', 'pgmq.queue_limit_state',
-            'pgmq.queue_index_wanted']::text[]) AS t
-        WHERE pg_catalog.to_regclass(t) IS NOT NULL
-    LOOP
-        EXECUTE pg_catalog.format('GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE %s TO %I', tbl, role);
-    END LOOP;
-    IF pg_catalog.to_regclass('pgmq.celery_session_seq') IS NOT NULL THEN
-        EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON SEQUENCE pgmq.celery_session_seq TO %I', role);
-    END IF;
-    -- END TEMPORARY
 
     FOR queue IN SELECT m.queue_name::text FROM pgmq.meta m ORDER BY 1 LOOP
         PERFORM pgmq._grant_queue(queue, role);

@@ -206,14 +206,9 @@ SELECT pgmq.enable_notify_insert(
 -- name: rearm_notify
 -- The worker found the queue empty: the next insert notifies at once, whatever the
 -- throttle window (sql/40_notify.sql), so an idle worker is not left waiting it out.
--- Writes only when a notification was sent since the last re-arm.
-WITH rearmed AS (
-    UPDATE pgmq.notify_insert_throttle t SET last_notified_at = to_timestamp(0)
-    WHERE lower(t.queue_name) = lower(%(queue)s) AND t.throttle_interval_ms > 0
-      AND t.last_notified_at > to_timestamp(0)
-    RETURNING 1
-)
-SELECT count(*) FROM rearmed;
+-- Writes only when a notification was sent since the last re-arm (the owner's helper:
+-- the worker's role has no write right on pgmq.notify_insert_throttle).
+SELECT pgmq._rearm_notify(queue_name => %(queue)s::text);
 
 -- name: listen
 -- {channel}: a notification channel, quoted by psycopg.sql.Identifier (the listeners:
@@ -455,9 +450,7 @@ WHERE schedule_name = %(name)s ORDER BY tick DESC LIMIT %(limit)s;
 
 -- name: set_schedule_origin
 -- Who declared these schedules: 'settings' (PGMQ["SCHEDULES"]) or NULL (anyone else).
-UPDATE pgmq.schedules SET origin = %(origin)s
-WHERE schedule_name = ANY (%(names)s::text[]) AND origin IS DISTINCT FROM %(origin)s
-RETURNING schedule_name;
+SELECT s FROM pgmq.set_schedule_origin(%(names)s::text[], %(origin)s::text) s;
 
 -- name: settings_schedule_names
 SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY schedule_name;
@@ -497,9 +490,7 @@ SELECT pgmq.celery_declare_queue(
     ttl_ms => %(ttl_ms)s::bigint);
 
 -- name: celery_enable_priorities
-SELECT pgmq.set_queue_attributes(queue_name => %(queue)s, attributes => '{"priorities": true}')
-WHERE pgmq.get_queue_attributes(queue_name => %(queue)s) -> 'priorities'
-      IS DISTINCT FROM 'true'::jsonb;
+SELECT pgmq.celery_enable_priorities(queue => %(queue)s::text);
 
 -- name: celery_queue_exists
 SELECT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = %(queue)s);
@@ -510,6 +501,10 @@ SELECT queue_visible_length FROM pgmq.metrics(queue_name => %(queue)s);
 -- name: celery_consumer_count
 SELECT count(*) FROM pgmq.celery_consumer k
 WHERE k.queue_name = %(queue)s AND pgmq._celery_session_alive(k.session_id);
+
+-- name: celery_delete_queue
+-- NULL: not a queue the transport created (drop_queue it, as the caller's rights allow).
+SELECT pgmq.celery_delete_queue(queue => %(queue)s::text);
 
 -- name: celery_send
 SELECT pgmq.celery_send(
@@ -660,18 +655,12 @@ WHERE queue_name = %(queue)s AND path = %(path)s AND stage <> 'done'
 ORDER BY created_at LIMIT 1;
 
 -- name: spark_export_run
-INSERT INTO pgmq.spark_export_run (run_id, queue_name, path, cutoff, max_msg_id)
-SELECT gen_random_uuid(), %(queue)s, %(path)s, now() - make_interval(secs => %(older_than)s),
-       coalesce(max(msg_id), 0)
-FROM {table}
-RETURNING run_id, cutoff, max_msg_id, exported, stage;
+SELECT r.run_id, r.cutoff, r.max_msg_id, r.exported, r.stage
+FROM pgmq._spark_export_run(%(queue)s::text, %(path)s::text, %(older_than)s::double precision) r;
 
--- name: export_set_stage
-UPDATE pgmq.spark_export_run
-SET stage = %(stage)s, exported = coalesce(%(exported)s, exported),
-    removed = coalesce(%(removed)s, removed),
-    finished_at = CASE WHEN %(stage)s = 'done' THEN now() END
-WHERE run_id = %(run_id)s;
+-- name: spark_export_set_stage
+SELECT pgmq._spark_export_set_stage(
+    %(run_id)s::uuid, %(stage)s::text, %(exported)s::bigint, %(removed)s::bigint);
 
 -- name: export_remove
 DELETE FROM {table} WHERE archived_at < %(cutoff)s AND msg_id <= %(max_msg_id)s;
@@ -679,13 +668,10 @@ DELETE FROM {table} WHERE archived_at < %(cutoff)s AND msg_id <= %(max_msg_id)s;
 -- name: stats_since
 SELECT max(minute) FROM pgmq.spark_stats WHERE queue_name = %(queue)s;
 
--- name: stats_upsert
-INSERT INTO pgmq.spark_stats AS s
-    (queue_name, minute, archived, wait_p50, wait_p95, wait_p99, retries, computed_at)
-VALUES (%(queue)s, %(minute)s, %(archived)s, %(p50)s, %(p95)s, %(p99)s, %(retries)s, now())
-ON CONFLICT (queue_name, minute) DO UPDATE
-SET archived = excluded.archived, wait_p50 = excluded.wait_p50, wait_p95 = excluded.wait_p95,
-    wait_p99 = excluded.wait_p99, retries = excluded.retries, computed_at = excluded.computed_at;
+-- name: spark_stats_upsert
+SELECT pgmq._spark_stats_upsert(
+    %(queue)s::text, %(minute)s::timestamptz, %(archived)s::bigint, %(p50)s::double precision,
+    %(p95)s::double precision, %(p99)s::double precision, %(retries)s::bigint);
 
 -- ==== The Django Tasks backend ==============================================
 -- Named statements of the Django Tasks backend (django_pgmq/internal/task_ops.py);

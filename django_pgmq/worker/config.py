@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidArgument, QueueNotFound
+from ..errors import InsufficientPrivilege, InvalidArgument, QueueNotFound, first_line
 from ..manager import QueueManager
 from ..names import MAX_QUEUE_NAME_LENGTH
 from .registry import Consumer, check_settings, find_consumer
@@ -220,6 +220,20 @@ def plan(
         # attributes an owner's run (or pgmq_attributes) already set.
         wanted = redrive_attributes(settings)
         if any(attributes.get(key) != value for key, value in wanted.items()):
-            manager.set_queue_attributes(queue, **wanted)
+            try:
+                manager.set_queue_attributes(queue, **wanted)
+            except InsufficientPrivilege as exc:
+                # Attributes are policy: the owner's or a --manage-queues role's. The
+                # worker dead-letters as configured all the same; SQL readers follow once
+                # applied.
+                log.warning(
+                    'queue "%s": the redrive settings (max_receive_count %s, dead_letter %s)'
+                    " are not in its attributes, so other SQL readers do not dead-letter"
+                    " alike: %s",
+                    queue,
+                    settings.max_receive_count,
+                    settings.dead_letter,
+                    first_line(exc),
+                )
         result.append(settings)
     return result

@@ -47,7 +47,7 @@ def viewer(client, db) -> Client:
 def store_stats(queue: str) -> None:
     """Write MINUTES for ``queue`` with the statement the pgmq_spark_stats job uses."""
     hour = timezone.now().replace(minute=0, second=0, microsecond=0) - timedelta(days=3)
-    upsert = sqlrun.text("stats_upsert")
+    upsert = sqlrun.text("spark_stats_upsert")
     with connection.cursor() as cur:
         for row in MINUTES:
             params = {k: v for k, v in row.items() if k != "offset"}

@@ -35,11 +35,6 @@ POLICY_TABLES = (
     "topic_bindings",
     "queue_index_wanted",
 )
-# TEMPORARY until side lands: pgmq.grant_app_role still lets application roles write
-# these (their message operations do, until side moves the writes into owner
-# functions). strict xfail: once the grant goes, these pass and the marker must go too.
-WRITTEN_UNTIL_SIDE_LANDS = {"queue_limit_state", "celery_queue", "queue_index_wanted"}
-
 WRITES = {
     "INSERT": "INSERT INTO pgmq.{} DEFAULT VALUES",
     "UPDATE": "UPDATE pgmq.{} SET {} = {}",
@@ -210,18 +205,8 @@ def test_no_application_role_writes_a_policy_table(deployed, table):
         with deployed[kind].connect() as conn:
             for verb, template in WRITES.items():
                 statement = template.format(table, column, column)
-                if table in WRITTEN_UNTIL_SIDE_LANDS and verb != "TRUNCATE":
-                    continue  # see test_temporary_writes_until_side_lands
                 text = refused(conn, statement)
                 assert f"permission denied for table {table}" in text, (kind, verb, text)
-
-
-@pytest.mark.xfail(strict=True, reason="TEMPORARY until side lands: grant_app_role's list")
-@pytest.mark.parametrize("table", sorted(WRITTEN_UNTIL_SIDE_LANDS))
-def test_temporary_writes_until_side_lands(deployed, table):
-    with deployed["app"].connect() as conn:
-        text = refused(conn, f"DELETE FROM pgmq.{table}")
-        assert f"permission denied for table {table}" in text
 
 
 def test_only_the_creator_or_the_owner_drops_a_queue(deployed):

@@ -197,7 +197,9 @@ class Channel(virtual.Channel):
             return 0
         if if_unused and self._run("celery_consumer_count", queue=name)[0][0]:
             return 0
-        self._run("drop_queue", queue=name)
+        # A queue the transport created is the owner's: dropped by the owner's function.
+        if self._run("celery_delete_queue", queue=name)[0][0] is None:
+            self._run("drop_queue", queue=name)
         self.state.queue_bindings_delete(queue)
         return size
 

@@ -91,8 +91,7 @@ def _open_run(
         if found:
             return _export_run(found[0]), True
         params = {**key, "older_than": older_than_seconds}
-        table = statements.table(queue, "archive")
-        [row] = db.run("spark_export_run", params, fetch=sqlrun.NAMED, table=table)
+        [row] = db.run("spark_export_run", params, fetch=sqlrun.NAMED)
         return _export_run(row), False
 
 
@@ -170,4 +169,4 @@ def _set_stage(
 ) -> None:
     params = {"run_id": run.run_id, "stage": stage, "exported": None, "removed": None, **counts}
     with connection(conn) as db:
-        db.run("export_set_stage", params, fetch=sqlrun.NOTHING)
+        db.run("spark_export_set_stage", params, fetch=sqlrun.NOTHING)

@@ -75,7 +75,7 @@ def compute_stats(
         ]
         if params:
             with connection(conn, queue) as db, db.transaction():
-                db.run_many("stats_upsert", params)
+                db.run_many("spark_stats_upsert", params)
         progress(f'2/2 queue "{queue}": stored {len(params)} minute(s) in pgmq.spark_stats')
         total += len(params)
     return total
