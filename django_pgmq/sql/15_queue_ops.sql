@@ -52,19 +52,19 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT format(
+    SELECT pg_catalog.format(
         CASE op
         -- A function scan yields the arrays in order and the insert numbers rows as they
         -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
         WHEN 's' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT coalesce(%5$s, clock_timestamp()), u.msg, u.hdr
+        SELECT coalesce(%5$s, pg_catalog.clock_timestamp()), u.msg, u.hdr
         FROM unnest(%6$s, %7$s) AS u(msg, hdr)%3$s
         RETURNING q.msg_id$sql$
         -- one message: a VALUES row plans in less time than a function scan
         WHEN '1' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        VALUES (coalesce(%5$s, clock_timestamp()), (%6$s)[1], (%7$s)[1])
+        VALUES (coalesce(%5$s, pg_catalog.clock_timestamp()), (%6$s)[1], (%7$s)[1])
         RETURNING q.msg_id$sql$
         WHEN 'a' THEN $sql$
         WITH moved AS (
@@ -79,7 +79,7 @@ AS $fn$
         RETURNING q.msg_id$sql$
         END,
         qtable,
-        'a' || substr(qtable, 2),
+        'a' || pg_catalog.substr(qtable, 2),
         cond,
         ids,
         vt,
@@ -119,14 +119,14 @@ AS $fn$
             -- the statement pgmq._queue_ops_ids_sql gives, with the record's other columns
             pgmq._queue_ops_ids_sql(qtable, op) || $cols$, NULL::integer, NULL::timestamptz,
                   NULL::timestamptz, NULL::timestamptz, NULL::jsonb, NULL::jsonb$cols$
-        ELSE format(
+        ELSE pg_catalog.format(
         CASE op
         WHEN 'r' THEN $sql$
         WITH claimed AS (
             UPDATE pgmq.%1$I m
-            SET vt = clock_timestamp() + make_interval(secs => %3$s),
+            SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => %3$s),
                 read_ct = m.read_ct + 1,
-                last_read_at = clock_timestamp()
+                last_read_at = pg_catalog.clock_timestamp()
             WHERE m.msg_id = ANY(ARRAY(%2$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
@@ -153,10 +153,10 @@ AS $fn$
         -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
         -- the picked rows by key, whatever the plan's row estimates (a join could walk
         -- the table)
-        format(
+        pg_catalog.format(
             $pick$
                 SELECT q.msg_id FROM pgmq.%1$I q
-                WHERE q.msg_id >= %2$s AND q.vt <= clock_timestamp()
+                WHERE q.msg_id >= %2$s AND q.vt <= pg_catalog.clock_timestamp()
                   AND (%3$s IS NULL OR %3$s = '{}'::jsonb OR q.message @> %3$s)
                 ORDER BY q.msg_id
                 LIMIT %4$s
@@ -173,7 +173,7 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low t
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'), op, low);
+    SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'::text), op, low);
 $fn$;
 
 -- The smallest msg_id this session may start a read or pop of the live table qtable at
@@ -194,12 +194,12 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
-    key text := 'pgmq.low_' || replace(qtable, '-', '$');
-    kept text := current_setting(key, true);
+    key text := 'pgmq.low_' || pg_catalog.replace(qtable, '-', '$');
+    kept text := pg_catalog.current_setting(key, true);
     -- a value this function did not write (set by hand) counts as none: never an error
-    mark text[] := CASE WHEN kept ~ '^[0-9]+ [0-9.]+ [0-9]+ [0-9.]+$' THEN string_to_array(kept, ' ') END;
-    rel oid := to_regclass(format('pgmq.%I', qtable));
-    now_s float8 := extract(epoch FROM clock_timestamp());
+    mark text[] := CASE WHEN kept ~ '^[0-9]+ [0-9.]+ [0-9]+ [0-9.]+$' THEN pg_catalog.string_to_array(kept, ' ') END;
+    rel oid := pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable));
+    now_s float8 := extract(epoch FROM pg_catalog.clock_timestamp());
     full_look boolean;
     low bigint;
 BEGIN
@@ -211,13 +211,13 @@ BEGIN
         RETURN mark[3]::bigint;
     END IF;
     IF full_look THEN
-        EXECUTE format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
+        EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
     ELSE
-        EXECUTE format('SELECT q.msg_id FROM pgmq.%I q WHERE q.msg_id >= $1 ORDER BY q.msg_id LIMIT 1', qtable)
+        EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q WHERE q.msg_id >= $1 ORDER BY q.msg_id LIMIT 1', qtable)
             INTO low USING mark[3]::bigint;
     END IF;
-    low := coalesce(low, pg_sequence_last_value(pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id')::regclass), 0);
-    PERFORM set_config(key, concat_ws(' ', rel, now_s + 0.05, low,
+    low := coalesce(low, pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id')::regclass), 0);
+    PERFORM pg_catalog.set_config(key, pg_catalog.concat_ws(' ', rel, now_s + 0.05, low,
                                       CASE WHEN full_look THEN (now_s + 1)::text ELSE mark[4] END), false);
     RETURN low;
 END
@@ -228,7 +228,7 @@ CREATE OR REPLACE FUNCTION pgmq._low_water_mark(queue_name text)
 RETURNS bigint
 LANGUAGE sql
 AS $fn$
-    SELECT pgmq._low_water_mark_for(pgmq._message_table_name(queue_name, 'q'));
+    SELECT pgmq._low_water_mark_for(pgmq._message_table_name(queue_name, 'q'::text));
 $fn$;
 
 -- Kept plans, per session (docs/design.md, "Plans kept per session"): EXECUTE parses
@@ -293,7 +293,7 @@ AS $fn$ SELECT 'pgmq_' || op::text || 'g_' || qtable; $fn$;
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_key(qtable text, op "char")
 RETURNS text
 LANGUAGE sql IMMUTABLE
-AS $fn$ SELECT 'pgmq.prep_' || replace(op::text || 'g_' || qtable, '-', '$'); $fn$;
+AS $fn$ SELECT 'pgmq.prep_' || pg_catalog.replace(op::text || 'g_' || qtable, '-', '$'); $fn$;
 
 -- The kept statement of op (r, p, a, d, or s for a client's send) on qtable: the plain
 -- statement with the attribute guard (read and pop: in the pick; archive and delete: in
@@ -315,9 +315,9 @@ AS $fn$
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
                 ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
            END
-    FROM (SELECT format(
-              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE lower(x.queue_name) = %L)',
-              substr(qtable, 3)) AS guard) g;
+    FROM (SELECT pg_catalog.format(
+              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
+              pg_catalog.substr(qtable, 3)) AS guard) g;
 $fn$;
 
 -- PREPARE the kept statement of op on qtable in this session.
@@ -326,7 +326,7 @@ RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
         pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
 END
@@ -352,10 +352,10 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE WHEN op IN ('r', 'p', 'a', 'd', 's') AND qty BETWEEN 1 AND 100000 THEN
         pgmq._queue_ops_kept_sql(
-            t.qtable, op, format('(SELECT pgmq._low_water_mark_for(%L))', t.qtable),
-            qty::text, '$1', 'NULL::jsonb', '$1', 'NULL::timestamptz', '$1::jsonb[]', '$2::jsonb[]')
+            t.qtable, op, pg_catalog.format('(SELECT pgmq._low_water_mark_for(%L))', t.qtable),
+            qty::text, '$1'::text, 'NULL::jsonb'::text, '$1'::text, 'NULL::timestamptz'::text, '$1::jsonb[]'::text, '$2::jsonb[]'::text)
     END
-    FROM (SELECT pgmq._message_table_name(queue_name, 'q') AS qtable) t;
+    FROM (SELECT pgmq._message_table_name(queue_name, 'q'::text) AS qtable) t;
 $fn$;
 
 -- The name of the prepared statement of op (r, p, a or d) on qtable to run, or NULL to
@@ -367,27 +367,27 @@ AS $fn$
 DECLARE
     stmt text := pgmq._queue_ops_kept_name(qtable, op);
     key text := pgmq._queue_ops_kept_key(qtable, op);
-    state text := coalesce(current_setting(key, true), '');
+    state text := coalesce(pg_catalog.current_setting(key, true), '');
 BEGIN
     IF state = 'p' OR state = '3' THEN
         IF NOT EXISTS (SELECT FROM pg_prepared_statements s WHERE s.name = stmt) THEN
-            IF octet_length(stmt) > 63
-               OR (SELECT count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
+            IF pg_catalog.octet_length(stmt) > 63
+               OR (SELECT pg_catalog.count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
                 state := 'c';
             ELSE
                 PERFORM pgmq._queue_ops_keep(qtable, op);
             END IF;
         END IF;
         IF state <> 'p' THEN
-            PERFORM set_config(key, CASE state WHEN 'c' THEN 'c' ELSE 'p' END, false);
+            PERFORM pg_catalog.set_config(key, CASE state WHEN 'c' THEN 'c' ELSE 'p' END, false);
         END IF;
         IF state <> 'c' THEN
             RETURN stmt;
         END IF;
     ELSIF state IN ('', '0', '1', '2') THEN
-        PERFORM set_config(key, (coalesce(nullif(state, ''), '0')::integer + 1)::text, false);
+        PERFORM pg_catalog.set_config(key, (coalesce(nullif(state, ''), '0')::integer + 1)::text, false);
     ELSIF state <> 'c' THEN
-        PERFORM set_config(key, '1', false);
+        PERFORM pg_catalog.set_config(key, '1', false);
     END IF;
     RETURN NULL;
 END
@@ -403,7 +403,7 @@ SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         'EXECUTE %I(NULL, %L, %L, NULL, %L, NULL, NULL, %L, %L)', stmt, p_qty, p_secs, p_ids, p_cond, low);
 END
 $fn$;
@@ -416,7 +416,7 @@ SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE format('EXECUTE %I(NULL, NULL, NULL, NULL, %L, NULL, NULL, NULL, NULL)', stmt, p_ids);
+    RETURN QUERY EXECUTE pg_catalog.format('EXECUTE %I(NULL, NULL, NULL, NULL, %L, NULL, NULL, NULL, NULL)', stmt, p_ids);
 END
 $fn$;
 
@@ -448,7 +448,7 @@ BEGIN
     IF pgmq._queue_attributes(queue_name) IS NULL THEN
         RETURN true;
     END IF;
-    PERFORM set_config(pgmq._queue_ops_kept_key(qtable, op), '0', false);
+    PERFORM pg_catalog.set_config(pgmq._queue_ops_kept_key(qtable, op), '0', false);
     RETURN false;
 END
 $fn$;
@@ -468,7 +468,7 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
-    qtable text := pgmq._message_table_name(queue_name, 'q');
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
     attrs jsonb;
     low bigint := 0;
     stmt text;
@@ -477,7 +477,7 @@ BEGIN
         low := pgmq._low_water_mark_for(qtable);
     END IF;
     SELECT a.attributes INTO attrs
-    FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
     IF attrs IS NOT NULL THEN
         RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
             queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
@@ -490,7 +490,7 @@ BEGIN
             RETURN;
         END IF;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, p_op, '$9')
+    RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, p_op, '$9'::text)
         USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
 END
 $fn$;
@@ -506,15 +506,15 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
-    qtable text := pgmq._message_table_name(queue_name, 'q');
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
     attrs jsonb;
-    op "char" := CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
+    op "char" := CASE WHEN p_op = 's' AND pg_catalog.cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
     stmt text;
     n bigint;
 BEGIN
     -- archive and delete in a session that keeps the statement: the fast path (migration
     -- 0042, see "Kept plans"), with no separate attribute lookup
-    IF (op = 'a' OR op = 'd') AND current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
+    IF (op = 'a' OR op = 'd') AND pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
         RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(
             pgmq._queue_ops_kept_ready(qtable, op), p_ids);
         GET DIAGNOSTICS n = ROW_COUNT;
@@ -523,7 +523,7 @@ BEGIN
         END IF;
     END IF;
     SELECT a.attributes INTO attrs
-    FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
     IF attrs IS NOT NULL THEN
         RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_with_attributes(
             queue_name, attrs, p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,

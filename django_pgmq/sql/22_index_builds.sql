@@ -26,7 +26,7 @@ CREATE FUNCTION pgmq._queue_index_name(queue_name text, kind text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $fn$
-    SELECT pgmq.format_table_name(queue_name, 'q')
+    SELECT pgmq.format_table_name(queue_name, 'q'::text)
            || CASE kind WHEN 'priority' THEN '_priority' WHEN 'fifo' THEN '_fifo_idx' END;
 $fn$;
 
@@ -44,7 +44,7 @@ BEGIN
         RAISE EXCEPTION 'index kind must be priority or fifo, got %', coalesce(kind, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_index i WHERE i.indexrelid = to_regclass(format('pgmq.%I', wanted))
+    IF EXISTS (SELECT 1 FROM pg_index i WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', wanted))
                AND i.indisvalid) THEN
         RETURN true;
     END IF;
@@ -67,16 +67,16 @@ LANGUAGE plpgsql
 AS $fn$
 BEGIN
     DELETE FROM pgmq.queue_index_wanted w
-    WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = w.queue_name)
+    WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = w.queue_name::text)
        OR EXISTS (SELECT 1 FROM pg_index i
-                  WHERE i.indexrelid = to_regclass(format('pgmq.%I', w.index_name))
+                  WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', w.index_name))
                     AND i.indisvalid);
     RETURN QUERY
     SELECT w.queue_name, w.index_name, w.kind,
-           to_regclass(format('pgmq.%I', w.index_name)) IS NOT NULL,
-           format('DROP INDEX CONCURRENTLY IF EXISTS pgmq.%I', w.index_name),
-           format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON pgmq.%I (%s)',
-                  w.index_name, pgmq.format_table_name(w.queue_name, 'q'),
+           pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', w.index_name)) IS NOT NULL,
+           pg_catalog.format('DROP INDEX CONCURRENTLY IF EXISTS pgmq.%I', w.index_name),
+           pg_catalog.format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON pgmq.%I (%s)',
+                  w.index_name, pgmq.format_table_name(w.queue_name::text, 'q'::text),
                   CASE w.kind WHEN 'priority' THEN 'pgmq._task_priority(headers) DESC, msg_id'
                               WHEN 'fifo' THEN 'pgmq._fifo_group(headers), msg_id' END)
     FROM pgmq.queue_index_wanted w

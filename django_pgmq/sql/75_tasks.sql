@@ -13,9 +13,9 @@ RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE
-        WHEN jsonb_typeof(headers -> 'priority') = 'number'
+        WHEN pg_catalog.jsonb_typeof(headers -> 'priority') = 'number'
              AND (headers ->> 'priority') ~ '^-?[0-9]{1,3}$'
-             AND abs((headers ->> 'priority')::integer) <= 100
+             AND pg_catalog.abs((headers ->> 'priority')::integer) <= 100
         THEN (headers ->> 'priority')::integer
         ELSE 0
     END
@@ -35,14 +35,14 @@ AS $fn$
 DECLARE
     built boolean;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)) THEN
         PERFORM pgmq."create"(queue_name);
     END IF;
-    built := pgmq._want_queue_index(queue_name, 'priority');
+    built := pgmq._want_queue_index(queue_name, 'priority'::text);
     -- age(xmin) is 0 for a row this transaction wrote.
-    RETURN (SELECT age(m.xmin) > 0 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1))
-       AND (built OR (SELECT age(w.xmin) > 0 FROM pgmq.queue_index_wanted w
-                      WHERE w.index_name = pgmq._queue_index_name($1, 'priority')));
+    RETURN (SELECT pg_catalog.age(m.xmin) > 0 FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1))
+       AND (built OR (SELECT pg_catalog.age(w.xmin) > 0 FROM pgmq.queue_index_wanted w
+                      WHERE w.index_name = pgmq._queue_index_name($1, 'priority'::text)));
 END
 $fn$;
 
@@ -68,7 +68,7 @@ BEGIN
             coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    PERFORM set_config('synchronous_commit', 'off', true);
+    PERFORM pg_catalog.set_config('synchronous_commit', 'off', true);
     RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
         stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
         NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
@@ -129,7 +129,7 @@ LANGUAGE plpgsql
 AS $fn$
 #variable_conflict use_variable
 BEGIN
-    PERFORM set_config('synchronous_commit', 'off', true);
+    PERFORM pg_catalog.set_config('synchronous_commit', 'off', true);
     IF done_id IS NOT NULL THEN
         UPDATE django_pgmq_taskresultrecord AS t
         SET status = done_status, finished_at = done_finished_at,
@@ -147,7 +147,7 @@ BEGIN
     SET status = 'RUNNING',
         started_at = coalesce(t.started_at, started),
         last_attempted_at = started,
-        worker_ids = t.worker_ids || jsonb_build_array(worker)
+        worker_ids = t.worker_ids || pg_catalog.jsonb_build_array(worker)
     WHERE t.id = next_id AND t.status = 'READY'
     RETURNING t.id, t.backend::text, t.queue_name::text, t.task_path::text,
               t.priority::integer, t.status::text, t.args, t.kwargs, t.run_after,

@@ -55,9 +55,9 @@ DECLARE
     sid integer;
 BEGIN
     LOOP
-        sid := nextval('pgmq.celery_session_seq');
+        sid := pg_catalog.nextval('pgmq.celery_session_seq');
         -- After the sequence wraps, skip ids whose session is still alive.
-        EXIT WHEN pg_try_advisory_lock(pgmq._celery_lock_space(), sid);
+        EXIT WHEN pg_catalog.pg_try_advisory_lock(pgmq._celery_lock_space(), sid);
     END LOOP;
     RETURN sid;
 END
@@ -70,7 +70,7 @@ AS $fn$
     SELECT EXISTS (
         SELECT 1 FROM pg_locks l
         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = pg_catalog.current_database())
           AND l.classid = pgmq._celery_lock_space()::oid
           AND l.objid = sid::oid
     );
@@ -83,14 +83,14 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE WHEN pattern = '' THEN '^\.$' ELSE
-        '^' || string_agg(
+        '^' || pg_catalog.string_agg(
             CASE w.word
                 WHEN '#' THEN '(\.[^.]*)*'
                 WHEN '*' THEN '\.[^.]*'
-                ELSE '\.' || regexp_replace(w.word, '([^A-Za-z0-9_])', '\\\1', 'g')
+                ELSE '\.' || pg_catalog.regexp_replace(w.word, '([^A-Za-z0-9_])', '\\\1', 'g')
             END, '' ORDER BY w.pos) || '$'
     END
-    FROM unnest(string_to_array(pattern, '.')) WITH ORDINALITY AS w(word, pos);
+    FROM pg_catalog.unnest(pg_catalog.string_to_array(pattern, '.')) WITH ORDINALITY AS w(word, pos);
 $fn$;
 
 -- Create the queue if needed (unlogged when not durable) and record its AMQP arguments.
@@ -112,7 +112,7 @@ BEGIN
         RAISE EXCEPTION 'queue "%": x-expires must be positive and x-message-ttl not negative',
             queue USING ERRCODE = 'PQ004';
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue) THEN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = queue) THEN
         IF durable THEN
             PERFORM pgmq."create"(queue);
         ELSE
@@ -121,17 +121,17 @@ BEGIN
     END IF;
     INSERT INTO pgmq.celery_queue AS c (queue_name, celery_name, auto_delete, expires, message_ttl)
     VALUES (queue, original_name, is_auto_delete,
-            make_interval(secs => expires_ms / 1000.0), make_interval(secs => ttl_ms / 1000.0))
+            pg_catalog.make_interval(secs => expires_ms / 1000.0), pg_catalog.make_interval(secs => ttl_ms / 1000.0))
     ON CONFLICT (queue_name) DO UPDATE
     SET celery_name = EXCLUDED.celery_name,
         auto_delete = EXCLUDED.auto_delete,
         expires = EXCLUDED.expires,
         message_ttl = EXCLUDED.message_ttl,
-        last_used_at = now(),
+        last_used_at = pg_catalog.now(),
         -- A redeclared auto-delete queue without live consumers starts afresh.
         ever_consumed = c.ever_consumed AND EXISTS (
             SELECT 1 FROM pgmq.celery_consumer k
-            WHERE k.queue_name = c.queue_name AND pgmq._celery_session_alive(k.session_id));
+            WHERE k.queue_name::text = c.queue_name::text AND pgmq._celery_session_alive(k.session_id));
 END
 $fn$;
 
@@ -153,12 +153,12 @@ AS $fn$
 DECLARE
     sent bigint;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue) THEN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = queue) THEN
         RETURN NULL;
     END IF;
     SELECT pgmq.send(queue, msg, headers, deliver_at) INTO sent;
     IF notify THEN
-        PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
+        PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', '');
     END IF;
     RETURN sent;
 END
@@ -212,7 +212,7 @@ RETURNS void
 LANGUAGE sql
 AS $fn$
     DELETE FROM pgmq.celery_binding b
-    WHERE b.exchange = $1 AND b.routing_key = $2 AND b.queue_name = $3;
+    WHERE b.exchange = $1 AND b.routing_key = $2 AND b.queue_name::text = $3;
 $fn$;
 
 CREATE FUNCTION pgmq.celery_delete_exchange(exchange text)
@@ -251,9 +251,9 @@ DECLARE
     settled integer;
 BEGIN
     IF archive THEN
-        SELECT count(*) INTO settled FROM pgmq.archive(queue, msg_ids);
+        SELECT pg_catalog.count(*) INTO settled FROM pgmq.archive(queue, msg_ids);
     ELSE
-        SELECT count(*) INTO settled FROM pgmq.delete(queue, msg_ids);
+        SELECT pg_catalog.count(*) INTO settled FROM pgmq.delete(queue, msg_ids);
     END IF;
     RETURN settled;
 END
@@ -269,7 +269,7 @@ AS $fn$
 DECLARE
     extended integer;
 BEGIN
-    SELECT count(*) INTO extended FROM pgmq.set_vt(queue, msg_ids, vt);
+    SELECT pg_catalog.count(*) INTO extended FROM pgmq.set_vt(queue, msg_ids, vt);
     RETURN extended;
 END
 $fn$;
@@ -284,9 +284,9 @@ AS $fn$
 DECLARE
     released integer;
 BEGIN
-    SELECT count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
+    SELECT pg_catalog.count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
     IF released > 0 AND notify THEN
-        PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
+        PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', '');
     END IF;
     RETURN released;
 END
@@ -304,11 +304,11 @@ DECLARE
     candidate timestamptz;
 BEGIN
     FOREACH queue IN ARRAY queues LOOP
-        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue);
+        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = queue);
         CONTINUE WHEN (pgmq._claim_filter(queue, coalesce(pgmq._queue_attributes(queue), '{}'::jsonb), 1,
                                           peek => true)).allowed = 0;
         BEGIN
-            EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
+            EXECUTE pg_catalog.format('SELECT pg_catalog.min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'::text))
                 INTO candidate;
             earliest := least(earliest, candidate);
         EXCEPTION WHEN undefined_table THEN
@@ -324,10 +324,10 @@ RETURNS void
 LANGUAGE sql
 AS $fn$
     INSERT INTO pgmq.celery_consumer (queue_name, session_id)
-    SELECT c.queue_name, $2 FROM pgmq.celery_queue c WHERE c.queue_name = $1
+    SELECT c.queue_name, $2 FROM pgmq.celery_queue c WHERE c.queue_name::text = $1
     ON CONFLICT DO NOTHING;
-    UPDATE pgmq.celery_queue c SET ever_consumed = true, last_used_at = now()
-    WHERE c.queue_name = $1;
+    UPDATE pgmq.celery_queue c SET ever_consumed = true, last_used_at = pg_catalog.now()
+    WHERE c.queue_name::text = $1;
 $fn$;
 
 -- Drop the queue if AMQP would have: auto-delete and its last consumer gone, or unused
@@ -340,17 +340,17 @@ DECLARE
     q pgmq.celery_queue;
 BEGIN
     PERFORM pgmq.acquire_queue_lock(queue);
-    SELECT * INTO q FROM pgmq.celery_queue c WHERE c.queue_name = queue FOR UPDATE;
+    SELECT * INTO q FROM pgmq.celery_queue c WHERE c.queue_name::text = queue FOR UPDATE;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
     DELETE FROM pgmq.celery_consumer k
-    WHERE k.queue_name = queue AND NOT pgmq._celery_session_alive(k.session_id);
-    IF EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name = queue) THEN
+    WHERE k.queue_name::text = queue AND NOT pgmq._celery_session_alive(k.session_id);
+    IF EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name::text = queue) THEN
         RETURN false;
     END IF;
     IF q.auto_delete AND q.ever_consumed
-       OR q.expires IS NOT NULL AND q.last_used_at + q.expires < now() THEN
+       OR q.expires IS NOT NULL AND q.last_used_at + q.expires < pg_catalog.now() THEN
         PERFORM pgmq.drop_queue(queue);
         RETURN true;
     END IF;
@@ -364,9 +364,9 @@ RETURNS boolean
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    DELETE FROM pgmq.celery_consumer k WHERE k.queue_name = queue AND k.session_id = session;
-    UPDATE pgmq.celery_queue c SET last_used_at = now() WHERE c.queue_name = queue;
-    PERFORM set_config('lock_timeout', '2s', true);
+    DELETE FROM pgmq.celery_consumer k WHERE k.queue_name::text = queue AND k.session_id = session;
+    UPDATE pgmq.celery_queue c SET last_used_at = pg_catalog.now() WHERE c.queue_name::text = queue;
+    PERFORM pg_catalog.set_config('lock_timeout', '2s', true);
     BEGIN
         RETURN pgmq._celery_drop_if_unused(queue);
     EXCEPTION WHEN lock_not_available THEN
@@ -386,20 +386,20 @@ DECLARE
     q record;
     dropped integer := 0;
 BEGIN
-    IF NOT pg_try_advisory_xact_lock(pgmq._celery_lock_space(), 0) THEN
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pgmq._celery_lock_space(), 0) THEN
         RETURN 0;
     END IF;
-    PERFORM set_config('lock_timeout', '1s', true);
+    PERFORM pg_catalog.set_config('lock_timeout', '1s', true);
     DELETE FROM pgmq.celery_consumer k WHERE NOT pgmq._celery_session_alive(k.session_id);
     FOR q IN
         SELECT c.queue_name FROM pgmq.celery_queue c
-        WHERE NOT EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name = c.queue_name)
+        WHERE NOT EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name::text = c.queue_name::text)
           AND (c.auto_delete AND c.ever_consumed
-               OR c.expires IS NOT NULL AND c.last_used_at + c.expires < now())
+               OR c.expires IS NOT NULL AND c.last_used_at + c.expires < pg_catalog.now())
         ORDER BY c.queue_name
     LOOP
         BEGIN
-            IF pgmq._celery_drop_if_unused(q.queue_name) THEN
+            IF pgmq._celery_drop_if_unused(q.queue_name::text) THEN
                 dropped := dropped + 1;
             END IF;
         EXCEPTION WHEN lock_not_available OR undefined_table THEN
@@ -411,8 +411,8 @@ BEGIN
         WHERE c.message_ttl IS NOT NULL ORDER BY c.queue_name
     LOOP
         BEGIN
-            EXECUTE format('DELETE FROM pgmq.%I WHERE enqueued_at < clock_timestamp() - $1',
-                           pgmq.format_table_name(q.queue_name, 'q'))
+            EXECUTE pg_catalog.format('DELETE FROM pgmq.%I WHERE enqueued_at < pg_catalog.clock_timestamp() - $1',
+                           pgmq.format_table_name(q.queue_name::text, 'q'::text))
                 USING q.message_ttl;
         EXCEPTION WHEN lock_not_available OR undefined_table THEN
             NULL;  -- busy, or dropped since the loop started

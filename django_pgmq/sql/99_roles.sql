@@ -21,29 +21,29 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-    IF role IS NULL OR to_regrole(quote_ident(role)) IS NULL THEN
+    IF role IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(role)) IS NULL THEN
         RAISE EXCEPTION 'role "%" does not exist', role
             USING ERRCODE = 'PQ004', HINT = 'Create it first: CREATE ROLE ... LOGIN.';
     END IF;
-    EXECUTE format('GRANT USAGE ON SCHEMA pgmq TO %I', role);
-    EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgmq TO %I', role);
-    EXECUTE format(
+    EXECUTE pg_catalog.format('GRANT USAGE ON SCHEMA pgmq TO %I', role);
+    EXECUTE pg_catalog.format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgmq TO %I', role);
+    EXECUTE pg_catalog.format(
         'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA pgmq TO %I', role);
-    EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA pgmq TO %I', role);
-    EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT EXECUTE ON FUNCTIONS TO %I', role);
-    EXECUTE format(
+    EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA pgmq TO %I', role);
+    EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT EXECUTE ON FUNCTIONS TO %I', role);
+    EXECUTE pg_catalog.format(
         'ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq '
         'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLES TO %I', role);
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         'ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT USAGE, SELECT ON SEQUENCES TO %I', role);
     IF create_queues THEN
-        EXECUTE format('GRANT CREATE ON SCHEMA pgmq TO %I', role);
+        EXECUTE pg_catalog.format('GRANT CREATE ON SCHEMA pgmq TO %I', role);
     ELSE
-        EXECUTE format('REVOKE CREATE ON SCHEMA pgmq FROM %I', role);
-        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON pgmq.meta FROM %I', role);
+        EXECUTE pg_catalog.format('REVOKE CREATE ON SCHEMA pgmq FROM %I', role);
+        EXECUTE pg_catalog.format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON pgmq.meta FROM %I', role);
     END IF;
-    FOR i IN 1 .. coalesce(cardinality(tables), 0) LOOP
-        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO %I', tables[i], role);
+    FOR i IN 1 .. coalesce(pg_catalog.cardinality(tables), 0) LOOP
+        EXECUTE pg_catalog.format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO %I', tables[i], role);
     END LOOP;
 END
 $fn$;
@@ -56,18 +56,18 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-    IF role IS NULL OR to_regrole(quote_ident(role)) IS NULL THEN
+    IF role IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(role)) IS NULL THEN
         RAISE EXCEPTION 'role "%" does not exist', role USING ERRCODE = 'PQ004';
     END IF;
-    EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON FUNCTIONS FROM %I', role);
-    EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON TABLES FROM %I', role);
-    EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON SEQUENCES FROM %I', role);
-    EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgmq FROM %I', role);
-    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA pgmq FROM %I', role);
-    EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA pgmq FROM %I', role);
-    EXECUTE format('REVOKE ALL ON SCHEMA pgmq FROM %I', role);
-    FOR i IN 1 .. coalesce(cardinality(tables), 0) LOOP
-        EXECUTE format('REVOKE ALL ON %s FROM %I', tables[i], role);
+    EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON FUNCTIONS FROM %I', role);
+    EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON TABLES FROM %I', role);
+    EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON SEQUENCES FROM %I', role);
+    EXECUTE pg_catalog.format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgmq FROM %I', role);
+    EXECUTE pg_catalog.format('REVOKE ALL ON ALL TABLES IN SCHEMA pgmq FROM %I', role);
+    EXECUTE pg_catalog.format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA pgmq FROM %I', role);
+    EXECUTE pg_catalog.format('REVOKE ALL ON SCHEMA pgmq FROM %I', role);
+    FOR i IN 1 .. coalesce(pg_catalog.cardinality(tables), 0) LOOP
+        EXECUTE pg_catalog.format('REVOKE ALL ON %s FROM %I', tables[i], role);
     END LOOP;
 END
 $fn$;
@@ -84,7 +84,7 @@ BEGIN
         SELECT p.oid::regprocedure FROM pg_proc p
         WHERE p.pronamespace = 'pgmq'::regnamespace AND p.proname LIKE '\_%'
     LOOP
-        EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', fn);
+        EXECUTE pg_catalog.format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', fn);
     END LOOP;
 END
 $revoke$;
