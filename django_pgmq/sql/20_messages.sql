@@ -89,7 +89,7 @@ BEGIN
         RAISE EXCEPTION 'msgs cannot be NULL or empty' USING ERRCODE = 'PQ004';
     END IF;
     IF headers IS NOT NULL AND pg_catalog.cardinality(headers) <> pg_catalog.cardinality(msgs) THEN
-        RAISE EXCEPTION 'headers array pg_catalog.length (%) must match msgs array pg_catalog.length (%)',
+        RAISE EXCEPTION 'headers array length (%) must match msgs array length (%)',
             pg_catalog.cardinality(headers), pg_catalog.cardinality(msgs)
             USING ERRCODE = 'PQ004';
     END IF;

@@ -70,7 +70,7 @@ BEGIN
     IF extract(year FROM iv) * 12 + extract(month FROM iv) <> 0
        AND (extract(day FROM iv) <> 0 OR pg_catalog.date_trunc('day', iv) <> iv) THEN
         PERFORM pgmq._partition_arg_error(
-            what, 'whole months (''3 months'') or a fixed pg_catalog.length (''12 hours''), not both'::text, step);
+            what, 'whole months (''3 months'') or a fixed length (''12 hours''), not both'::text, step);
     END IF;
     RETURN iv;
 END

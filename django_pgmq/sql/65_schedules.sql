@@ -182,7 +182,7 @@ BEGIN
     END;
     IF pg_catalog.left(expr, 1) = '@' THEN
         every := pg_catalog.regexp_match(expr,
-            '^@pg_catalog.every ([0-9]{1,9}) ?(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours)$');
+            '^@every ([0-9]{1,9}) ?(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours)$');
         IF every IS NULL THEN
             RAISE EXCEPTION 'cron "%": unknown form (use five fields, @yearly, @monthly, @weekly, '
                 '@daily, @hourly, or @every <n> seconds|minutes|hours)', cron

@@ -786,7 +786,7 @@ BEGIN
     END;
     IF pg_catalog.left(expr, 1) = '@' THEN
         every := pg_catalog.regexp_match(expr,
-            '^@pg_catalog.every ([0-9]{1,9}) ?(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours)$');
+            '^@every ([0-9]{1,9}) ?(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours)$');
         IF every IS NULL THEN
             RAISE EXCEPTION 'cron "%": unknown form (use five fields, @yearly, @monthly, @weekly, '
                 '@daily, @hourly, or @every <n> seconds|minutes|hours)', cron
@@ -3544,7 +3544,7 @@ BEGIN
     IF extract(year FROM iv) * 12 + extract(month FROM iv) <> 0
        AND (extract(day FROM iv) <> 0 OR pg_catalog.date_trunc('day', iv) <> iv) THEN
         PERFORM pgmq._partition_arg_error(
-            what, 'whole months (''3 months'') or a fixed pg_catalog.length (''12 hours''), not both'::text, step);
+            what, 'whole months (''3 months'') or a fixed length (''12 hours''), not both'::text, step);
     END IF;
     RETURN iv;
 END
@@ -3590,7 +3590,7 @@ BEGIN
         RAISE EXCEPTION 'msgs cannot be NULL or empty' USING ERRCODE = 'PQ004';
     END IF;
     IF headers IS NOT NULL AND pg_catalog.cardinality(headers) <> pg_catalog.cardinality(msgs) THEN
-        RAISE EXCEPTION 'headers array pg_catalog.length (%) must match msgs array pg_catalog.length (%)',
+        RAISE EXCEPTION 'headers array length (%) must match msgs array length (%)',
             pg_catalog.cardinality(headers), pg_catalog.cardinality(msgs)
             USING ERRCODE = 'PQ004';
     END IF;
