@@ -520,10 +520,61 @@ def message_operations(run: Owner, tag: str) -> None:
     run("SELECT pgmq.celery_delete_exchange(%s)", ex)
     time.sleep(0.01)
     run("SELECT pgmq.celery_cleanup()")
-    # Spark's stale stages, the dashboard's figures
+    # the worker's failure paths, the Tasks backend's queue, enqueue and verdict
+    tq = f"hk_{tag}"
+    run("SELECT pgmq._enable_task_queue(%s)", tq)
+    task = str(uuid.uuid4())
+    sent = run(
+        "SELECT pgmq._task_enqueue(%s, %s::jsonb, '{\"priority\": 1}'::jsonb, NULL, %s::uuid,"
+        " 'default', 'tests.task_funcs.noop', 1, '[]'::jsonb, '{}'::jsonb, NULL, now(), 1)",
+        tq,
+        m,
+        task,
+    )
+    for _ in range(3):
+        run("SELECT * FROM pgmq._read_by_priority(%s, 0, 1)", tq)
+    run(
+        "SELECT * FROM pgmq._task_finish_and_start(%s, %s::uuid, %s::bigint, 'SUCCESSFUL', now(),"
+        " 'null'::jsonb, '[]'::jsonb, NULL, now(), 'w')",
+        tq,
+        task,
+        sent[0][0] if sent else 0,
+    )
+    ids = [r[0] for r in run("SELECT pgmq.send_batch(%s, ARRAY[%s::jsonb, %s::jsonb])", q, m, m)]
+    ids += [10**12] * 2
+    run("SELECT pgmq._set_vt_seconds(%s, %s::bigint[], 0.5)", q, ids[:1])
+    run("SELECT pgmq._hide_failed(%s, %s::bigint, 0.5, 'boom')", q, ids[0])
+    run("SELECT pgmq._dead_letter(%s, %s::bigint, %s, 'boom')", q, ids[1], dlq)
+    # the admin's figures, browsing and requeue
+    run("SELECT * FROM pgmq._dashboard_queue_stats(%s)", q)
+    run("SELECT * FROM pgmq._dashboard_stats_of(ARRAY[%s, %s])", q, qa)
+    run("SELECT * FROM pgmq._dashboard_all_stats()")
+    run("SELECT * FROM pgmq._dashboard_idle_queues(ARRAY[%s])", q)
+    run("SELECT * FROM pgmq._dashboard_throughput(%s, interval '1 hour', interval '1 minute')", q)
+    run("SELECT * FROM pgmq._dashboard_spark_stats(%s, interval '1 hour', interval '1 minute')", q)
+    run("SELECT * FROM pgmq._browse_messages(%s)", q)
+    run("SELECT * FROM pgmq._browse_messages(%s, true, false, 0, 'h', '1', '{}'::jsonb)", q)
+    run("SELECT * FROM pgmq._dashboard_match_count(%s, false, 0, 'h', '1', '{}'::jsonb)", q)
+    run(
+        "SELECT * FROM pgmq._dashboard_match_batch(%s, false, 0, 'h', '1', '{}'::jsonb, 0, %s)",
+        q,
+        10**12,
+    )
+    run("SELECT * FROM pgmq._dashboard_requeue(%s, %s, %s::bigint[], true)", dlq, q, ids[1:2])
+    # Spark: a consumer's claim, hold and ack; a writer's stage, committed and aborted
+    run("SELECT pgmq.send_batch(%s, ARRAY[%s::jsonb, %s::jsonb])", q, m, m)
+    run("SELECT * FROM pgmq.spark_claim(%s, 'c1', 30, 10, %s, 0)", q, 10**12)
+    run("SELECT * FROM pgmq.spark_hold(%s, 'c1', 0, 10, 30)", q)
+    run("SELECT * FROM pgmq.spark_ack(%s, 'c1', 10, 'archive')", q)
+    stage = run("SELECT pgmq.spark_stage_create(%s, 'w1')", q)
+    if stage:
+        run("SELECT pgmq.spark_stage_commit(%s, ARRAY[]::bigint[], 1)", stage[0][0])
+    stage = run("SELECT pgmq.spark_stage_create(%s)", q)
+    if stage:
+        run("SELECT pgmq.spark_stage_abort(%s)", stage[0][0])
     run("SELECT pgmq.spark_stage_drop_stale(interval '1 hour')")
     # drops
-    for queue in (q, qa, dlq, qp, qd, part, fifo, cq, f"hqu_{tag}", f"hqn_{tag}"):
+    for queue in (q, qa, dlq, qp, qd, part, fifo, cq, tq, f"hqu_{tag}", f"hqn_{tag}"):
         run("SELECT pgmq.drop_queue(%s)", queue)
 
 
