@@ -3,13 +3,13 @@
 
 DO $guard$
 BEGIN
-    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq') THEN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'pgmq') THEN
         RAISE EXCEPTION 'django-pgmq: this database already has the pgmq extension installed'
             USING ERRCODE = 'PQ000',
                   HINT = 'django-pgmq provides the same SQL API itself; run DROP EXTENSION pgmq '
                          'first if you mean to replace it, or point Django at another database.';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'pgmq') THEN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'pgmq') THEN
         RAISE EXCEPTION 'django-pgmq: schema "pgmq" already exists in this database'
             USING ERRCODE = 'PQ000',
                   HINT = 'It was not created by these migrations (a SQL-only pgmq install?). '

@@ -49,10 +49,10 @@ AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q'::text);
     atable text := pgmq.format_table_name(queue_name, 'a'::text);
-    owner oid := (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'pgmq');
+    owner oid := (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'pgmq');
 BEGIN
     IF pg_catalog.pg_has_role(owner, 'USAGE') OR NOT pg_catalog.pg_has_role(
-        (SELECT c.relowner FROM pg_class c WHERE c.oid = pg_catalog.format('pgmq.%I', qtable)::regclass),
+        (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.format('pgmq.%I', qtable)::regclass),
         'USAGE') THEN
         RETURN;  -- the owner made it, or it is not ours to share
     END IF;

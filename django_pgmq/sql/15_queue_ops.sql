@@ -370,9 +370,9 @@ DECLARE
     state text := coalesce(pg_catalog.current_setting(key, true), '');
 BEGIN
     IF state = 'p' OR state = '3' THEN
-        IF NOT EXISTS (SELECT FROM pg_prepared_statements s WHERE s.name = stmt) THEN
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements s WHERE s.name = stmt) THEN
             IF pg_catalog.octet_length(stmt) > 63
-               OR (SELECT pg_catalog.count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
+               OR (SELECT pg_catalog.count(*) FROM pg_catalog.pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
                 state := 'c';
             ELSE
                 PERFORM pgmq._queue_ops_keep(qtable, op);
@@ -427,7 +427,7 @@ RETURNS text
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_prepared_statements s
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements s
                    WHERE s.name = pgmq._queue_ops_kept_name(qtable, op)) THEN
         PERFORM pgmq._queue_ops_keep(qtable, op);
     END IF;

@@ -44,7 +44,7 @@ BEGIN
         RAISE EXCEPTION 'index kind must be priority or fifo, got %', coalesce(kind, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_index i WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', wanted))
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', wanted))
                AND i.indisvalid) THEN
         RETURN true;
     END IF;
@@ -68,7 +68,7 @@ AS $fn$
 BEGIN
     DELETE FROM pgmq.queue_index_wanted w
     WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = w.queue_name::text)
-       OR EXISTS (SELECT 1 FROM pg_index i
+       OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i
                   WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', w.index_name))
                     AND i.indisvalid);
     RETURN QUERY

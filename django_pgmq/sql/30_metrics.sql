@@ -48,12 +48,12 @@ AS $fn$
                coalesce(c.oid = ANY (spilling.oids) OR a.oid = ANY (spilling.oids), false) AS spill,
                CASE WHEN pg_catalog.cardinality(names) > 64
                THEN ((SELECT pg_catalog.jsonb_object_agg(d.refobjid::text, d.objid)
-                      FROM pg_sequence s
-                      JOIN pg_depend d ON d.classid = 'pg_class'::regclass
+                      FROM pg_catalog.pg_sequence s
+                      JOIN pg_catalog.pg_depend d ON d.classid = 'pg_class'::regclass
                                       AND d.objid = s.seqrelid AND d.objsubid = 0
                       WHERE d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i'))
                      ->> c.oid::text)::oid
-               ELSE (SELECT d.objid FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
+               ELSE (SELECT d.objid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_sequence s ON s.seqrelid = d.objid
                      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
                        AND d.refobjid = c.oid AND d.deptype IN ('a', 'i')
                      LIMIT 1)
@@ -63,10 +63,10 @@ AS $fn$
         -- probe (a tenth of metrics_all's time at 10,000 queues)
         FROM (SELECT x.n, x.o, pgmq.format_table_name(x.n, 'q'::text) AS qtable
               FROM pg_catalog.unnest(names) WITH ORDINALITY AS x(n, o) OFFSET 0) u
-        CROSS JOIN (SELECT pg_catalog.array_agg(p.partrelid) AS oids FROM pg_partitioned_table p
+        CROSS JOIN (SELECT pg_catalog.array_agg(p.partrelid) AS oids FROM pg_catalog.pg_partitioned_table p
                     WHERE p.partdefid <> 0) spilling
-        LEFT JOIN pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = u.qtable
-        LEFT JOIN pg_class a
+        LEFT JOIN pg_catalog.pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = u.qtable
+        LEFT JOIN pg_catalog.pg_class a
             ON a.relnamespace = 'pgmq'::regnamespace AND a.relname = 'a' || pg_catalog.substr(u.qtable, 2)
     ) f;
 $fn$;
@@ -219,7 +219,7 @@ AS $fn$
     SELECT coalesce(
         (SELECT pg_catalog.format('(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s)',
                        c.oid::regclass)
-         FROM pg_class c WHERE c.oid = seq),
+         FROM pg_catalog.pg_class c WHERE c.oid = seq),
         'NULL::bigint')
 $fn$;
 

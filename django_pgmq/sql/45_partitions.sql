@@ -226,8 +226,8 @@ AS $fn$
            pgmq._partition_position(by_id, b[1]),
            pgmq._partition_position(by_id, b[2]),
            b IS NULL
-    FROM pg_inherits i
-    JOIN pg_class c ON c.oid = i.inhrelid
+    FROM pg_catalog.pg_inherits i
+    JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
     CROSS JOIN LATERAL pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid),
                                     '^FOR VALUES FROM \((.*)\) TO \((.*)\)$') AS b
     WHERE i.inhparent = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', parent))
@@ -239,7 +239,7 @@ CREATE FUNCTION pgmq._default_partition(parent text)
 RETURNS regclass
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT nullif(p.partdefid, 0)::regclass FROM pg_partitioned_table p
+    SELECT nullif(p.partdefid, 0)::regclass FROM pg_catalog.pg_partitioned_table p
     WHERE p.partrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', parent));
 $fn$;
 
@@ -506,7 +506,7 @@ BEGIN
     stored := pgmq._require_queue(table_name);
     PERFORM pgmq.acquire_queue_lock(stored);
     PERFORM pgmq._lock_queue_table(stored);  -- it alters the live table too (fillfactor)
-    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', atable))) = 'p' THEN
+    IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', atable))) = 'p' THEN
         -- pgmq's own notice, its stray 's' included ("Table a_orderss is already partitioned").
         RAISE NOTICE 'Table %s is already partitioned', atable;
         RETURN;
@@ -518,7 +518,7 @@ BEGIN
     acol := CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END;
     -- Free the names the new table takes: the table, its primary key and its index.
     EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I RENAME TO %I', atable, history);
-    SELECT k.conname INTO pkey FROM pg_constraint k
+    SELECT k.conname INTO pkey FROM pg_catalog.pg_constraint k
     WHERE k.conrelid = pg_catalog.format('pgmq.%I', history)::regclass AND k.contype = 'p';
     IF pkey IS NOT NULL AND by_id THEN
         EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I RENAME CONSTRAINT %I TO %I',
@@ -579,7 +579,7 @@ BEGIN
     LOOP
         EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM (SELECT FROM %s LIMIT 10000) s', spill) INTO n;
         IF n = 10000 THEN
-            SELECT greatest(n, c.reltuples::bigint) INTO n FROM pg_class c WHERE c.oid = spill;
+            SELECT greatest(n, c.reltuples::bigint) INTO n FROM pg_catalog.pg_class c WHERE c.oid = spill;
         END IF;
         total := coalesce(total, 0) + n;
     END LOOP;

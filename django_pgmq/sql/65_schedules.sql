@@ -235,7 +235,7 @@ BEGIN
         known := time_zone ~ '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$'
                  AND (pg_catalog.now() AT TIME ZONE time_zone) IS NOT NULL
                  AND (time_zone IN ('UTC', 'GMT') OR position('/' IN time_zone) > 0
-                      OR EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = time_zone));
+                      OR EXISTS (SELECT 1 FROM pg_catalog.pg_timezone_names z WHERE z.name = time_zone));
     EXCEPTION WHEN invalid_parameter_value THEN
         known := false;
     END;

@@ -68,9 +68,9 @@ RETURNS boolean
 LANGUAGE sql STABLE
 AS $fn$
     SELECT EXISTS (
-        SELECT 1 FROM pg_locks l
+        SELECT 1 FROM pg_catalog.pg_locks l
         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = pg_catalog.current_database())
+          AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
           AND l.classid = pgmq._celery_lock_space()::oid
           AND l.objid = sid::oid
     );

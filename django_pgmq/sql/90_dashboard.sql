@@ -98,7 +98,7 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT coalesce(c.relkind = 'r' AND pg_catalog.pg_relation_size(c.oid) = 0, false)
     FROM (SELECT pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'::text))) AS a) t
-    LEFT JOIN pg_class c ON c.oid = t.a
+    LEFT JOIN pg_catalog.pg_class c ON c.oid = t.a
 $fn$;
 
 -- The archive's figures of one queue, as of `at`: its size and the messages archived in

@@ -308,10 +308,10 @@ BEGIN
         RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
             USING ERRCODE = 'PQ004';
     END IF;
-    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = rel) <> 'r'
+    IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = rel) <> 'r'
        OR (SELECT pg_catalog.string_agg(a.attname || ' ' || pg_catalog.format_type(a.atttypid, a.atttypmod), ', '
                              ORDER BY a.attnum)
-           FROM pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
+           FROM pg_catalog.pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
           IS DISTINCT FROM 'part integer, attempt bigint, seq bigint, '
                            'vt timestamp with time zone, message jsonb, headers jsonb' THEN
         RAISE EXCEPTION 'pgmq.% is not a Spark staging table: not the table '

@@ -464,7 +464,7 @@ SELECT pg_catalog.to_regclass('pgmq.schedules') IS NOT NULL;
 -- Migrate's pre-flight (django_pgmq/schema_guard.py): catalogue reads only, so they run
 -- before the schema exists. Whether the pgmq extension is installed, whether a schema
 -- pgmq exists, and its comment (ours carries migration 0001's).
-SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq') AS has_extension,
+SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'pgmq') AS has_extension,
        pg_catalog.to_regnamespace('pgmq') IS NOT NULL AS has_schema,
        coalesce(pg_catalog.obj_description(pg_catalog.to_regnamespace('pgmq'), 'pg_namespace'), '') AS comment;
 

@@ -147,7 +147,7 @@ SYNTAX = {
     ],
     *["collate", "distinct", "escape", "similar", "normalize", "name", "collation"],
 }
-CALL = re.compile(r'(?<![\w.$%"])([A-Za-z_][A-Za-z0-9_]*)\s*\(')
+CALL = re.compile(r'(?<![\w.$%"@])([A-Za-z_][A-Za-z0-9_]*)(\s*)\(')
 
 
 def _depth_comma(code: str, open_at: int) -> bool:
@@ -177,6 +177,8 @@ def unqualified_calls(source: str, builtins: set[str]) -> list[tuple[str, str]]:
             before = code[: m.start()].rstrip()
             if before.endswith("::"):
                 continue  # a type modifier
+            if m.group(2) and before.count("'") % 2:
+                continue  # prose in a literal: "length (12 hours)"
             if name == "system" and before.upper().endswith("TABLESAMPLE"):
                 continue
             if name == "unnest" and _depth_comma(code, m.end() - 1):

@@ -8,7 +8,7 @@ CREATE OR REPLACE FUNCTION pgmq._archive_idle(queue_name text)
 AS $function$
     SELECT coalesce(c.relkind = 'r' AND pg_catalog.pg_relation_size(c.oid) = 0, false)
     FROM (SELECT pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'::text))) AS a) t
-    LEFT JOIN pg_class c ON c.oid = t.a
+    LEFT JOIN pg_catalog.pg_class c ON c.oid = t.a
 $function$
 ;
 COMMENT ON FUNCTION pgmq._archive_idle(text) IS NULL;
@@ -119,9 +119,9 @@ CREATE OR REPLACE FUNCTION pgmq._celery_session_alive(sid integer)
  STABLE
 AS $function$
     SELECT EXISTS (
-        SELECT 1 FROM pg_locks l
+        SELECT 1 FROM pg_catalog.pg_locks l
         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = pg_catalog.current_database())
+          AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
           AND l.classid = pgmq._celery_lock_space()::oid
           AND l.objid = sid::oid
     );
@@ -261,7 +261,7 @@ BEGIN
         known := time_zone ~ '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$'
                  AND (pg_catalog.now() AT TIME ZONE time_zone) IS NOT NULL
                  AND (time_zone IN ('UTC', 'GMT') OR position('/' IN time_zone) > 0
-                      OR EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = time_zone));
+                      OR EXISTS (SELECT 1 FROM pg_catalog.pg_timezone_names z WHERE z.name = time_zone));
     EXCEPTION WHEN invalid_parameter_value THEN
         known := false;
     END;
@@ -1285,7 +1285,7 @@ CREATE OR REPLACE FUNCTION pgmq._default_partition(parent text)
  LANGUAGE sql
  STABLE
 AS $function$
-    SELECT nullif(p.partdefid, 0)::regclass FROM pg_partitioned_table p
+    SELECT nullif(p.partdefid, 0)::regclass FROM pg_catalog.pg_partitioned_table p
     WHERE p.partrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', parent));
 $function$
 ;
@@ -1310,7 +1310,7 @@ BEGIN
     LOOP
         EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM (SELECT FROM %s LIMIT 10000) s', spill) INTO n;
         IF n = 10000 THEN
-            SELECT greatest(n, c.reltuples::bigint) INTO n FROM pg_class c WHERE c.oid = spill;
+            SELECT greatest(n, c.reltuples::bigint) INTO n FROM pg_catalog.pg_class c WHERE c.oid = spill;
         END IF;
         total := coalesce(total, 0) + n;
     END LOOP;
@@ -1743,12 +1743,12 @@ AS $function$
                coalesce(c.oid = ANY (spilling.oids) OR a.oid = ANY (spilling.oids), false) AS spill,
                CASE WHEN pg_catalog.cardinality(names) > 64
                THEN ((SELECT pg_catalog.jsonb_object_agg(d.refobjid::text, d.objid)
-                      FROM pg_sequence s
-                      JOIN pg_depend d ON d.classid = 'pg_class'::regclass
+                      FROM pg_catalog.pg_sequence s
+                      JOIN pg_catalog.pg_depend d ON d.classid = 'pg_class'::regclass
                                       AND d.objid = s.seqrelid AND d.objsubid = 0
                       WHERE d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i'))
                      ->> c.oid::text)::oid
-               ELSE (SELECT d.objid FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
+               ELSE (SELECT d.objid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_sequence s ON s.seqrelid = d.objid
                      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
                        AND d.refobjid = c.oid AND d.deptype IN ('a', 'i')
                      LIMIT 1)
@@ -1758,10 +1758,10 @@ AS $function$
         -- probe (a tenth of metrics_all's time at 10,000 queues)
         FROM (SELECT x.n, x.o, pgmq.format_table_name(x.n, 'q'::text) AS qtable
               FROM pg_catalog.unnest(names) WITH ORDINALITY AS x(n, o) OFFSET 0) u
-        CROSS JOIN (SELECT pg_catalog.array_agg(p.partrelid) AS oids FROM pg_partitioned_table p
+        CROSS JOIN (SELECT pg_catalog.array_agg(p.partrelid) AS oids FROM pg_catalog.pg_partitioned_table p
                     WHERE p.partdefid <> 0) spilling
-        LEFT JOIN pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = u.qtable
-        LEFT JOIN pg_class a
+        LEFT JOIN pg_catalog.pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = u.qtable
+        LEFT JOIN pg_catalog.pg_class a
             ON a.relnamespace = 'pgmq'::regnamespace AND a.relname = 'a' || pg_catalog.substr(u.qtable, 2)
     ) f;
 $function$
@@ -1926,8 +1926,8 @@ AS $function$
            pgmq._partition_position(by_id, b[1]),
            pgmq._partition_position(by_id, b[2]),
            b IS NULL
-    FROM pg_inherits i
-    JOIN pg_class c ON c.oid = i.inhrelid
+    FROM pg_catalog.pg_inherits i
+    JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
     CROSS JOIN LATERAL pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid),
                                     '^FOR VALUES FROM \((.*)\) TO \((.*)\)$') AS b
     WHERE i.inhparent = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', parent))
@@ -2536,6 +2536,22 @@ $function$
 COMMENT ON FUNCTION pgmq._queue_ops_kept_missed(text,text,"char") IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_missed(text,text,"char") FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_ready(qtable text, op "char")
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements s
+                   WHERE s.name = pgmq._queue_ops_kept_name(qtable, op)) THEN
+        PERFORM pgmq._queue_ops_keep(qtable, op);
+    END IF;
+    RETURN pgmq._queue_ops_kept_name(qtable, op);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_ready(text,"char") IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_ready(text,"char") FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(qtable text, op "char", low text DEFAULT '$9'::text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text, ids text DEFAULT '$5'::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text)
  RETURNS text
  LANGUAGE sql
@@ -2565,9 +2581,9 @@ DECLARE
     state text := coalesce(pg_catalog.current_setting(key, true), '');
 BEGIN
     IF state = 'p' OR state = '3' THEN
-        IF NOT EXISTS (SELECT FROM pg_prepared_statements s WHERE s.name = stmt) THEN
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements s WHERE s.name = stmt) THEN
             IF pg_catalog.octet_length(stmt) > 63
-               OR (SELECT pg_catalog.count(*) FROM pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
+               OR (SELECT pg_catalog.count(*) FROM pg_catalog.pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
                 state := 'c';
             ELSE
                 PERFORM pgmq._queue_ops_keep(qtable, op);
@@ -3278,7 +3294,7 @@ AS $function$
     SELECT coalesce(
         (SELECT pg_catalog.format('(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s)',
                        c.oid::regclass)
-         FROM pg_class c WHERE c.oid = seq),
+         FROM pg_catalog.pg_class c WHERE c.oid = seq),
         'NULL::bigint')
 $function$
 ;
@@ -3324,10 +3340,10 @@ AS $function$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q'::text);
     atable text := pgmq.format_table_name(queue_name, 'a'::text);
-    owner oid := (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'pgmq');
+    owner oid := (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'pgmq');
 BEGIN
     IF pg_catalog.pg_has_role(owner, 'USAGE') OR NOT pg_catalog.pg_has_role(
-        (SELECT c.relowner FROM pg_class c WHERE c.oid = pg_catalog.format('pgmq.%I', qtable)::regclass),
+        (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.format('pgmq.%I', qtable)::regclass),
         'USAGE') THEN
         RETURN;  -- the owner made it, or it is not ours to share
     END IF;
@@ -3404,10 +3420,10 @@ BEGIN
         RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
             USING ERRCODE = 'PQ004';
     END IF;
-    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = rel) <> 'r'
+    IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = rel) <> 'r'
        OR (SELECT pg_catalog.string_agg(a.attname || ' ' || pg_catalog.format_type(a.atttypid, a.atttypmod), ', '
                              ORDER BY a.attnum)
-           FROM pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
+           FROM pg_catalog.pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
           IS DISTINCT FROM 'part integer, attempt bigint, seq bigint, '
                            'vt timestamp with time zone, message jsonb, headers jsonb' THEN
         RAISE EXCEPTION 'pgmq.% is not a Spark staging table: not the table '
@@ -3612,7 +3628,7 @@ BEGIN
         RAISE EXCEPTION 'index kind must be priority or fifo, got %', coalesce(kind, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_index i WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', wanted))
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', wanted))
                AND i.indisvalid) THEN
         RETURN true;
     END IF;
@@ -3918,7 +3934,7 @@ BEGIN
     stored := pgmq._require_queue(table_name);
     PERFORM pgmq.acquire_queue_lock(stored);
     PERFORM pgmq._lock_queue_table(stored);  -- it alters the live table too (fillfactor)
-    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', atable))) = 'p' THEN
+    IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', atable))) = 'p' THEN
         -- pgmq's own notice, its stray 's' included ("Table a_orderss is already partitioned").
         RAISE NOTICE 'Table %s is already partitioned', atable;
         RETURN;
@@ -3930,7 +3946,7 @@ BEGIN
     acol := CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END;
     -- Free the names the new table takes: the table, its primary key and its index.
     EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I RENAME TO %I', atable, history);
-    SELECT k.conname INTO pkey FROM pg_constraint k
+    SELECT k.conname INTO pkey FROM pg_catalog.pg_constraint k
     WHERE k.conrelid = pg_catalog.format('pgmq.%I', history)::regclass AND k.contype = 'p';
     IF pkey IS NOT NULL AND by_id THEN
         EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I RENAME CONSTRAINT %I TO %I',
@@ -4459,7 +4475,7 @@ AS $function$
 BEGIN
     DELETE FROM pgmq.queue_index_wanted w
     WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = w.queue_name::text)
-       OR EXISTS (SELECT 1 FROM pg_index i
+       OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i
                   WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', w.index_name))
                     AND i.indisvalid);
     RETURN QUERY

@@ -2536,6 +2536,22 @@ $function$
 COMMENT ON FUNCTION pgmq._queue_ops_kept_missed(text,text,"char") IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_missed(text,text,"char") FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_ready(qtable text, op "char")
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_prepared_statements s
+                   WHERE s.name = pgmq._queue_ops_kept_name(qtable, op)) THEN
+        PERFORM pgmq._queue_ops_keep(qtable, op);
+    END IF;
+    RETURN pgmq._queue_ops_kept_name(qtable, op);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_ready(text,"char") IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_ready(text,"char") FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(qtable text, op "char", low text DEFAULT '$9'::text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text, ids text DEFAULT '$5'::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text)
  RETURNS text
  LANGUAGE sql
