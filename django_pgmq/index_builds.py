@@ -114,7 +114,9 @@ def build_pending(using: str, lock_timeout: str | None = None) -> list[str]:
         if lock_timeout is None:
             return build_on(conn)
         conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(lock_timeout)))
-        wait = conn.execute("SELECT extract(epoch FROM current_setting('lock_timeout')::interval)")
+        wait = conn.execute(
+            "SELECT extract(epoch FROM pg_catalog.current_setting('lock_timeout')::interval)"
+        )
         return build_on(conn, lock_wait=float(wait.fetchone()[0]))  # type: ignore[index]
 
 

@@ -601,6 +601,13 @@ def manager_operations(run: Owner, tag: str) -> None:
             manager.send(queue, {"n": 1})
             manager.read(queue, vt=0, qty=2)
             manager.pop(queue, 1)
+        kept = pg.execute(
+            "SELECT pg_catalog.count(*) FROM pg_catalog.pg_prepared_statements"
+            " WHERE statement LIKE %s",
+            [f"%pgmq.q_{queue} %"],
+        ).fetchone()
+        if kept == (0,):
+            run.errors.append("manager: none of the queue's own statements ran prepared")
         manager.enforce_retention()
         manager.enqueue_due_schedules()
         manager.build_pending_indexes()
@@ -625,7 +632,10 @@ def test_no_planted_overload_runs_for_the_owner(hostile: Planted, pg_connect) ->
     connection.ensure_connection()
     connection.connection.execute('SET search_path = "$user", public')
     connection.connection.add_notice_handler(run._notice)
-    manager_operations(run, tag)
+    try:
+        manager_operations(run, tag)
+    finally:
+        connection.connection.remove_notice_handler(run._notice)
     count = hijacks(admin, hostile)
     report = "\n".join([*sorted(set(run.warnings)), *run.errors])
     assert (count, sorted(set(run.warnings)), run.errors) == (0, [], []), report
