@@ -13,9 +13,9 @@ RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE
-        WHEN pg_catalog.jsonb_typeof(headers -> 'priority') = 'number'
+        WHEN jsonb_typeof(headers -> 'priority') = 'number'
              AND (headers ->> 'priority') ~ '^-?[0-9]{1,3}$'
-             AND pg_catalog.abs((headers ->> 'priority')::integer) <= 100
+             AND abs((headers ->> 'priority')::integer) <= 100
         THEN (headers ->> 'priority')::integer
         ELSE 0
     END

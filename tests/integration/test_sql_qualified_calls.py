@@ -199,6 +199,15 @@ def builtins(pg_connect) -> set[str]:
     }
 
 
+# Bodies that queues' indexes evaluate: a changed body means a REINDEX of every such index
+# at upgrade (a lock on each queue), so they keep their bare calls, which only take
+# jsonb and integer arguments: pg_catalog's are exact matches, found first, and no
+# other schema's overload can be a better one.
+INDEXED = {
+    "pgmq._task_priority(jsonb)": {"jsonb_typeof", "abs"},
+}
+
+
 def test_no_body_calls_a_builtin_by_its_bare_name(pg_connect, builtins) -> None:
     conn = pg_connect()
     rows = conn.execute(
@@ -211,6 +220,7 @@ def test_no_body_calls_a_builtin_by_its_bare_name(pg_connect, builtins) -> None:
         f"{fn}: {name}() in: {line}"
         for fn, src in rows
         for name, line in unqualified_calls(src, builtins)
+        if name not in INDEXED.get(fn, ())
     ]
     assert bad == [], "write pg_catalog.<name>(...):\n" + "\n".join(bad)
 

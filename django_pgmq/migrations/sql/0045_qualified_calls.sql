@@ -3520,23 +3520,6 @@ $function$
 COMMENT ON FUNCTION pgmq._task_finish_and_start(text,uuid,bigint,text,timestamp with time zone,jsonb,jsonb,uuid,timestamp with time zone,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._task_finish_and_start(text,uuid,bigint,text,timestamp with time zone,jsonb,jsonb,uuid,timestamp with time zone,text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._task_priority(headers jsonb)
- RETURNS integer
- LANGUAGE sql
- IMMUTABLE PARALLEL SAFE
-AS $function$
-    SELECT CASE
-        WHEN pg_catalog.jsonb_typeof(headers -> 'priority') = 'number'
-             AND (headers ->> 'priority') ~ '^-?[0-9]{1,3}$'
-             AND pg_catalog.abs((headers ->> 'priority')::integer) <= 100
-        THEN (headers ->> 'priority')::integer
-        ELSE 0
-    END
-$function$
-;
-COMMENT ON FUNCTION pgmq._task_priority(jsonb) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._task_priority(jsonb) FROM PUBLIC;
-
 CREATE OR REPLACE FUNCTION pgmq._time_step(what text, step text)
  RETURNS interval
  LANGUAGE plpgsql
@@ -5294,19 +5277,4 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.validate_topic_pattern(text) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.validate_topic_pattern(text) TO PUBLIC;
-
--- Indexes that use pgmq._task_priority(jsonb) (every queue's that has one) are rebuilt for its new body.
-DO $reindex$
-DECLARE
-    ix regclass;
-BEGIN
-    FOR ix IN
-        SELECT d.objid::regclass FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
-        WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_proc'::regclass
-          AND d.refobjid = 'pgmq._task_priority(jsonb)'::regprocedure AND c.relkind IN ('i', 'I')
-    LOOP
-        EXECUTE format('REINDEX INDEX %s', ix);
-    END LOOP;
-END
-$reindex$;
 
