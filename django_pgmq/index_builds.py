@@ -57,28 +57,32 @@ EXPRESSIONS = {
 # Only indexes this role may build: on tables it owns (or whose owner it is a member of).
 _PENDING = """
 SELECT p.queue_name, p.index_name, p.kind, p.invalid FROM pgmq.pending_indexes() p
-WHERE pg_has_role((SELECT c.relowner FROM pg_class c
-                   WHERE c.oid = to_regclass(format('pgmq.%I',
-                                                    pgmq.format_table_name(p.queue_name, 'q')))),
-                  'USAGE')
+WHERE pg_catalog.pg_has_role(
+    (SELECT c.relowner FROM pg_catalog.pg_class c
+     WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format(
+         'pgmq.%I', pgmq.format_table_name(p.queue_name::text, 'q'::text)))),
+    'USAGE'::text)
 """
 # One session builds a given index at a time (the bigint key space).
-_LOCK = "SELECT pg_try_advisory_lock(hashtext('pgmq.index_build.' || %s))"
-_UNLOCK = "SELECT pg_advisory_unlock(hashtext('pgmq.index_build.' || %s))"
+_LOCK = "SELECT pg_catalog.pg_try_advisory_lock(pg_catalog.hashtext('pgmq.index_build.' || %s))"
+_UNLOCK = "SELECT pg_catalog.pg_advisory_unlock(pg_catalog.hashtext('pgmq.index_build.' || %s))"
 # Whether the index is valid (no row: missing).
 _INDEX_STATE = """
-SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass(format('pgmq.%%I', %s::text))
+SELECT i.indisvalid FROM pg_catalog.pg_index i
+WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%%I', %s::text))
 """
 # The queue's table lock, held at session level around a build: the key of
 # pgmq._queue_table_lock_key (sql/00_schema.sql), computed here too so that a build
 # runs on a database not migrated yet (where no DDL takes the lock).
 TABLE_LOCK_CLASS = 1885826417  # the bytes 'pgmq'
-_TABLE_KEY = "SELECT %s::integer, hashtext(lower(%s))"
-_TABLE_TRY_LOCK = "SELECT pg_try_advisory_lock(%s, %s)"
-_TABLE_UNLOCK = "SELECT pg_advisory_unlock(%s, %s)"
+_TABLE_KEY = "SELECT %s::integer, pg_catalog.hashtext(pg_catalog.lower(%s::text))"
+_TABLE_TRY_LOCK = "SELECT pg_catalog.pg_try_advisory_lock(%s, %s)"
+_TABLE_UNLOCK = "SELECT pg_catalog.pg_advisory_unlock(%s, %s)"
 _TABLE_EXISTS = """
-SELECT to_regclass(format('pgmq.%%I', pgmq.format_table_name(%s, 'q'))) IS NOT NULL
-       AND EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower(%s))
+SELECT pg_catalog.to_regclass(
+           pg_catalog.format('pgmq.%%I', pgmq.format_table_name(%s::text, 'q'::text))) IS NOT NULL
+       AND EXISTS (SELECT 1 FROM pgmq.meta m
+                   WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower(%s::text))
 """
 # A session waiting for the table lock (a drop, a purge): the build must give way.
 _DDL_WAITING = """
@@ -86,7 +90,7 @@ SELECT EXISTS (SELECT 1 FROM pg_locks l
                WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 2
                  AND l.classid = %s::integer::oid AND l.objid = %s::integer::oid
                  AND l.database = (SELECT d.oid FROM pg_database d
-                                   WHERE d.datname = current_database()))
+                                   WHERE d.datname = pg_catalog.current_database()))
 """
 
 # A background build gives way after this long waiting for a lock, then tries again

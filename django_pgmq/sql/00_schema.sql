@@ -3,13 +3,13 @@
 
 DO $guard$
 BEGIN
-    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq') THEN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'pgmq') THEN
         RAISE EXCEPTION 'django-pgmq: this database already has the pgmq extension installed'
             USING ERRCODE = 'PQ000',
                   HINT = 'django-pgmq provides the same SQL API itself; run DROP EXTENSION pgmq '
                          'first if you mean to replace it, or point Django at another database.';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'pgmq') THEN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'pgmq') THEN
         RAISE EXCEPTION 'django-pgmq: schema "pgmq" already exists in this database'
             USING ERRCODE = 'PQ000',
                   HINT = 'It was not created by these migrations (a SQL-only pgmq install?). '
@@ -71,7 +71,7 @@ CREATE FUNCTION pgmq.acquire_queue_lock(queue_name text)
 RETURNS void
 LANGUAGE sql
 AS $fn$
-    SELECT pg_advisory_xact_lock(hashtext('pgmq.queue_' || lower(queue_name)));
+    SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('pgmq.queue_' || pg_catalog.lower(queue_name)));
 $fn$;
 
 -- The advisory-lock key of a queue's live table, shared by index builds and the DDL on
@@ -81,7 +81,7 @@ $fn$;
 CREATE FUNCTION pgmq._queue_table_lock_key(queue_name text, OUT class_id integer, OUT object_id integer)
 LANGUAGE sql IMMUTABLE
 AS $fn$
-    SELECT 1885826417, hashtext(lower(queue_name));
+    SELECT 1885826417, pg_catalog.hashtext(pg_catalog.lower(queue_name));
 $fn$;
 
 -- Taken (until commit) by whatever drops, truncates or alters a queue's live table:
@@ -93,7 +93,7 @@ CREATE FUNCTION pgmq._lock_queue_table(queue_name text)
 RETURNS void
 LANGUAGE sql
 AS $fn$
-    SELECT pg_advisory_xact_lock(k.class_id, k.object_id)
+    SELECT pg_catalog.pg_advisory_xact_lock(k.class_id, k.object_id)
     FROM pgmq._queue_table_lock_key(queue_name) k;
 $fn$;
 
@@ -104,7 +104,7 @@ LANGUAGE plpgsql STABLE
 AS $fn$
 BEGIN
     PERFORM pgmq.validate_queue_name(queue_name);
-    RETURN (SELECT m.queue_name FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1));
+    RETURN (SELECT m.queue_name FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1));
 END
 $fn$;
 

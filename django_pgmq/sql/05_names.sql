@@ -10,9 +10,9 @@ BEGIN
     IF queue_name IS NULL OR queue_name = '' THEN
         RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'PQ001';
     END IF;
-    IF length(queue_name) > 47 THEN
+    IF pg_catalog.length(queue_name) > 47 THEN
         RAISE EXCEPTION 'queue name is too long, maximum length is 47 characters: "%" has %',
-            left(queue_name, 57), length(queue_name)
+            pg_catalog.left(queue_name, 57), pg_catalog.length(queue_name)
             USING ERRCODE = 'PQ001';
     END IF;
     IF queue_name ~ '[$;'']|--' THEN
@@ -35,7 +35,7 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $fn$
 BEGIN
     PERFORM pgmq.validate_queue_name(queue_name);
-    RETURN lower(prefix || '_' || queue_name);
+    RETURN pg_catalog.lower(prefix || '_' || queue_name);
 END
 $fn$;
 
@@ -51,9 +51,9 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE
-        WHEN length(queue_name) <= 47 AND queue_name ~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$'
-             AND strpos(queue_name, '--') = 0
-        THEN lower(prefix || '_' || queue_name)
+        WHEN pg_catalog.length(queue_name) <= 47 AND queue_name ~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$'
+             AND pg_catalog.strpos(queue_name, '--') = 0
+        THEN pg_catalog.lower(prefix || '_' || queue_name)
         ELSE pgmq._invalid_queue_name(queue_name, prefix)
     END;
 $fn$;
@@ -71,9 +71,9 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE
-        WHEN length(queue_name) <= 47 AND queue_name ~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$'
-             AND strpos(queue_name, '--') = 0
-        THEN lower(prefix || '_' || queue_name)
+        WHEN pg_catalog.length(queue_name) <= 47 AND queue_name ~ '^[A-Za-z0-9_][A-Za-z0-9_-]*$'
+             AND pg_catalog.strpos(queue_name, '--') = 0
+        THEN pg_catalog.lower(prefix || '_' || queue_name)
         ELSE pgmq._message_name_error(queue_name, prefix)
     END;
 $fn$;
@@ -92,7 +92,7 @@ BEGIN
             USING ERRCODE = 'PQ001';
     END IF;
     -- PostgreSQL's own text for a missing table (identifiers cut at 63 bytes, as it does).
-    RAISE EXCEPTION 'relation "pgmq.%" does not exist', left(lower(prefix || '_' || queue_name), 63)
+    RAISE EXCEPTION 'relation "pgmq.%" does not exist', pg_catalog.left(pg_catalog.lower(prefix || '_' || queue_name), 63)
         USING ERRCODE = '42P01';
 END
 $fn$;

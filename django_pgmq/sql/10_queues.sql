@@ -9,10 +9,10 @@ AS $fn$
 DECLARE
     existing pgmq.meta;
 BEGIN
-    SELECT m.* INTO existing FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1);
-    IF existing.queue_name IS NOT NULL AND existing.queue_name <> queue_name THEN
+    SELECT m.* INTO existing FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1);
+    IF existing.queue_name IS NOT NULL AND existing.queue_name::text <> queue_name THEN
         RAISE EXCEPTION 'queue name "%" maps to table pgmq.%, which queue "%" already uses',
-            queue_name, pgmq.format_table_name(queue_name, 'q'), existing.queue_name
+            queue_name, pgmq.format_table_name(queue_name, 'q'::text), existing.queue_name
             USING ERRCODE = 'PQ003',
                   HINT = 'Table names are lower-cased; use the existing name or another one.';
     END IF;
@@ -34,7 +34,7 @@ RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    EXECUTE format('ALTER TABLE pgmq.%I SET (fillfactor = 80)', tbl);
+    EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I SET (fillfactor = 80)', tbl);
 END
 $fn$;
 
@@ -75,8 +75,8 @@ RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
-    atable text := pgmq.format_table_name(queue_name, 'a');
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
+    atable text := pgmq.format_table_name(queue_name, 'a'::text);
 BEGIN
     PERFORM pgmq._refuse_foreign_tables(queue_name);
     EXECUTE format(
@@ -84,7 +84,7 @@ BEGIN
         CREATE %s TABLE IF NOT EXISTS pgmq.%I (
             msg_id bigint GENERATED ALWAYS AS IDENTITY,
             read_ct integer NOT NULL DEFAULT 0,
-            enqueued_at timestamptz NOT NULL DEFAULT now(),
+            enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
             last_read_at timestamptz,
             vt timestamptz NOT NULL,
             message jsonb,
@@ -93,8 +93,8 @@ BEGIN
         ) %s
         $ddl$,
         CASE WHEN unlogged THEN 'UNLOGGED' ELSE '' END, qtable,
-        CASE WHEN coalesce(q_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE format('msg_id, %I', q_key) END,
-        CASE WHEN q_key IS NULL THEN '' ELSE format('PARTITION BY RANGE (%I)', q_key) END
+        CASE WHEN coalesce(q_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE pg_catalog.format('msg_id, %I', q_key) END,
+        CASE WHEN q_key IS NULL THEN '' ELSE pg_catalog.format('PARTITION BY RANGE (%I)', q_key) END
     );
     IF q_key IS NULL THEN
         PERFORM pgmq._tune_live_table(qtable);
@@ -102,18 +102,18 @@ BEGIN
     IF unlogged THEN
         -- The ids go on into the (logged) archive: an id sequence reset by a crash would
         -- hand out ids the archive holds already. Only the messages are unlogged.
-        EXECUTE format('ALTER SEQUENCE %s SET LOGGED',
-                       pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id'));
+        EXECUTE pg_catalog.format('ALTER SEQUENCE %s SET LOGGED',
+                       pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id'));
     END IF;
 
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         $ddl$
         CREATE TABLE IF NOT EXISTS pgmq.%I (
             msg_id bigint NOT NULL,
             read_ct integer NOT NULL DEFAULT 0,
-            enqueued_at timestamptz NOT NULL DEFAULT now(),
+            enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
             last_read_at timestamptz,
-            archived_at timestamptz NOT NULL DEFAULT now(),
+            archived_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
             vt timestamptz NOT NULL,
             message jsonb,
             headers jsonb,
@@ -121,13 +121,13 @@ BEGIN
         ) %s
         $ddl$,
         atable,
-        CASE WHEN coalesce(a_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE format('msg_id, %I', a_key) END,
-        CASE WHEN a_key IS NULL THEN '' ELSE format('PARTITION BY RANGE (%I)', a_key) END
+        CASE WHEN coalesce(a_key, 'msg_id') = 'msg_id' THEN 'msg_id' ELSE pg_catalog.format('msg_id, %I', a_key) END,
+        CASE WHEN a_key IS NULL THEN '' ELSE pg_catalog.format('PARTITION BY RANGE (%I)', a_key) END
     );
     -- pgmq's index name; '<atable>_archived_at_idx' would pass 63 bytes for a 47-char name.
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
-        'archived_at_idx_' || lower(queue_name), atable
+        'archived_at_idx_' || pg_catalog.lower(queue_name), atable
     );
     PERFORM pgmq._grant_queue(queue_name);
 END
@@ -287,15 +287,15 @@ RETURNS bigint
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
     removed bigint;
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
     PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
     -- Lock first so the count and the truncate see the same rows.
-    EXECUTE format('LOCK TABLE pgmq.%I IN ACCESS EXCLUSIVE MODE', qtable);
-    EXECUTE format('SELECT count(*) FROM pgmq.%I', qtable) INTO removed;
-    EXECUTE format('TRUNCATE TABLE pgmq.%I', qtable);
+    EXECUTE pg_catalog.format('LOCK TABLE pgmq.%I IN ACCESS EXCLUSIVE MODE', qtable);
+    EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM pgmq.%I', qtable) INTO removed;
+    EXECUTE pg_catalog.format('TRUNCATE TABLE pgmq.%I', qtable);
     RETURN removed;
 END
 $fn$;

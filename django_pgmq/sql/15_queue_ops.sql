@@ -53,19 +53,19 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT format(
+    SELECT pg_catalog.format(
         CASE op
         -- A function scan yields the arrays in order and the insert numbers rows as they
         -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
         WHEN 's' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT coalesce(%5$s, clock_timestamp()), u.msg, u.hdr
+        SELECT coalesce(%5$s, pg_catalog.clock_timestamp()), u.msg, u.hdr
         FROM unnest(%6$s, %7$s) AS u(msg, hdr)%3$s
         RETURNING q.msg_id$sql$
         -- one message: a VALUES row plans in less time than a function scan
         WHEN '1' THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        VALUES (coalesce(%5$s, clock_timestamp()), (%6$s)[1], (%7$s)[1])
+        VALUES (coalesce(%5$s, pg_catalog.clock_timestamp()), (%6$s)[1], (%7$s)[1])
         RETURNING q.msg_id$sql$
         WHEN 'a' THEN $sql$
         WITH moved AS (
@@ -80,7 +80,7 @@ AS $fn$
         RETURNING q.msg_id$sql$
         END,
         qtable,
-        'a' || substr(qtable, 2),
+        'a' || pg_catalog.substr(qtable, 2),
         cond,
         ids,
         vt,
@@ -120,14 +120,14 @@ AS $fn$
             -- the statement pgmq._queue_ops_ids_sql gives, with the record's other columns
             pgmq._queue_ops_ids_sql(qtable, op) || $cols$, NULL::integer, NULL::timestamptz,
                   NULL::timestamptz, NULL::timestamptz, NULL::jsonb, NULL::jsonb$cols$
-        ELSE format(
+        ELSE pg_catalog.format(
         CASE op
         WHEN 'r' THEN $sql$
         WITH claimed AS (
             UPDATE pgmq.%1$I m
-            SET vt = clock_timestamp() + make_interval(secs => %3$s),
+            SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => %3$s),
                 read_ct = m.read_ct + 1,
-                last_read_at = clock_timestamp()
+                last_read_at = pg_catalog.clock_timestamp()
             WHERE m.msg_id = ANY(ARRAY(%2$s))
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
@@ -154,10 +154,10 @@ AS $fn$
         -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
         -- the picked rows by key, whatever the plan's row estimates (a join could walk
         -- the table)
-        format(
+        pg_catalog.format(
             $pick$
                 SELECT q.msg_id FROM pgmq.%1$I q
-                WHERE q.msg_id >= %2$s AND q.vt <= clock_timestamp()
+                WHERE q.msg_id >= %2$s AND q.vt <= pg_catalog.clock_timestamp()
                   AND (%3$s IS NULL OR %3$s = '{}'::jsonb OR q.message @> %3$s)
                 ORDER BY q.msg_id
                 LIMIT %4$s
@@ -174,7 +174,7 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql(queue_name text, op "char", low t
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'), op, low);
+    SELECT pgmq._queue_ops_sql_for(pgmq.format_table_name(queue_name, 'q'::text), op, low);
 $fn$;
 
 -- The smallest msg_id this session may start a read or pop of the live table qtable at
@@ -262,7 +262,7 @@ CREATE OR REPLACE FUNCTION pgmq._low_water_mark(queue_name text)
 RETURNS bigint
 LANGUAGE sql
 AS $fn$
-    SELECT pgmq._low_water_mark_for(pgmq._message_table_name(queue_name, 'q'));
+    SELECT pgmq._low_water_mark_for(pgmq._message_table_name(queue_name, 'q'::text));
 $fn$;
 
 -- Kept plans, per session (docs/design.md, "Plans kept per session"): EXECUTE parses
@@ -331,7 +331,7 @@ AS $fn$ SELECT 'pgmq_' || op::text || 'g_' || qtable; $fn$;
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_key(qtable text, op "char")
 RETURNS text
 LANGUAGE sql IMMUTABLE
-AS $fn$ SELECT 'pgmq.prep_' || replace(op::text || 'g_' || qtable, '-', '$'); $fn$;
+AS $fn$ SELECT 'pgmq.prep_' || pg_catalog.replace(op::text || 'g_' || qtable, '-', '$'); $fn$;
 
 -- The kept statement of op (r, p, a, d, or s for a client's send) on qtable: the plain
 -- statement with the attribute guard (read and pop: in the pick; archive and delete: in
@@ -428,7 +428,7 @@ AS $fn$
             t.qtable, op, pg_catalog.format('(SELECT pgmq._low_water_mark_for(%L::text))', t.qtable),
             qty::text, '$1', 'NULL::jsonb', '$1', 'NULL::timestamptz', '$1::jsonb[]', '$2::jsonb[]')
     END
-    FROM (SELECT pgmq._message_table_name(queue_name, 'q') AS qtable) t;
+    FROM (SELECT pgmq._message_table_name(queue_name, 'q'::text) AS qtable) t;
 $fn$;
 
 -- The name of the prepared statement of op (r, p, a or d) on qtable to run, or NULL to
@@ -440,7 +440,7 @@ AS $fn$
 DECLARE
     stmt text := pgmq._queue_ops_kept_name(qtable, op);
     key text := pgmq._queue_ops_kept_key(qtable, op);
-    state text := coalesce(current_setting(key, true), '');
+    state text := coalesce(pg_catalog.current_setting(key, true), '');
 BEGIN
     IF state = 'p' OR state = '3' THEN
         IF NOT pgmq._queue_ops_kept_held(qtable, op) THEN
@@ -453,15 +453,15 @@ BEGIN
             END IF;
         END IF;
         IF state <> 'p' THEN
-            PERFORM set_config(key, CASE state WHEN 'c' THEN 'c' ELSE 'p' END, false);
+            PERFORM pg_catalog.set_config(key, CASE state WHEN 'c' THEN 'c' ELSE 'p' END, false);
         END IF;
         IF state <> 'c' THEN
             RETURN stmt;
         END IF;
     ELSIF state IN ('', '0', '1', '2') THEN
-        PERFORM set_config(key, (coalesce(nullif(state, ''), '0')::integer + 1)::text, false);
+        PERFORM pg_catalog.set_config(key, (coalesce(nullif(state, ''), '0')::integer + 1)::text, false);
     ELSIF state <> 'c' THEN
-        PERFORM set_config(key, '1', false);
+        PERFORM pg_catalog.set_config(key, '1', false);
     END IF;
     RETURN NULL;
 END
@@ -477,7 +477,7 @@ SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         'EXECUTE %I(NULL, %L, %L, NULL, %L, NULL, NULL, %L, %L)', stmt, p_qty, p_secs, p_ids, p_cond, low);
 END
 $fn$;
@@ -490,7 +490,7 @@ SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE format('EXECUTE %I(NULL, NULL, NULL, NULL, %L, NULL, NULL, NULL, NULL)', stmt, p_ids);
+    RETURN QUERY EXECUTE pg_catalog.format('EXECUTE %I(NULL, NULL, NULL, NULL, %L, NULL, NULL, NULL, NULL)', stmt, p_ids);
 END
 $fn$;
 
@@ -530,7 +530,7 @@ BEGIN
     IF pgmq._queue_attributes(queue_name) IS NULL THEN
         RETURN true;
     END IF;
-    PERFORM set_config(pgmq._queue_ops_kept_key(qtable, op), '0', false);
+    PERFORM pg_catalog.set_config(pgmq._queue_ops_kept_key(qtable, op), '0', false);
     RETURN false;
 END
 $fn$;
@@ -550,7 +550,7 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
-    qtable text := pgmq._message_table_name(queue_name, 'q');
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
     attrs jsonb;
     low bigint := 0;
     stmt text;
@@ -559,7 +559,7 @@ BEGIN
         low := pgmq._low_water_mark_for(qtable);
     END IF;
     SELECT a.attributes INTO attrs
-    FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
     IF attrs IS NOT NULL THEN
         RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
             queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
@@ -572,7 +572,7 @@ BEGIN
             RETURN;
         END IF;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, p_op, '$9')
+    RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, p_op, '$9'::text)
         USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
 END
 $fn$;
@@ -588,15 +588,15 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
-    qtable text := pgmq._message_table_name(queue_name, 'q');
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
     attrs jsonb;
-    op "char" := CASE WHEN p_op = 's' AND cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
+    op "char" := CASE WHEN p_op = 's' AND pg_catalog.cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
     stmt text;
     n bigint;
 BEGIN
     -- archive and delete in a session that keeps the statement: the fast path (migration
     -- 0042, see "Kept plans"), with no separate attribute lookup
-    IF (op = 'a' OR op = 'd') AND current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
+    IF (op = 'a' OR op = 'd') AND pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
         RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(
             pgmq._queue_ops_kept_ready(qtable, op), p_ids);
         GET DIAGNOSTICS n = ROW_COUNT;
@@ -605,7 +605,7 @@ BEGIN
         END IF;
     END IF;
     SELECT a.attributes INTO attrs
-    FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
     IF attrs IS NOT NULL THEN
         RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_with_attributes(
             queue_name, attrs, p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,

@@ -23,7 +23,7 @@ BEGIN
     IF delay = 0 THEN
         RETURN NULL;  -- none given: the queue's delivery_delay, if any
     END IF;
-    RETURN clock_timestamp() + make_interval(secs => delay);
+    RETURN pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => delay);
 END
 $fn$;
 
@@ -47,9 +47,9 @@ CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
 RETURNS SETOF bigint LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq._message_table_name(queue_name, 'q');
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
 BEGIN
-    IF NOT EXISTS (SELECT FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1)) THEN
+    IF NOT EXISTS (SELECT FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1)) THEN
         RETURN QUERY EXECUTE pgmq._queue_ops_ids_sql(qtable, '1')
             USING NULL::"char", NULL::integer, NULL::integer, NULL::timestamptz, NULL::bigint[],
                   ARRAY[msg], ARRAY[NULL::jsonb], NULL::jsonb, 0::bigint;
@@ -85,12 +85,12 @@ RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 BEGIN
-    IF msgs IS NULL OR cardinality(msgs) = 0 THEN
+    IF msgs IS NULL OR pg_catalog.cardinality(msgs) = 0 THEN
         RAISE EXCEPTION 'msgs cannot be NULL or empty' USING ERRCODE = 'PQ004';
     END IF;
-    IF headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs) THEN
+    IF headers IS NOT NULL AND pg_catalog.cardinality(headers) <> pg_catalog.cardinality(msgs) THEN
         RAISE EXCEPTION 'headers array length (%) must match msgs array length (%)',
-            cardinality(headers), cardinality(msgs)
+            pg_catalog.cardinality(headers), pg_catalog.cardinality(msgs)
             USING ERRCODE = 'PQ004';
     END IF;
 END
@@ -159,8 +159,8 @@ BEGIN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    qtable := pgmq._message_table_name(queue_name, 'q');
-    IF current_setting(pgmq._queue_ops_kept_key(qtable, 'r'), true) = 'p' THEN
+    qtable := pgmq._message_table_name(queue_name, 'q'::text);
+    IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'r'), true) = 'p' THEN
         RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(
             pgmq._queue_ops_kept_ready(qtable, 'r'), qty, coalesce(vt, 0), NULL,
             coalesce(conditional, '{}'::jsonb), pgmq._low_water_mark_for(qtable));
@@ -186,7 +186,7 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    deadline timestamptz := clock_timestamp() + make_interval(secs => coalesce(max_poll_seconds, 0));
+    deadline timestamptz := pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => coalesce(max_poll_seconds, 0));
     rec pgmq.message_record;
     got boolean;
 BEGIN
@@ -211,9 +211,9 @@ BEGIN
                 RETURN NEXT rec;
             END LOOP;
         END IF;
-        EXIT WHEN got OR clock_timestamp() >= deadline;
-        PERFORM pg_sleep(least(poll_interval_ms / 1000.0,
-                               extract(epoch FROM deadline - clock_timestamp())));
+        EXIT WHEN got OR pg_catalog.clock_timestamp() >= deadline;
+        PERFORM pg_catalog.pg_sleep(least(poll_interval_ms / 1000.0,
+                               extract(epoch FROM deadline - pg_catalog.clock_timestamp())));
     END LOOP;
 END
 $fn$;
@@ -231,7 +231,7 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE sql
 AS $fn$
     SELECT * FROM pgmq._poll(
-        'read',
+        'read'::text,
         queue_name, vt, qty, conditional::text, max_poll_seconds, poll_interval_ms);
 $fn$;
 
@@ -248,8 +248,8 @@ BEGIN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    qtable := pgmq._message_table_name(queue_name, 'q');
-    IF current_setting(pgmq._queue_ops_kept_key(qtable, 'p'), true) = 'p' THEN
+    qtable := pgmq._message_table_name(queue_name, 'q'::text);
+    IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'p'), true) = 'p' THEN
         RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(
             pgmq._queue_ops_kept_ready(qtable, 'p'), qty, NULL, NULL, NULL, pgmq._low_water_mark_for(qtable));
         GET DIAGNOSTICS n = ROW_COUNT;
@@ -325,7 +325,7 @@ $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt integer)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
-AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, msg_ids, clock_timestamp() + make_interval(secs => vt)); $fn$;
+AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, msg_ids, pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => vt)); $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt timestamptz)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
@@ -333,4 +333,4 @@ AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, ARRAY[msg_id], vt); $fn$;
 
 CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt integer)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
-AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, ARRAY[msg_id], clock_timestamp() + make_interval(secs => vt)); $fn$;
+AS $fn$ SELECT * FROM pgmq.set_vt(queue_name, ARRAY[msg_id], pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => vt)); $fn$;

@@ -43,7 +43,7 @@ CREATE FUNCTION pgmq._queue_index_name(queue_name text, kind text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $fn$
-    SELECT pgmq.format_table_name(queue_name, 'q')
+    SELECT pgmq.format_table_name(queue_name, 'q'::text)
            || CASE kind WHEN 'priority' THEN '_priority' WHEN 'fifo' THEN '_fifo_idx' END;
 $fn$;
 

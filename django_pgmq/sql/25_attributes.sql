@@ -42,7 +42,7 @@ RETURNS trigger
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = lower(OLD.queue_name);
+    DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name::text = pg_catalog.lower(OLD.queue_name);
     RETURN OLD;
 END
 $fn$;
@@ -123,7 +123,7 @@ BEGIN
     IF allowed IS NULL THEN
         RAISE EXCEPTION 'queue "%": unknown queue attribute "%"', queue_name, key
             USING ERRCODE = 'PQ004',
-                  HINT = 'Known attributes: ' || (SELECT string_agg(r.key, ', ')
+                  HINT = 'Known attributes: ' || (SELECT pg_catalog.string_agg(r.key, ', ')
                                                   FROM pgmq._queue_attribute_rules() r) || '.';
     END IF;
     RAISE EXCEPTION 'queue "%": queue attribute "%" must be %, got %', queue_name, key, allowed, got
@@ -136,8 +136,8 @@ CREATE FUNCTION pgmq._json_int_at_least(value jsonb, low integer)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE
 AS $fn$
-    SELECT jsonb_typeof(value) = 'number'
-       AND value::text::numeric = trunc(value::text::numeric)
+    SELECT pg_catalog.jsonb_typeof(value) = 'number'
+       AND value::text::numeric = pg_catalog.trunc(value::text::numeric)
        AND value::text::numeric BETWEEN low AND 2147483647;
 $fn$;
 
@@ -154,20 +154,20 @@ DECLARE
     kind text;
     minimum integer;
 BEGIN
-    FOR k, v IN SELECT e.key, e.value FROM jsonb_each(attrs) e ORDER BY e.key LOOP
+    FOR k, v IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(attrs) e ORDER BY e.key LOOP
         SELECT d.kind, d.minimum INTO kind, minimum
         FROM pgmq._queue_attribute_declaration() d WHERE d.key = k;
         ok := CASE
             -- the number kinds: an integer at least the declared minimum
             WHEN kind IN ('seconds', 'bytes', 'count') THEN pgmq._json_int_at_least(v, minimum)
-            WHEN kind = 'switch' THEN jsonb_typeof(v) = 'boolean'
-            WHEN kind = 'queue' THEN jsonb_typeof(v) = 'string'
+            WHEN kind = 'switch' THEN pg_catalog.jsonb_typeof(v) = 'boolean'
+            WHEN kind = 'queue' THEN pg_catalog.jsonb_typeof(v) = 'string'
             -- CASE, not AND: each test may only run once the one before it held.
             WHEN kind = 'rate' THEN CASE
-                WHEN jsonb_typeof(v) <> 'object' THEN false
-                WHEN (SELECT array_agg(x ORDER BY x) FROM jsonb_object_keys(v) x)
+                WHEN pg_catalog.jsonb_typeof(v) <> 'object' THEN false
+                WHEN (SELECT pg_catalog.array_agg(x ORDER BY x) FROM pg_catalog.jsonb_object_keys(v) x)
                      <> '{count,seconds}' THEN false
-                WHEN jsonb_typeof(v -> 'seconds') <> 'number' THEN false
+                WHEN pg_catalog.jsonb_typeof(v -> 'seconds') <> 'number' THEN false
                 ELSE pgmq._json_int_at_least(v -> 'count', 1)
                      AND (v ->> 'seconds')::numeric > 0 AND (v ->> 'seconds')::numeric <= 31536000
                 END
@@ -181,9 +181,9 @@ BEGIN
         BEGIN
             PERFORM pgmq.validate_queue_name(attrs ->> 'dead_letter_queue');
         EXCEPTION WHEN SQLSTATE 'PQ001' THEN
-            PERFORM pgmq._bad_queue_attribute(queue_name, 'dead_letter_queue', attrs -> 'dead_letter_queue');
+            PERFORM pgmq._bad_queue_attribute(queue_name, 'dead_letter_queue'::text, attrs -> 'dead_letter_queue');
         END;
-        IF lower(attrs ->> 'dead_letter_queue') = lower(queue_name) THEN
+        IF pg_catalog.lower(attrs ->> 'dead_letter_queue') = pg_catalog.lower(queue_name) THEN
             RAISE EXCEPTION 'queue "%": queue attribute "dead_letter_queue" must be another queue, '
                 'not the queue itself', queue_name
                 USING ERRCODE = 'PQ004';
@@ -204,7 +204,7 @@ CREATE FUNCTION pgmq._queue_attributes(queue_name text)
 RETURNS jsonb
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT a.attributes FROM pgmq.queue_attributes a WHERE lower(a.queue_name) = lower($1);
+    SELECT a.attributes FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
 $fn$;
 
 CREATE FUNCTION pgmq.get_queue_attributes(queue_name text)
@@ -434,27 +434,27 @@ DECLARE
     v jsonb;
 BEGIN
     IF max_size IS NOT NULL THEN
-        size := octet_length(msg::text);
+        size := pg_catalog.octet_length(msg::text);
         IF size > max_size THEN
             RAISE EXCEPTION 'queue "%": message of % bytes is larger than the queue''s '
                 'max_message_size of % bytes', queue_name, size, max_size
                 USING ERRCODE = 'PQ004';
         END IF;
     END IF;
-    IF jsonb_typeof(headers) = 'object' THEN
+    IF pg_catalog.jsonb_typeof(headers) = 'object' THEN
         v := headers -> 'priority';
         IF priorities AND v IS NOT NULL
-           AND NOT (jsonb_typeof(v) = 'number' AND v::text ~ '^-?[0-9]{1,3}$'
-                    AND abs(v::text::integer) <= 100) THEN
+           AND NOT (pg_catalog.jsonb_typeof(v) = 'number' AND v::text ~ '^-?[0-9]{1,3}$'
+                    AND pg_catalog.abs(v::text::integer) <= 100) THEN
             RAISE EXCEPTION 'queue "%": header "priority" must be an integer from -100 to 100, got %',
                 queue_name, v
                 USING ERRCODE = 'PQ004';
         END IF;
         v := headers -> 'deduplication_id';
         IF dedup AND v IS NOT NULL
-           AND NOT (jsonb_typeof(v) = 'string' AND char_length(v #>> '{}') BETWEEN 1 AND 128) THEN
+           AND NOT (pg_catalog.jsonb_typeof(v) = 'string' AND pg_catalog.char_length(v #>> '{}') BETWEEN 1 AND 128) THEN
             RAISE EXCEPTION 'queue "%": header "deduplication_id" must be a string of 1 to 128 '
-                'characters, got %', queue_name, left(v::text, 200)
+                'characters, got %', queue_name, pg_catalog.left(v::text, 200)
                 USING ERRCODE = 'PQ004';
         END IF;
     END IF;
@@ -474,16 +474,16 @@ LANGUAGE sql VOLATILE
 AS $fn$
     SELECT CASE
                WHEN headers IS NULL THEN '{}'::jsonb
-               WHEN jsonb_typeof(headers) = 'object' THEN headers
-               ELSE jsonb_build_object('headers', headers)
+               WHEN pg_catalog.jsonb_typeof(headers) = 'object' THEN headers
+               ELSE pg_catalog.jsonb_build_object('headers', headers)
            END
-           || jsonb_build_object('dead_letter', jsonb_build_object(
+           || pg_catalog.jsonb_build_object('dead_letter', pg_catalog.jsonb_build_object(
                   'queue', queue_name,
                   'msg_id', msg_id,
                   'read_ct', read_ct,
                   'enqueued_at', enqueued_at,
-                  'dead_lettered_at', clock_timestamp(),
-                  'error', coalesce(error, CASE WHEN jsonb_typeof(headers -> 'attempt_errors') = 'array'
+                  'dead_lettered_at', pg_catalog.clock_timestamp(),
+                  'error', coalesce(error, CASE WHEN pg_catalog.jsonb_typeof(headers -> 'attempt_errors') = 'array'
                                                 THEN headers -> 'attempt_errors' -> -1 ->> 'error' END)));
 $fn$;
 
@@ -501,18 +501,18 @@ CREATE FUNCTION pgmq._dead_letter_move_sql(queue_name text, dead_letter_queue te
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT format(
+    SELECT pg_catalog.format(
         $sql$
         moved AS (
             INSERT INTO pgmq.%I (vt, message, headers)
-            SELECT clock_timestamp(), x.message,
+            SELECT pg_catalog.clock_timestamp(), x.message,
                    pgmq._dead_letter_headers(x.headers, %L, x.msg_id, x.read_ct,
                                              x.enqueued_at, x.error)
             FROM dead x ORDER BY x.msg_id
             RETURNING msg_id
         )
         $sql$,
-        pgmq.format_table_name(dead_letter_queue, 'q'), queue_name);
+        pgmq.format_table_name(dead_letter_queue, 'q'::text), queue_name);
 $fn$;
 
 -- The statements -------------------------------------------------------------------
@@ -523,18 +523,18 @@ CREATE FUNCTION pgmq._send_checks_sql(attrs jsonb)
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT concat_ws(' AND ',
+    SELECT pg_catalog.concat_ws(' AND ',
         CASE WHEN attrs ? 'max_message_size'
-             THEN format('octet_length(u.msg::text) <= %s', (attrs ->> 'max_message_size')::integer) END,
+             THEN pg_catalog.format('pg_catalog.octet_length(u.msg::text) <= %s', (attrs ->> 'max_message_size')::integer) END,
         CASE WHEN (attrs -> 'priorities') = 'true'::jsonb THEN $t$
-            CASE WHEN u.hdr -> 'priority' IS NULL OR jsonb_typeof(u.hdr) <> 'object' THEN true
-                 WHEN jsonb_typeof(u.hdr -> 'priority') <> 'number'
+            CASE WHEN u.hdr -> 'priority' IS NULL OR pg_catalog.jsonb_typeof(u.hdr) <> 'object' THEN true
+                 WHEN pg_catalog.jsonb_typeof(u.hdr -> 'priority') <> 'number'
                       OR (u.hdr ->> 'priority') !~ '^-?[0-9]{1,3}$' THEN false
-                 ELSE abs((u.hdr ->> 'priority')::integer) <= 100 END$t$ END,
+                 ELSE pg_catalog.abs((u.hdr ->> 'priority')::integer) <= 100 END$t$ END,
         CASE WHEN coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN $t$
-            CASE WHEN u.hdr -> 'deduplication_id' IS NULL OR jsonb_typeof(u.hdr) <> 'object' THEN true
-                 WHEN jsonb_typeof(u.hdr -> 'deduplication_id') <> 'string' THEN false
-                 ELSE char_length(u.hdr ->> 'deduplication_id') BETWEEN 1 AND 128 END$t$ END);
+            CASE WHEN u.hdr -> 'deduplication_id' IS NULL OR pg_catalog.jsonb_typeof(u.hdr) <> 'object' THEN true
+                 WHEN pg_catalog.jsonb_typeof(u.hdr -> 'deduplication_id') <> 'string' THEN false
+                 ELSE pg_catalog.char_length(u.hdr ->> 'deduplication_id') BETWEEN 1 AND 128 END$t$ END);
 $fn$;
 
 -- The claim filter: the one definition of what a queue's read-side attributes let a
@@ -591,11 +591,11 @@ RETURNS text
 LANGUAGE plpgsql STABLE
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
     checks text := nullif(pgmq._send_checks_sql(attrs), '');
     gate text := 'TRUE';
     msg text := 'u.msg';
-    vt text := 'coalesce($4, clock_timestamp())';
+    vt text := 'coalesce($4, pg_catalog.clock_timestamp())';
     -- Only the ordering and redrive matter here: the limits are the caller's (no lock).
     f record := pgmq._claim_filter(queue_name, attrs - 'max_in_flight' - 'rate_limit', NULL);
     window_ text := (attrs ->> 'deduplication_window') || ' seconds';
@@ -606,18 +606,18 @@ BEGIN
         IF checks IS NOT NULL THEN
             -- Valid messages pass an inline test; pgmq._checked_message raises the error
             -- that names what is wrong with the first of the others.
-            gate := format(
-                '(SELECT count(pgmq._checked_message(%L, u.msg, u.hdr, %s, %L, %L)) '
+            gate := pg_catalog.format(
+                '(SELECT pg_catalog.count(pgmq._checked_message(%L, u.msg, u.hdr, %s, %L, %L)) '
                 'FROM unnest($6, $7) AS u(msg, hdr) WHERE (%s) IS NOT TRUE) >= 0',
                 queue_name, coalesce(attrs ->> 'max_message_size', 'NULL'), f.by_priority,
                 window_ IS NOT NULL AND (attrs ->> 'deduplication_window')::integer > 0, checks);
         END IF;
         IF coalesce((attrs ->> 'delivery_delay')::integer, 0) > 0 THEN
-            vt := format('coalesce($4, clock_timestamp() + interval %L)',
+            vt := pg_catalog.format('coalesce($4, pg_catalog.clock_timestamp() + interval %L)',
                          (attrs ->> 'delivery_delay') || ' seconds');
         END IF;
         IF coalesce((attrs ->> 'deduplication_window')::integer, 0) = 0 THEN
-            RETURN format(
+            RETURN pg_catalog.format(
                 $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         SELECT %2$s, %3$s, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
@@ -632,7 +632,7 @@ BEGIN
             -- crosswise). Any id already claimed, by an earlier send, a concurrent one
             -- (after its commit) or this batch itself, raises unique_violation, and the
             -- caller runs the statement below instead.
-            RETURN format(
+            RETURN pg_catalog.format(
                 $sql$
         WITH m AS (
             INSERT INTO pgmq.%1$I AS q (vt, message, headers)
@@ -657,7 +657,7 @@ BEGIN
         -- a claim that kept our new msg_id enqueues its message (the loser of that race
         -- is the one case where an id is used up without a message). Every message of the
         -- batch returns its id's msg_id.
-        RETURN format(
+        RETURN pg_catalog.format(
             $sql$
         WITH input AS MATERIALIZED (
             SELECT u.ord, %3$s AS msg, u.hdr, u.hdr ->> 'deduplication_id' AS dedup
@@ -669,10 +669,10 @@ BEGIN
                    CASE WHEN i.dedup IS NULL
                           OR (i.first AND NOT EXISTS (
                                 SELECT 1 FROM pgmq.queue_deduplication d
-                                WHERE d.queue_name = %5$L AND d.deduplication_id = i.dedup
-                                  AND d.sent_at > clock_timestamp() - interval %6$L))
-                        THEN nextval(%4$L::regclass) END AS new_id
-            FROM (SELECT x.*, row_number() OVER (PARTITION BY x.dedup ORDER BY x.ord) = 1 AS first
+                                WHERE d.queue_name::text = %5$L AND d.deduplication_id = i.dedup
+                                  AND d.sent_at > pg_catalog.clock_timestamp() - interval %6$L))
+                        THEN pg_catalog.nextval(%4$L::regclass) END AS new_id
+            FROM (SELECT x.*, pg_catalog.row_number() OVER (PARTITION BY x.dedup ORDER BY x.ord) = 1 AS first
                   FROM input x) i
             ORDER BY i.ord
         ),
@@ -694,7 +694,7 @@ BEGIN
         )
         SELECT coalesce(c.msg_id,
                         (SELECT d.msg_id FROM pgmq.queue_deduplication d
-                         WHERE d.queue_name = %5$L AND d.deduplication_id = n.dedup),
+                         WHERE d.queue_name::text = %5$L AND d.deduplication_id = n.dedup),
                         n.new_id),
                NULL::integer, NULL::timestamptz, NULL::timestamptz,
                NULL::timestamptz, NULL::jsonb, NULL::jsonb
@@ -703,8 +703,8 @@ BEGIN
         ORDER BY n.ord
             $sql$,
             qtable, vt, msg,
-            pg_get_serial_sequence(format('pgmq.%I', qtable), 'msg_id'),
-            lower(queue_name), window_, gate);
+            pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id'),
+            pg_catalog.lower(queue_name), window_, gate);
     END IF;
 
     IF op <> 'r' AND op <> 'p' THEN
@@ -720,10 +720,10 @@ BEGIN
     -- the qty (issue 22 #11); the over-read ones among those the pick walked past (all
     -- of them when it found fewer than qty) move to the dead-letter queue, at most
     -- max(qty, 100) per call.
-    pick := format(
+    pick := pg_catalog.format(
         $pick$
             SELECT q.msg_id FROM pgmq.%I q
-            WHERE q.msg_id >= %s AND q.vt <= clock_timestamp()
+            WHERE q.msg_id >= %s AND q.vt <= pg_catalog.clock_timestamp()
               AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
               %s
             ORDER BY %s
@@ -732,9 +732,9 @@ BEGIN
         $pick$,
         qtable, low,
         CASE WHEN f.dead_letter_queue IS NULL THEN ''
-             ELSE format('AND q.read_ct < %s', f.max_receive_count) END,
-        format(order_by, 'q'));
-    RETURN format(
+             ELSE pg_catalog.format('AND q.read_ct < %s', f.max_receive_count) END,
+        pg_catalog.format(order_by, 'q'));
+    RETURN pg_catalog.format(
         $sql$
         WITH picked AS MATERIALIZED (%2$s),
         %3$s
@@ -746,17 +746,17 @@ BEGIN
         SELECT * FROM done d ORDER BY %5$s
         $sql$,
         qtable, pick,
-        CASE WHEN f.dead_letter_queue IS NULL THEN '' ELSE format(
+        CASE WHEN f.dead_letter_queue IS NULL THEN '' ELSE pg_catalog.format(
             $dead$
         dead AS (
             DELETE FROM pgmq.%1$I m
             WHERE m.msg_id = ANY(ARRAY(
                 SELECT q.msg_id FROM pgmq.%1$I q
-                WHERE q.msg_id >= %3$s AND q.vt <= clock_timestamp()
+                WHERE q.msg_id >= %3$s AND q.vt <= pg_catalog.clock_timestamp()
                   AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
                   AND q.read_ct >= %2$s
-                  AND ((SELECT count(*) FROM picked) < $2
-                       OR q.msg_id < (SELECT max(p.msg_id) FROM picked p))
+                  AND ((SELECT pg_catalog.count(*) FROM picked) < $2
+                       OR q.msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))
                 ORDER BY q.msg_id
                 LIMIT greatest($2, 100)
                 FOR UPDATE SKIP LOCKED))
@@ -769,15 +769,15 @@ BEGIN
             -- caller's spelling
             || pgmq._dead_letter_move_sql(pgmq._stored_queue_name(queue_name),
                                           f.dead_letter_queue) || ',' END,
-        CASE WHEN op = 'r' THEN format(
+        CASE WHEN op = 'r' THEN pg_catalog.format(
             $upd$
             UPDATE pgmq.%I m
-            SET vt = clock_timestamp() + make_interval(secs => $3),
+            SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => $3),
                 read_ct = m.read_ct + 1,
-                last_read_at = clock_timestamp()
+                last_read_at = pg_catalog.clock_timestamp()
             $upd$, qtable)
-        ELSE format('DELETE FROM pgmq.%I m', qtable) END,
-        format(order_by, 'd'));
+        ELSE pg_catalog.format('DELETE FROM pgmq.%I m', qtable) END,
+        pg_catalog.format(order_by, 'd'));
 END
 $fn$;
 
@@ -814,7 +814,7 @@ BEGIN
         END IF;
         IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
             -- A limited queue: note what was claimed, for pgmq._claim_record.
-            FOR rec IN EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+            FOR rec IN EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
                 USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
             LOOP
                 claimed := claimed || rec.msg_id;
@@ -824,15 +824,15 @@ BEGIN
             RETURN;
         END IF;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
         USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
-    IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= clock_timestamp()))
+    IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= pg_catalog.clock_timestamp()))
        AND attrs ? 'max_in_flight' THEN
         -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
         -- worker waiting at the limit (at commit).
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-            PERFORM pg_notify(pgmq._limit_channel(pgmq._stored_queue_name(queue_name)), '');
+            PERFORM pg_catalog.pg_notify(pgmq._limit_channel(pgmq._stored_queue_name(queue_name)), '');
         END IF;
     END IF;
 END
@@ -860,37 +860,37 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     ids bigint[];
-    tries text := coalesce(current_setting('pgmq.dedup_tries', true), '');
-    tried integer := CASE WHEN split_part(tries, ' ', 1) = pg_current_xact_id_if_assigned()::text
-                          THEN split_part(tries, ' ', 2)::integer ELSE 0 END;
+    tries text := coalesce(pg_catalog.current_setting('pgmq.dedup_tries', true), '');
+    tried integer := CASE WHEN pg_catalog.split_part(tries, ' ', 1) = pg_catalog.pg_current_xact_id_if_assigned()::text
+                          THEN pg_catalog.split_part(tries, ' ', 2)::integer ELSE 0 END;
 BEGIN
     IF tried < 16 AND NOT EXISTS (
         SELECT 1
-        FROM (SELECT h ->> 'deduplication_id' AS dedup FROM unnest(p_headers) AS h) x
+        FROM (SELECT h ->> 'deduplication_id' AS dedup FROM pg_catalog.unnest(p_headers) AS h) x
         WHERE x.dedup IS NOT NULL
         GROUP BY x.dedup
-        HAVING count(*) > 1 OR EXISTS (
+        HAVING pg_catalog.count(*) > 1 OR EXISTS (
             SELECT 1 FROM pgmq.queue_deduplication d
-            WHERE d.queue_name = lower($1) AND d.deduplication_id = x.dedup))
+            WHERE d.queue_name::text = pg_catalog.lower($1) AND d.deduplication_id = x.dedup))
     THEN
         BEGIN
-            EXECUTE pgmq._queue_ops_attr_sql(queue_name, 'S', '0', attrs) INTO ids
+            EXECUTE pgmq._queue_ops_attr_sql(queue_name, 'S', '0'::text, attrs) INTO ids
                 USING NULL::"char", NULL::integer, NULL::integer, p_vt, NULL::bigint[],
                       p_msgs, p_headers, NULL::jsonb;
         EXCEPTION WHEN unique_violation THEN
             ids := NULL;
         END;
-        PERFORM set_config('pgmq.dedup_tries',
-                           coalesce(pg_current_xact_id_if_assigned()::text, '') || ' ' || (tried + 1),
+        PERFORM pg_catalog.set_config('pgmq.dedup_tries',
+                           coalesce(pg_catalog.pg_current_xact_id_if_assigned()::text, '') || ' ' || (tried + 1),
                            false);
         IF ids IS NOT NULL THEN
             RETURN QUERY SELECT i, NULL::integer, NULL::timestamptz, NULL::timestamptz,
                                 NULL::timestamptz, NULL::jsonb, NULL::jsonb
-                         FROM unnest(ids) AS i;
+                         FROM pg_catalog.unnest(ids) AS i;
             RETURN;
         END IF;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, 's', '0', attrs)
+    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, 's', '0'::text, attrs)
         USING NULL::"char", NULL::integer, NULL::integer, p_vt, NULL::bigint[],
               p_msgs, p_headers, NULL::jsonb;
 END
@@ -902,7 +902,7 @@ RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    IF to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))) IS NULL THEN
+    IF pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text))) IS NULL THEN
         PERFORM pgmq."create"(queue_name);
     END IF;
 END
@@ -919,20 +919,20 @@ DECLARE
     dlq text := pgmq._queue_attributes(queue_name) ->> 'dead_letter_queue';
     moved bigint;
 BEGIN
-    IF dlq IS NULL OR coalesce(cardinality(msg_ids), 0) = 0 THEN
+    IF dlq IS NULL OR coalesce(pg_catalog.cardinality(msg_ids), 0) = 0 THEN
         RETURN 0;
     END IF;
     PERFORM pgmq._ensure_dead_letter_queue(dlq);
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         $q$
         WITH dead AS (
             DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY($1)
             RETURNING m.msg_id, m.read_ct - $2 AS read_ct, m.enqueued_at, m.message, m.headers,
                       NULL::text AS error
         ), %2$s
-        SELECT count(*) FROM moved
+        SELECT pg_catalog.count(*) FROM moved
         $q$,
-        pgmq.format_table_name(queue_name, 'q'),
+        pgmq.format_table_name(queue_name, 'q'::text),
         pgmq._dead_letter_move_sql(pgmq._stored_queue_name(queue_name), dlq)
     ) INTO moved USING msg_ids, coalesce(delivered, 0);
     RETURN moved;
@@ -963,24 +963,24 @@ BEGIN
     expired := 0;
     archive_deleted := 0;
     IF attrs ? 'message_retention' THEN
-        EXECUTE format(
+        EXECUTE pg_catalog.format(
             $d$
             DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
                 SELECT x.msg_id FROM pgmq.%1$I x
-                WHERE x.enqueued_at < clock_timestamp() - make_interval(secs => $1)
+                WHERE x.enqueued_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => $1)
                 ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
-            $d$, pgmq.format_table_name(stored, 'q'))
+            $d$, pgmq.format_table_name(stored, 'q'::text))
         USING (attrs ->> 'message_retention')::integer, batch_size;
         GET DIAGNOSTICS expired = ROW_COUNT;
     END IF;
     IF attrs ? 'archive_retention' THEN
-        EXECUTE format(
+        EXECUTE pg_catalog.format(
             $d$
             DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
                 SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
-                WHERE x.archived_at < clock_timestamp() - make_interval(secs => $1)
+                WHERE x.archived_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => $1)
                 ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-            $d$, pgmq.format_table_name(stored, 'a'))
+            $d$, pgmq.format_table_name(stored, 'a'::text))
         USING (attrs ->> 'archive_retention')::integer, batch_size;
         GET DIAGNOSTICS archive_deleted = ROW_COUNT;
     END IF;
@@ -999,7 +999,7 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT a.queue_name::text, a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
     FROM pgmq.queue_attributes a
-    WHERE (only_queue IS NULL OR lower(a.queue_name) = lower(only_queue))
+    WHERE (only_queue IS NULL OR pg_catalog.lower(a.queue_name::text) = pg_catalog.lower(only_queue))
       AND (a.attributes ? 'message_retention' OR a.attributes ? 'archive_retention'
            OR coalesce((a.attributes ->> 'deduplication_window')::integer, 0) > 0)
     ORDER BY a.queue_name;
@@ -1020,11 +1020,11 @@ BEGIN
         PERFORM pgmq._require_queue(only_queue);
     END IF;
     FOR q IN SELECT * FROM pgmq._retention_queues(only_queue) LOOP
-        queue := q.queue_name;
+        queue := q.queue_name::text;
         expired := 0;
         archive_deleted := 0;
         LOOP
-            SELECT * INTO b FROM pgmq._retention_batch(q.queue_name, batch_size);
+            SELECT * INTO b FROM pgmq._retention_batch(q.queue_name::text, batch_size);
             expired := expired + b.expired;
             archive_deleted := archive_deleted + b.archive_deleted;
             EXIT WHEN b.expired < batch_size AND b.archive_deleted < batch_size;
@@ -1061,7 +1061,7 @@ RETURNS TABLE(source_queue text, moved bigint, skipped bigint)
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    dlq_table text := pgmq.format_table_name(pgmq._require_queue(dead_letter_queue), 'q');
+    dlq_table text := pgmq.format_table_name(pgmq._require_queue(dead_letter_queue), 'q'::text);
     source text;
     waiting bigint;
     target text;
@@ -1071,10 +1071,10 @@ BEGIN
         RAISE EXCEPTION 'max_messages must be zero or more, got: %', max_messages
             USING ERRCODE = 'PQ004';
     END IF;
-    FOR source, waiting IN EXECUTE format(
+    FOR source, waiting IN EXECUTE pg_catalog.format(
         $q$
-        SELECT m.headers -> 'dead_letter' ->> 'queue', count(*) FROM pgmq.%I m
-        WHERE jsonb_typeof(m.headers -> 'dead_letter') = 'object'
+        SELECT m.headers -> 'dead_letter' ->> 'queue', pg_catalog.count(*) FROM pgmq.%I m
+        WHERE pg_catalog.jsonb_typeof(m.headers -> 'dead_letter') = 'object'
           AND m.message @> coalesce($1, '{}'::jsonb)
         GROUP BY 1 ORDER BY 1
         $q$, dlq_table) USING conditional
@@ -1088,7 +1088,7 @@ BEGIN
         IF target IS NULL THEN
             RAISE NOTICE 'pgmq.redrive: % message(s) in "%" name queue % in their dead_letter '
                 'header, which is not a valid queue name or does not exist; they stay',
-                waiting, dead_letter_queue, coalesce(format('"%s"', source), 'NULL');
+                waiting, dead_letter_queue, coalesce(pg_catalog.format('"%s"', source), 'NULL');
             source_queue := source;
             moved := 0;
             skipped := waiting;
@@ -1098,7 +1098,7 @@ BEGIN
         CONTINUE WHEN budget IS NOT NULL AND budget <= 0;
         skipped := 0;
         source_queue := target;
-        EXECUTE format(
+        EXECUTE pg_catalog.format(
             $q$
             WITH picked AS (
                 SELECT m.msg_id FROM pgmq.%1$I m
@@ -1112,13 +1112,13 @@ BEGIN
                 RETURNING m.msg_id, m.message, m.headers
             ), back AS (
                 INSERT INTO pgmq.%2$I (vt, message, headers)
-                SELECT clock_timestamp(), g.message, g.headers - 'dead_letter'
+                SELECT pg_catalog.clock_timestamp(), g.message, g.headers - 'dead_letter'
                 FROM gone g ORDER BY g.msg_id
                 RETURNING 1
             )
-            SELECT count(*) FROM back
+            SELECT pg_catalog.count(*) FROM back
             $q$,
-            dlq_table, pgmq.format_table_name(source_queue, 'q'))
+            dlq_table, pgmq.format_table_name(source_queue, 'q'::text))
         INTO moved USING source, conditional, budget;
         budget := budget - moved;
         RETURN NEXT;

@@ -38,7 +38,7 @@ RETURNS trigger
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
-    DELETE FROM pgmq.queue_limit_state s WHERE s.queue_name = lower(OLD.queue_name);
+    DELETE FROM pgmq.queue_limit_state s WHERE s.queue_name::text = pg_catalog.lower(OLD.queue_name);
     RETURN OLD;
 END
 $fn$;
@@ -58,17 +58,17 @@ DECLARE
     seeded bigint[];
 BEGIN
     IF NOT (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
-        DELETE FROM pgmq.queue_limit_state s WHERE s.queue_name = lower($1);
+        DELETE FROM pgmq.queue_limit_state s WHERE s.queue_name::text = pg_catalog.lower($1);
         RETURN;
     END IF;
     IF attrs ? 'max_in_flight' THEN
-        EXECUTE format(
-            'SELECT coalesce(array_agg(q.msg_id ORDER BY q.msg_id), ''{}'') FROM pgmq.%I q '
-            'WHERE q.read_ct > 0 AND q.vt > clock_timestamp()',
-            pgmq.format_table_name(queue_name, 'q')) INTO seeded;
+        EXECUTE pg_catalog.format(
+            'SELECT coalesce(pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), ''{}'') FROM pgmq.%I q '
+            'WHERE q.read_ct > 0 AND q.vt > pg_catalog.clock_timestamp()',
+            pgmq.format_table_name(queue_name, 'q'::text)) INTO seeded;
     END IF;
     INSERT INTO pgmq.queue_limit_state AS s (queue_name, max_in_flight, rate_count, rate_seconds, in_flight)
-    VALUES (lower($1), (attrs ->> 'max_in_flight')::integer,
+    VALUES (pg_catalog.lower($1), (attrs ->> 'max_in_flight')::integer,
             (attrs -> 'rate_limit' ->> 'count')::integer,
             (attrs -> 'rate_limit' ->> 'seconds')::double precision, coalesce(seeded, '{}'))
     ON CONFLICT ON CONSTRAINT queue_limit_state_pkey DO UPDATE
@@ -103,10 +103,10 @@ DECLARE
 BEGIN
     allowed := qty;
     IF take_lock THEN
-        SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lower($1)
+        SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = pg_catalog.lower($1)
         FOR NO KEY UPDATE;
     ELSE
-        SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lower($1);
+        SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = pg_catalog.lower($1);
     END IF;
     IF NOT FOUND THEN
         RETURN;
@@ -115,38 +115,38 @@ BEGIN
     rate_count := s.rate_count;
     rate_seconds := s.rate_seconds;
     IF s.max_in_flight IS NOT NULL THEN
-        IF take_lock AND current_setting('transaction_isolation') <> 'read committed' THEN
+        IF take_lock AND pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
             -- A snapshot older than a change to one of these rows would count it wrong:
             -- locking it raises a serialization error instead.
-            EXECUTE format(
-                'SELECT coalesce(array_agg(x.msg_id ORDER BY x.msg_id) '
-                '                FILTER (WHERE x.vt > clock_timestamp()), ''{}''), '
-                '       min(x.vt) FILTER (WHERE x.vt > clock_timestamp()) '
+            EXECUTE pg_catalog.format(
+                'SELECT coalesce(pg_catalog.array_agg(x.msg_id ORDER BY x.msg_id) '
+                '                FILTER (WHERE x.vt > pg_catalog.clock_timestamp()), ''{}''), '
+                '       pg_catalog.min(x.vt) FILTER (WHERE x.vt > pg_catalog.clock_timestamp()) '
                 'FROM (SELECT q.msg_id, q.vt FROM pgmq.%I q WHERE q.msg_id = ANY($1) FOR SHARE) x',
-                pgmq.format_table_name(queue_name, 'q')) INTO held, oldest_vt USING s.in_flight;
+                pgmq.format_table_name(queue_name, 'q'::text)) INTO held, oldest_vt USING s.in_flight;
         ELSE
-            EXECUTE format(
-                'SELECT coalesce(array_agg(q.msg_id ORDER BY q.msg_id), ''{}''), min(q.vt) '
-                'FROM pgmq.%I q WHERE q.msg_id = ANY($1) AND q.vt > clock_timestamp()',
-                pgmq.format_table_name(queue_name, 'q')) INTO held, oldest_vt USING s.in_flight;
+            EXECUTE pg_catalog.format(
+                'SELECT coalesce(pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), ''{}''), pg_catalog.min(q.vt) '
+                'FROM pgmq.%I q WHERE q.msg_id = ANY($1) AND q.vt > pg_catalog.clock_timestamp()',
+                pgmq.format_table_name(queue_name, 'q'::text)) INTO held, oldest_vt USING s.in_flight;
         END IF;
         IF NOT pops THEN
             -- least() ignores a NULL qty ("all"): the limit caps it.
-            allowed := least(allowed, greatest(s.max_in_flight - cardinality(held), 0));
+            allowed := least(allowed, greatest(s.max_in_flight - pg_catalog.cardinality(held), 0));
             IF allowed = 0 THEN
                 next_free_at := oldest_vt;
             END IF;
         END IF;
     END IF;
     IF s.rate_count IS NOT NULL THEN
-        now_ := clock_timestamp();
-        SELECT coalesce(array_agg(h.t ORDER BY h.t), '{}'), coalesce(array_agg(h.n ORDER BY h.t), '{}')
+        now_ := pg_catalog.clock_timestamp();
+        SELECT coalesce(pg_catalog.array_agg(h.t ORDER BY h.t), '{}'), coalesce(pg_catalog.array_agg(h.n ORDER BY h.t), '{}')
         INTO stamps, counts
         FROM unnest(s.handed_out_at, s.handed_out_n) AS h(t, n)
-        WHERE h.t > now_ - make_interval(secs => s.rate_seconds);
-        allowed := least(allowed, greatest(s.rate_count - (SELECT coalesce(sum(n), 0) FROM unnest(counts) n)::integer, 0));
-        IF allowed = 0 AND cardinality(stamps) > 0 THEN
-            next_free_at := greatest(next_free_at, stamps[1] + make_interval(secs => s.rate_seconds));
+        WHERE h.t > now_ - pg_catalog.make_interval(secs => s.rate_seconds);
+        allowed := least(allowed, greatest(s.rate_count - (SELECT coalesce(pg_catalog.sum(n), 0) FROM pg_catalog.unnest(counts) n)::integer, 0));
+        IF allowed = 0 AND pg_catalog.cardinality(stamps) > 0 THEN
+            next_free_at := greatest(next_free_at, stamps[1] + pg_catalog.make_interval(secs => s.rate_seconds));
         END IF;
     END IF;
 END
@@ -168,12 +168,12 @@ AS $fn$
                          WHEN $6 THEN $2
                          ELSE $2 || coalesce($5, '{}') END,
         handed_out_at = CASE WHEN $3 IS NULL THEN s.handed_out_at
-                             WHEN coalesce(cardinality($5), 0) = 0 THEN $3
-                             ELSE $3 || clock_timestamp() END,
+                             WHEN coalesce(pg_catalog.cardinality($5), 0) = 0 THEN $3
+                             ELSE $3 || pg_catalog.clock_timestamp() END,
         handed_out_n = CASE WHEN $3 IS NULL THEN s.handed_out_n
-                            WHEN coalesce(cardinality($5), 0) = 0 THEN $4
-                            ELSE $4 || cardinality($5) END
-    WHERE s.queue_name = lower($1) AND ($2 IS NOT NULL OR $3 IS NOT NULL);
+                            WHEN coalesce(pg_catalog.cardinality($5), 0) = 0 THEN $4
+                            ELSE $4 || pg_catalog.cardinality($5) END
+    WHERE s.queue_name::text = pg_catalog.lower($1) AND ($2 IS NOT NULL OR $3 IS NOT NULL);
 $fn$;
 
 -- The channel a limited queue's slot frees on (archive, delete, set_vt of a queue with
@@ -193,13 +193,13 @@ RETURNS TABLE(
 )
 LANGUAGE sql
 AS $fn$
-    SELECT m.queue_name::text, l.max_in_flight, cardinality(l.held),
+    SELECT m.queue_name::text, l.max_in_flight, pg_catalog.cardinality(l.held),
            l.rate_count, l.rate_seconds,
-           (SELECT coalesce(sum(n), 0) FROM unnest(l.counts) n)::integer,
+           (SELECT coalesce(pg_catalog.sum(n), 0) FROM pg_catalog.unnest(l.counts) n)::integer,
            l.next_free_at
     FROM pgmq.meta m
-    JOIN pgmq.queue_limit_state s ON s.queue_name = lower(m.queue_name)
-    CROSS JOIN LATERAL pgmq._claim_limits(m.queue_name, NULL, false, false) l
-    WHERE $1 IS NULL OR lower(m.queue_name) = lower($1)
+    JOIN pgmq.queue_limit_state s ON s.queue_name::text = pg_catalog.lower(m.queue_name::text)
+    CROSS JOIN LATERAL pgmq._claim_limits(m.queue_name::text, NULL, false, false) l
+    WHERE $1 IS NULL OR pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)
     ORDER BY m.queue_name;
 $fn$;

@@ -42,18 +42,18 @@ RETURNS TABLE (n text, o bigint, qtable text, qoid oid, seq oid, spill boolean, 
 LANGUAGE sql STABLE
 AS $fn$
     SELECT f.n, f.o, f.qtable, f.qoid, f.seq, f.spill,
-           coalesce(f.relkind = 'r' AND NOT f.spill AND pg_relation_size(f.qoid) = 0, false)
+           coalesce(f.relkind = 'r' AND NOT f.spill AND pg_catalog.pg_relation_size(f.qoid) = 0, false)
     FROM (
         SELECT u.n, u.o, u.qtable, c.oid AS qoid, c.relkind,
                coalesce(c.oid = ANY (spilling.oids) OR a.oid = ANY (spilling.oids), false) AS spill,
-               CASE WHEN cardinality(names) > 64
-               THEN ((SELECT jsonb_object_agg(d.refobjid::text, d.objid)
-                      FROM pg_sequence s
-                      JOIN pg_depend d ON d.classid = 'pg_class'::regclass
+               CASE WHEN pg_catalog.cardinality(names) > 64
+               THEN ((SELECT pg_catalog.jsonb_object_agg(d.refobjid::text, d.objid)
+                      FROM pg_catalog.pg_sequence s
+                      JOIN pg_catalog.pg_depend d ON d.classid = 'pg_class'::regclass
                                       AND d.objid = s.seqrelid AND d.objsubid = 0
                       WHERE d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i'))
                      ->> c.oid::text)::oid
-               ELSE (SELECT d.objid FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
+               ELSE (SELECT d.objid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_sequence s ON s.seqrelid = d.objid
                      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
                        AND d.refobjid = c.oid AND d.deptype IN ('a', 'i')
                      LIMIT 1)
@@ -61,13 +61,13 @@ AS $fn$
         -- OFFSET 0 keeps the name check to once per name: flattened, format_table_name's
         -- regular expression went into the joins' hash keys and was run again for every
         -- probe (a tenth of metrics_all's time at 10,000 queues)
-        FROM (SELECT x.n, x.o, pgmq.format_table_name(x.n, 'q') AS qtable
-              FROM unnest(names) WITH ORDINALITY AS x(n, o) OFFSET 0) u
-        CROSS JOIN (SELECT array_agg(p.partrelid) AS oids FROM pg_partitioned_table p
+        FROM (SELECT x.n, x.o, pgmq.format_table_name(x.n, 'q'::text) AS qtable
+              FROM pg_catalog.unnest(names) WITH ORDINALITY AS x(n, o) OFFSET 0) u
+        CROSS JOIN (SELECT pg_catalog.array_agg(p.partrelid) AS oids FROM pg_catalog.pg_partitioned_table p
                     WHERE p.partdefid <> 0) spilling
-        LEFT JOIN pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = u.qtable
-        LEFT JOIN pg_class a
-            ON a.relnamespace = 'pgmq'::regnamespace AND a.relname = 'a' || substr(u.qtable, 2)
+        LEFT JOIN pg_catalog.pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = u.qtable
+        LEFT JOIN pg_catalog.pg_class a
+            ON a.relnamespace = 'pgmq'::regnamespace AND a.relname = 'a' || pg_catalog.substr(u.qtable, 2)
     ) f;
 $fn$;
 
@@ -113,7 +113,7 @@ BEGIN
         'SELECT $1[b.i] AS queue_name, b.len AS queue_length, '
         || 'extract(epoch FROM $5 - b.newest)::integer AS newest_msg_age_sec, '
         || 'extract(epoch FROM $5 - b.oldest)::integer AS oldest_msg_age_sec, '
-        || CASE WHEN bounded THEN 'b.total' ELSE 'coalesce(pg_sequence_last_value($2[b.i]), 0)' END
+        || CASE WHEN bounded THEN 'b.total' ELSE 'coalesce(pg_catalog.pg_sequence_last_value($2[b.i]), 0)' END
         || ' AS total_messages, '
         || '$5 AS scrape_time, b.visible AS queue_visible_length, '
         || 'CASE WHEN $3[b.i] THEN pgmq._default_partition_length($1[b.i]) END '
@@ -122,17 +122,17 @@ BEGIN
         || 'extract(epoch FROM $5 - b.oldest_vt)::integer AS oldest_visible_age_sec, '
         || 'CASE WHEN $4[b.i] IS NOT NULL THEN b.poison END AS poison_length, '
         || '''{}''::text[] AS estimated FROM ('
-        || (SELECT string_agg(format('SELECT %s, count(*), max(enqueued_at), min(enqueued_at), '
-                                     'count(*) FILTER (WHERE vt <= $5), %s FROM pgmq.%I',
+        || (SELECT pg_catalog.string_agg(pg_catalog.format('SELECT %s, pg_catalog.count(*), pg_catalog.max(enqueued_at), pg_catalog.min(enqueued_at), '
+                                     'pg_catalog.count(*) FILTER (WHERE vt <= $5), %s FROM pgmq.%I',
                                      u.i,
                                      CASE WHEN bounded
-                                          THEN format('count(*) FILTER (WHERE vt > $5 AND read_ct > 0), '
-                                                      'min(vt) FILTER (WHERE vt <= $5), '
-                                                      'count(*) FILTER (WHERE read_ct >= $4[%s]), %s',
+                                          THEN pg_catalog.format('pg_catalog.count(*) FILTER (WHERE vt > $5 AND read_ct > 0), '
+                                                      'pg_catalog.min(vt) FILTER (WHERE vt <= $5), '
+                                                      'pg_catalog.count(*) FILTER (WHERE read_ct >= $4[%s]), %s',
                                                       u.i, pgmq._sequence_read_sql(seqs[u.i]))
                                           ELSE 'NULL::bigint, NULL::timestamptz, NULL::bigint, NULL::bigint' END,
                                      u.t), ' UNION ALL ')
-            FROM unnest(tables) WITH ORDINALITY AS u(t, i))
+            FROM pg_catalog.unnest(tables) WITH ORDINALITY AS u(t, i))
         || ') AS b(i, len, newest, oldest, visible, in_flight, oldest_vt, poison, total)'
     USING names, seqs, spills, caps, at;
 END
@@ -151,7 +151,7 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     r pgmq.queue_figures;
-    qtable regclass := format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'))::regclass;
+    qtable regclass := pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text))::regclass;
     future bigint;
     future_read bigint;
     sampled bigint;
@@ -166,15 +166,15 @@ BEGIN
     r.scrape_time := at;
     r.queue_length := greatest(exact_limit + 1, pgmq._dashboard_estimate(queue_name, 'q'));
     r.estimated := ARRAY['queue_length', 'queue_visible_length'];
-    EXECUTE format(
-        $q$SELECT count(*), count(*) FILTER (WHERE read_ct > 0)
+    EXECUTE pg_catalog.format(
+        $q$SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE read_ct > 0)
            FROM (SELECT read_ct FROM %s WHERE vt > $2 LIMIT $1) s$q$, qtable
     ) INTO future, future_read USING exact_limit + 1, at;
-    EXECUTE format(
-        $q$SELECT count(*),
-                  count(*) FILTER (WHERE vt > $3 AND read_ct > 0),
-                  count(*) FILTER (WHERE vt > $3 AND read_ct = 0),
-                  count(*) FILTER (WHERE read_ct >= $2)
+    EXECUTE pg_catalog.format(
+        $q$SELECT pg_catalog.count(*),
+                  pg_catalog.count(*) FILTER (WHERE vt > $3 AND read_ct > 0),
+                  pg_catalog.count(*) FILTER (WHERE vt > $3 AND read_ct = 0),
+                  pg_catalog.count(*) FILTER (WHERE read_ct >= $2)
            FROM %s TABLESAMPLE SYSTEM ($1)$q$, qtable
     ) INTO sampled, s_in_flight, s_delayed, s_poison
       USING least(100.0, 1000000.0 / r.queue_length), cap, at;
@@ -183,18 +183,18 @@ BEGIN
         r.in_flight_length := future_read;
         r.delayed_length := future - future_read;
     ELSE
-        r.in_flight_length := round(r.queue_length::numeric * s_in_flight / sampled);
-        r.delayed_length := round(r.queue_length::numeric * s_delayed / sampled);
+        r.in_flight_length := pg_catalog.round(r.queue_length::numeric * s_in_flight / sampled);
+        r.delayed_length := pg_catalog.round(r.queue_length::numeric * s_delayed / sampled);
         r.estimated := r.estimated || ARRAY['in_flight_length', 'delayed_length'];
     END IF;
     r.queue_visible_length := greatest(r.queue_length - r.in_flight_length - r.delayed_length, 0);
     IF cap IS NOT NULL THEN
-        r.poison_length := round(r.queue_length::numeric * s_poison / sampled);
+        r.poison_length := pg_catalog.round(r.queue_length::numeric * s_poison / sampled);
         r.estimated := r.estimated || 'poison_length'::text;
     END IF;
-    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
-    EXECUTE format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
-    EXECUTE format('SELECT min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
+    EXECUTE pg_catalog.format('SELECT enqueued_at FROM %s ORDER BY msg_id LIMIT 1', qtable) INTO oldest;
+    EXECUTE pg_catalog.format('SELECT enqueued_at FROM %s ORDER BY msg_id DESC LIMIT 1', qtable) INTO newest;
+    EXECUTE pg_catalog.format('SELECT pg_catalog.min(vt) FROM %s WHERE vt <= $1', qtable) INTO oldest_vt USING at;
     r.oldest_msg_age_sec := extract(epoch FROM at - oldest)::integer;
     r.newest_msg_age_sec := extract(epoch FROM at - newest)::integer;
     r.oldest_visible_age_sec := extract(epoch FROM at - oldest_vt)::integer;
@@ -217,9 +217,9 @@ RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT coalesce(
-        (SELECT format('(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s)',
+        (SELECT pg_catalog.format('(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s)',
                        c.oid::regclass)
-         FROM pg_class c WHERE c.oid = seq),
+         FROM pg_catalog.pg_class c WHERE c.oid = seq),
         'NULL::bigint')
 $fn$;
 
@@ -232,12 +232,12 @@ AS $fn$
 DECLARE
     totals bigint[];
 BEGIN
-    IF coalesce(cardinality(seqs), 0) = 0 THEN
+    IF coalesce(pg_catalog.cardinality(seqs), 0) = 0 THEN
         RETURN '{}';
     END IF;
-    EXECUTE 'SELECT array_agg(t.v ORDER BY t.i) FROM ('
-        || (SELECT string_agg(format('SELECT %s, %s', u.i, pgmq._sequence_read_sql(u.s)), ' UNION ALL ')
-            FROM unnest(seqs) WITH ORDINALITY AS u(s, i))
+    EXECUTE 'SELECT pg_catalog.array_agg(t.v ORDER BY t.i) FROM ('
+        || (SELECT pg_catalog.string_agg(pg_catalog.format('SELECT %s, %s', u.i, pgmq._sequence_read_sql(u.s)), ' UNION ALL ')
+            FROM pg_catalog.unnest(seqs) WITH ORDINALITY AS u(s, i))
         || ') AS t(i, v)'
     INTO totals;
     RETURN totals;
@@ -265,26 +265,26 @@ BEGIN
         RETURN ARRAY(SELECT c FROM pgmq._queue_figures_counted(names, tables, seqs, spills, caps,
                                                                at, false) c);
     END IF;
-    EXECUTE 'SELECT array_agg(b.n ORDER BY b.i) FROM ('
-        || (SELECT string_agg(format('SELECT %s, count(*) FROM (SELECT FROM pgmq.%I LIMIT $1) s',
+    EXECUTE 'SELECT pg_catalog.array_agg(b.n ORDER BY b.i) FROM ('
+        || (SELECT pg_catalog.string_agg(pg_catalog.format('SELECT %s, pg_catalog.count(*) FROM (SELECT FROM pgmq.%I LIMIT $1) s',
                                      u.i, u.t), ' UNION ALL ')
-            FROM unnest(tables) WITH ORDINALITY AS u(t, i))
+            FROM pg_catalog.unnest(tables) WITH ORDINALITY AS u(t, i))
         || ') AS b(i, n)'
     INTO sizes USING exact_limit + 1;
-    small := ARRAY(SELECT i FROM generate_subscripts(names, 1) i WHERE sizes[i] <= exact_limit);
-    large := ARRAY(SELECT i FROM generate_subscripts(names, 1) i WHERE sizes[i] > exact_limit);
-    IF cardinality(small) > 0 THEN
+    small := ARRAY(SELECT i FROM pg_catalog.generate_subscripts(names, 1) i WHERE sizes[i] <= exact_limit);
+    large := ARRAY(SELECT i FROM pg_catalog.generate_subscripts(names, 1) i WHERE sizes[i] > exact_limit);
+    IF pg_catalog.cardinality(small) > 0 THEN
         answered := ARRAY(
             SELECT c FROM pgmq._queue_figures_counted(
-                ARRAY(SELECT names[i] FROM unnest(small) i),
-                ARRAY(SELECT tables[i] FROM unnest(small) i),
-                ARRAY(SELECT seqs[i] FROM unnest(small) i),
-                ARRAY(SELECT spills[i] FROM unnest(small) i),
-                ARRAY(SELECT caps[i] FROM unnest(small) i), at, true) c);
+                ARRAY(SELECT names[i] FROM pg_catalog.unnest(small) i),
+                ARRAY(SELECT tables[i] FROM pg_catalog.unnest(small) i),
+                ARRAY(SELECT seqs[i] FROM pg_catalog.unnest(small) i),
+                ARRAY(SELECT spills[i] FROM pg_catalog.unnest(small) i),
+                ARRAY(SELECT caps[i] FROM pg_catalog.unnest(small) i), at, true) c);
     END IF;
     RETURN answered || ARRAY(
         SELECT pgmq._queue_figures_estimated(names[i], seqs[i], spills[i], exact_limit, caps[i], at)
-        FROM unnest(large) i);
+        FROM pg_catalog.unnest(large) i);
 END
 $fn$;
 
@@ -323,30 +323,30 @@ DECLARE
     first integer := 1;
     upto integer;
 BEGIN
-    at := coalesce(at, now());
+    at := coalesce(at, pg_catalog.now());
     IF bounded AND exact_limit < 1 THEN
         RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
             USING ERRCODE = 'PQ004';
     END IF;
     IF bounded THEN
-        names := ARRAY(SELECT m.queue_name::text FROM unnest(names) AS u(n)
-                       JOIN pgmq.meta m ON m.queue_name = u.n);
+        names := ARRAY(SELECT m.queue_name::text FROM pg_catalog.unnest(names) AS u(n)
+                       JOIN pgmq.meta m ON m.queue_name::text = u.n);
     END IF;
     -- One pass over the catalogue: the idle queues' rows (the type's columns in order:
     -- zeros and the sequence), and what the others need.
-    SELECT coalesce(array_agg(ROW(
+    SELECT coalesce(pg_catalog.array_agg(ROW(
                f.n, 0, NULL, NULL,
-               CASE WHEN NOT bounded THEN coalesce(pg_sequence_last_value(f.seq), 0) END,
+               CASE WHEN NOT bounded THEN coalesce(pg_catalog.pg_sequence_last_value(f.seq), 0) END,
                at, 0, NULL,
                CASE WHEN bounded THEN 0 END, CASE WHEN bounded THEN 0 END, NULL,
                CASE WHEN bounded AND limits ? f.n THEN 0 END, '{}'
            )::pgmq.queue_figures ORDER BY f.o) FILTER (WHERE f.idle), '{}'),
-           array_agg(f.seq ORDER BY f.o) FILTER (WHERE f.idle),
-           array_agg(f.n ORDER BY f.o) FILTER (WHERE NOT f.idle),
-           array_agg(f.qtable ORDER BY f.o) FILTER (WHERE NOT f.idle),
-           array_agg(f.seq ORDER BY f.o) FILTER (WHERE NOT f.idle),
-           array_agg(f.spill ORDER BY f.o) FILTER (WHERE NOT f.idle),
-           array_agg((limits ->> f.n)::integer ORDER BY f.o) FILTER (WHERE NOT f.idle)
+           pg_catalog.array_agg(f.seq ORDER BY f.o) FILTER (WHERE f.idle),
+           pg_catalog.array_agg(f.n ORDER BY f.o) FILTER (WHERE NOT f.idle),
+           pg_catalog.array_agg(f.qtable ORDER BY f.o) FILTER (WHERE NOT f.idle),
+           pg_catalog.array_agg(f.seq ORDER BY f.o) FILTER (WHERE NOT f.idle),
+           pg_catalog.array_agg(f.spill ORDER BY f.o) FILTER (WHERE NOT f.idle),
+           pg_catalog.array_agg((limits ->> f.n)::integer ORDER BY f.o) FILTER (WHERE NOT f.idle)
     INTO answered, idle_seqs, busy, tables, seqs, spills, caps
     FROM pgmq._metrics_facts(names) f
     WHERE NOT bounded OR f.qoid IS NOT NULL;
@@ -358,13 +358,13 @@ BEGIN
             -- (a dropped queue's total is NULL, its row left out below).
             totals := pgmq._queue_totals(idle_seqs);
         END;
-        FOR i IN 1 .. coalesce(cardinality(answered), 0) LOOP
+        FOR i IN 1 .. coalesce(pg_catalog.cardinality(answered), 0) LOOP
             answered[i].total_messages := totals[i];
         END LOOP;
-        answered := ARRAY(SELECT a FROM unnest(answered) AS a WHERE a.total_messages IS NOT NULL);
+        answered := ARRAY(SELECT a FROM pg_catalog.unnest(answered) AS a WHERE a.total_messages IS NOT NULL);
     END IF;
-    WHILE first <= coalesce(cardinality(busy), 0) LOOP
-        upto := least(first + chunk - 1, cardinality(busy));
+    WHILE first <= coalesce(pg_catalog.cardinality(busy), 0) LOOP
+        upto := least(first + chunk - 1, pg_catalog.cardinality(busy));
         IF NOT bounded THEN
             part := pgmq._queue_figures_chunk(busy[first:upto], tables[first:upto], seqs[first:upto],
                                               spills[first:upto], caps[first:upto], at, NULL);
@@ -391,7 +391,7 @@ BEGIN
         answered := answered || part;
         first := first + chunk;
     END LOOP;
-    RETURN QUERY SELECT * FROM unnest(answered);
+    RETURN QUERY SELECT * FROM pg_catalog.unnest(answered);
 END
 $fn$;
 

@@ -104,19 +104,19 @@ DECLARE
     throttle integer;
     last_at timestamptz;
 BEGIN
-    IF current_setting(decided, true) = 'yes' THEN
+    IF pg_catalog.current_setting(decided, true) = 'yes' THEN
         RETURN NULL;
     END IF;
-    PERFORM set_config(decided, 'yes', true);
+    PERFORM pg_catalog.set_config(decided, 'yes', true);
 
     SELECT t.throttle_interval_ms, t.last_notified_at INTO throttle, last_at
     FROM pgmq.notify_insert_throttle t
-    WHERE t.queue_name = queue;
+    WHERE t.queue_name::text = queue;
 
     -- Throttle 0 (or no row) notifies every commit without touching the row, so
     -- concurrent producers never queue up on its lock.
     IF coalesce(throttle, 0) > 0 THEN
-        IF clock_timestamp() - last_at < throttle * interval '1 millisecond' THEN
+        IF pg_catalog.clock_timestamp() - last_at < throttle * interval '1 millisecond' THEN
             RETURN NULL;
         END IF;
         -- Re-checked under the row lock: of two commits racing past the window, one
@@ -126,7 +126,7 @@ BEGIN
         END IF;
     END IF;
 
-    PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', NULL);
+    PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', NULL);
     RETURN NULL;
 END
 $fn$;
@@ -140,8 +140,8 @@ RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE
-        WHEN lower(queue_name) ~ '^[a-z0-9_]+$' THEN 'q_' || lower(queue_name) || '_notify_insert'
-        ELSE 'pgmq_notify_' || left(encode(sha256(convert_to(lower(queue_name), 'UTF8')), 'hex'), 20)
+        WHEN pg_catalog.lower(queue_name) ~ '^[a-z0-9_]+$' THEN 'q_' || pg_catalog.lower(queue_name) || '_notify_insert'
+        ELSE 'pgmq_notify_' || pg_catalog.left(pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(pg_catalog.lower(queue_name), 'UTF8')), 'hex'), 20)
     END;
 $fn$;
 
@@ -159,12 +159,12 @@ LANGUAGE plpgsql
 SET client_min_messages = warning  -- no "does not exist, skipping" notice
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
     trigger_name text := pgmq._notify_trigger_name(queue_name);
 BEGIN
     PERFORM pgmq._lock_queue_table(queue_name);  -- not while an index build runs on it
-    EXECUTE format('DROP TRIGGER IF EXISTS %I ON pgmq.%I', trigger_name, qtable);
-    EXECUTE format(
+    EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON pgmq.%I', trigger_name, qtable);
+    EXECUTE pg_catalog.format(
         $ddl$
         CREATE CONSTRAINT TRIGGER %I
         AFTER INSERT ON pgmq.%I
@@ -174,7 +174,7 @@ BEGIN
         $ddl$,
         trigger_name, qtable, queue_name
     );
-    EXECUTE format('COMMENT ON TRIGGER %I ON pgmq.%I IS %L',
+    EXECUTE pg_catalog.format('COMMENT ON TRIGGER %I ON pgmq.%I IS %L',
                    trigger_name, qtable, pgmq._notify_trigger_hash());
 END
 $fn$;
@@ -186,9 +186,9 @@ SET client_min_messages = warning
 AS $fn$
 BEGIN
     PERFORM pgmq._lock_queue_table(queue_name);
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         'DROP TRIGGER IF EXISTS %I ON pgmq.%I',
-        pgmq._notify_trigger_name(queue_name), pgmq.format_table_name(queue_name, 'q')
+        pgmq._notify_trigger_name(queue_name), pgmq.format_table_name(queue_name, 'q'::text)
     );
 END
 $fn$;
@@ -203,12 +203,12 @@ DECLARE
 BEGIN
     PERFORM pgmq._check_throttle(throttle_interval_ms);
     PERFORM pgmq.acquire_queue_lock(queue_name);
-    stored := pgmq._existing_queue(queue_name, 'it');
+    stored := pgmq._existing_queue(queue_name, 'it'::text);
     INSERT INTO pgmq.notify_insert_throttle (queue_name, throttle_interval_ms)
     VALUES (stored, throttle_interval_ms)
     ON CONFLICT ON CONSTRAINT notify_insert_throttle_queue_name_key DO UPDATE
         SET throttle_interval_ms = excluded.throttle_interval_ms,
-            last_notified_at = to_timestamp(0);
+            last_notified_at = pg_catalog.to_timestamp(0);
     PERFORM pgmq._install_notify_trigger(stored);
 END
 $fn$;
@@ -222,9 +222,9 @@ DECLARE
     stored text;
 BEGIN
     PERFORM pgmq.acquire_queue_lock(queue_name);
-    stored := pgmq._existing_queue(queue_name, 'it');
+    stored := pgmq._existing_queue(queue_name, 'it'::text);
     PERFORM pgmq._remove_notify_trigger(stored);
-    DELETE FROM pgmq.notify_insert_throttle t WHERE t.queue_name = stored;
+    DELETE FROM pgmq.notify_insert_throttle t WHERE t.queue_name::text = stored;
 END
 $fn$;
 
@@ -237,11 +237,11 @@ DECLARE
     stored text;
 BEGIN
     PERFORM pgmq._check_throttle(throttle_interval_ms);
-    stored := pgmq._existing_queue(queue_name, 'the queue');
+    stored := pgmq._existing_queue(queue_name, 'the queue'::text);
     UPDATE pgmq.notify_insert_throttle t
     SET throttle_interval_ms = $2,
-        last_notified_at = to_timestamp(0)
-    WHERE t.queue_name = stored;
+        last_notified_at = pg_catalog.to_timestamp(0)
+    WHERE t.queue_name::text = stored;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'Queue "%" does not have notify_insert enabled. '
             'Enable it first using pgmq.enable_notify_insert()', queue_name

@@ -42,7 +42,7 @@ RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 BEGIN
-    RAISE EXCEPTION '% must be %, got: %', what, expected, coalesce(quote_literal(got), 'NULL')
+    RAISE EXCEPTION '% must be %, got: %', what, expected, coalesce(pg_catalog.quote_literal(got), 'NULL')
         USING ERRCODE = 'PQ004';
 END
 $fn$;
@@ -64,13 +64,13 @@ BEGIN
         PERFORM pgmq._partition_arg_error(what, expected, step);
     END;
     IF iv < interval '1 second' THEN
-        PERFORM pgmq._partition_arg_error(what, 'at least 1 second', step);
+        PERFORM pgmq._partition_arg_error(what, 'at least 1 second'::text, step);
     END IF;
     -- date_trunc('day', iv) keeps the months and days of an interval, not its time.
     IF extract(year FROM iv) * 12 + extract(month FROM iv) <> 0
-       AND (extract(day FROM iv) <> 0 OR date_trunc('day', iv) <> iv) THEN
+       AND (extract(day FROM iv) <> 0 OR pg_catalog.date_trunc('day', iv) <> iv) THEN
         PERFORM pgmq._partition_arg_error(
-            what, 'whole months (''3 months'') or a fixed length (''12 hours''), not both', step);
+            what, 'whole months (''3 months'') or a fixed length (''12 hours''), not both'::text, step);
     END IF;
     RETURN iv;
 END
@@ -88,28 +88,28 @@ BEGIN
         RAISE EXCEPTION '% must be at least 1, got %', premake_name, coalesce(premake::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF partition_interval IS NULL OR btrim(partition_interval) = '' THEN
-        PERFORM pgmq._partition_arg_error('partition_interval', 'given', partition_interval);
+    IF partition_interval IS NULL OR pg_catalog.btrim(partition_interval) = '' THEN
+        PERFORM pgmq._partition_arg_error('partition_interval'::text, 'given'::text, partition_interval);
     END IF;
     IF pgmq._partition_by_id(partition_interval) THEN
         IF partition_interval::integer < 1 THEN
             PERFORM pgmq._partition_arg_error(
-                'partition_interval', 'a positive integer for msg_id ranges', partition_interval);
+                'partition_interval'::text, 'a positive integer for msg_id ranges'::text, partition_interval);
         END IF;
         IF retention_interval IS NOT NULL AND (retention_interval !~ '^\s*\d{1,18}\s*$'
                                                OR retention_interval::bigint < 1) THEN
             PERFORM pgmq._partition_arg_error(
-                'retention_interval', 'a positive integer (a number of msg_ids) when '
+                'retention_interval'::text, 'a positive integer (a number of msg_ids) when '
                 'partition_interval is one', retention_interval);
         END IF;
     ELSE
-        PERFORM pgmq._time_step('partition_interval', partition_interval);
+        PERFORM pgmq._time_step('partition_interval'::text, partition_interval);
         IF retention_interval IS NOT NULL AND pgmq._partition_by_id(retention_interval) THEN
             PERFORM pgmq._partition_arg_error(
-                'retention_interval', 'a time interval such as ''7 days'' when partition_interval '
+                'retention_interval'::text, 'a time interval such as ''7 days'' when partition_interval '
                 'is one', retention_interval);
         ELSIF retention_interval IS NOT NULL THEN
-            PERFORM pgmq._time_step('retention_interval', retention_interval);
+            PERFORM pgmq._time_step('retention_interval'::text, retention_interval);
         END IF;
     END IF;
 END
@@ -127,16 +127,16 @@ DECLARE
     n integer;
 BEGIN
     IF by_id THEN
-        RETURN floor(pos / step::bigint) * step::bigint;
+        RETURN pg_catalog.floor(pos / step::bigint) * step::bigint;
     END IF;
     iv := step::interval;
-    utc := to_timestamp(pos::double precision) AT TIME ZONE 'UTC';
+    utc := pg_catalog.to_timestamp(pos::double precision) AT TIME ZONE 'UTC';
     months := extract(year FROM iv)::integer * 12 + extract(month FROM iv)::integer;
     IF months > 0 THEN
         n := (extract(year FROM utc)::integer - 2000) * 12 + extract(month FROM utc)::integer - 1;
-        utc := timestamp '2000-01-01' + make_interval(months => floor(n::numeric / months)::integer * months);
+        utc := timestamp '2000-01-01' + pg_catalog.make_interval(months => pg_catalog.floor(n::numeric / months)::integer * months);
     ELSE
-        utc := date_bin(iv, utc, timestamp '2000-01-01');
+        utc := pg_catalog.date_bin(iv, utc, timestamp '2000-01-01');
     END IF;
     RETURN extract(epoch FROM utc AT TIME ZONE 'UTC');
 END
@@ -148,7 +148,7 @@ RETURNS numeric
 LANGUAGE sql IMMUTABLE
 AS $fn$
     SELECT CASE WHEN by_id THEN lo + step::bigint
-                ELSE extract(epoch FROM ((to_timestamp(lo::double precision) AT TIME ZONE 'UTC')
+                ELSE extract(epoch FROM ((pg_catalog.to_timestamp(lo::double precision) AT TIME ZONE 'UTC')
                                          + step::interval) AT TIME ZONE 'UTC')
            END;
 $fn$;
@@ -163,8 +163,8 @@ AS $fn$
         WHEN pos = '-Infinity'::numeric THEN 'MINVALUE'
         WHEN pos = 'Infinity'::numeric THEN 'MAXVALUE'
         WHEN by_id THEN (pos::bigint)::text
-        ELSE to_char(to_timestamp(pos::double precision) AT TIME ZONE 'UTC',
-                     CASE WHEN pos = trunc(pos) THEN 'YYYY-MM-DD"T"HH24:MI:SS"+00"'
+        ELSE pg_catalog.to_char(pg_catalog.to_timestamp(pos::double precision) AT TIME ZONE 'UTC',
+                     CASE WHEN pos = pg_catalog.trunc(pos) THEN 'YYYY-MM-DD"T"HH24:MI:SS"+00"'
                           ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US"+00"' END)
     END;
 $fn$;
@@ -174,8 +174,8 @@ CREATE FUNCTION pgmq._partition_literal(by_id boolean, pos numeric)
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT CASE WHEN abs(pos) = 'Infinity'::numeric THEN pgmq._partition_bound(by_id, pos)
-                ELSE quote_literal(pgmq._partition_bound(by_id, pos)) END;
+    SELECT CASE WHEN pg_catalog.abs(pos) = 'Infinity'::numeric THEN pgmq._partition_bound(by_id, pos)
+                ELSE pg_catalog.quote_literal(pgmq._partition_bound(by_id, pos)) END;
 $fn$;
 
 -- A partition bound as PostgreSQL prints it, back to a position.
@@ -186,8 +186,8 @@ AS $fn$
     SELECT CASE
         WHEN bound = 'MINVALUE' THEN '-Infinity'::numeric
         WHEN bound = 'MAXVALUE' THEN 'Infinity'::numeric
-        WHEN by_id THEN btrim(bound, '''')::numeric
-        ELSE extract(epoch FROM btrim(bound, '''')::timestamptz)
+        WHEN by_id THEN pg_catalog.btrim(bound, '''')::numeric
+        ELSE extract(epoch FROM pg_catalog.btrim(bound, '''')::timestamptz)
     END;
 $fn$;
 
@@ -198,9 +198,9 @@ RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE
-        WHEN octet_length(base || suffix) <= 63 THEN base || suffix
-        ELSE left(base, 63 - octet_length(suffix) - 9) || '_'
-             || left(encode(sha256(convert_to(base, 'UTF8')), 'hex'), 8) || suffix
+        WHEN pg_catalog.octet_length(base || suffix) <= 63 THEN base || suffix
+        ELSE pg_catalog.left(base, 63 - pg_catalog.octet_length(suffix) - 9) || '_'
+             || pg_catalog.left(pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(base, 'UTF8')), 'hex'), 8) || suffix
     END;
 $fn$;
 
@@ -211,9 +211,9 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT pgmq._fit_name(parent, '_p' || CASE
         WHEN by_id THEN (lo::bigint)::text
-        WHEN step::interval = date_trunc('day', step::interval)
-            THEN to_char(to_timestamp(lo::double precision) AT TIME ZONE 'UTC', 'YYYYMMDD')
-        ELSE to_char(to_timestamp(lo::double precision) AT TIME ZONE 'UTC', 'YYYYMMDD"_"HH24MISS')
+        WHEN step::interval = pg_catalog.date_trunc('day', step::interval)
+            THEN pg_catalog.to_char(pg_catalog.to_timestamp(lo::double precision) AT TIME ZONE 'UTC', 'YYYYMMDD')
+        ELSE pg_catalog.to_char(pg_catalog.to_timestamp(lo::double precision) AT TIME ZONE 'UTC', 'YYYYMMDD"_"HH24MISS')
     END);
 $fn$;
 
@@ -226,11 +226,11 @@ AS $fn$
            pgmq._partition_position(by_id, b[1]),
            pgmq._partition_position(by_id, b[2]),
            b IS NULL
-    FROM pg_inherits i
-    JOIN pg_class c ON c.oid = i.inhrelid
-    CROSS JOIN LATERAL regexp_match(pg_get_expr(c.relpartbound, c.oid),
+    FROM pg_catalog.pg_inherits i
+    JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+    CROSS JOIN LATERAL pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid),
                                     '^FOR VALUES FROM \((.*)\) TO \((.*)\)$') AS b
-    WHERE i.inhparent = to_regclass(format('pgmq.%I', parent))
+    WHERE i.inhparent = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', parent))
     ORDER BY 2 NULLS FIRST;
 $fn$;
 
@@ -239,8 +239,8 @@ CREATE FUNCTION pgmq._default_partition(parent text)
 RETURNS regclass
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT nullif(p.partdefid, 0)::regclass FROM pg_partitioned_table p
-    WHERE p.partrelid = to_regclass(format('pgmq.%I', parent));
+    SELECT nullif(p.partdefid, 0)::regclass FROM pg_catalog.pg_partitioned_table p
+    WHERE p.partrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', parent));
 $fn$;
 
 -- Where the partition key of the table stands now: the next msg_id, or the clock.
@@ -249,9 +249,9 @@ RETURNS numeric
 LANGUAGE sql VOLATILE
 AS $fn$
     SELECT CASE WHEN by_id
-        THEN coalesce(pg_sequence_last_value(pg_get_serial_sequence(
-                 format('pgmq.%I', pgmq.format_table_name(queue_name, 'q')), 'msg_id')::regclass), 0) + 1
-        ELSE extract(epoch FROM clock_timestamp())
+        THEN coalesce(pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence(
+                 pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text)), 'msg_id')::regclass), 0) + 1
+        ELSE extract(epoch FROM pg_catalog.clock_timestamp())
     END;
 $fn$;
 
@@ -513,7 +513,7 @@ BEGIN
                p.is_default
         FROM pgmq.partition_config c
         CROSS JOIN LATERAL pgmq._partitions(c.table_name, c.partition_column = 'msg_id') p
-        WHERE c.queue_name = stored
+        WHERE c.queue_name::text = stored
         ORDER BY c.table_name DESC, p.is_default, p.lo;
 END
 $fn$;
@@ -529,8 +529,8 @@ RETURNS void
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
-    atable text := pgmq.format_table_name(queue_name, 'a');
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
+    atable text := pgmq.format_table_name(queue_name, 'a'::text);
     by_id boolean;
     existing pgmq.meta;
     cfg pgmq.partition_config;
@@ -558,9 +558,9 @@ BEGIN
         CASE WHEN by_id THEN 'msg_id' ELSE 'enqueued_at' END,
         CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END
     );
-    EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', qtable || '_default', qtable);
+    EXECUTE pg_catalog.format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', qtable || '_default', qtable);
     PERFORM pgmq._tune_live_table(qtable || '_default');
-    EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', atable || '_default', atable);
+    EXECUTE pg_catalog.format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', atable || '_default', atable);
     INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES (queue_name, true, false);
 
     FOR cfg IN
@@ -568,9 +568,9 @@ BEGIN
             (table_name, queue_name, partition_column, partition_interval, retention_interval, premake)
         VALUES
             (qtable, queue_name, CASE WHEN by_id THEN 'msg_id' ELSE 'enqueued_at' END,
-             btrim(partition_interval), btrim(retention_interval), premake),
+             pg_catalog.btrim(partition_interval), pg_catalog.btrim(retention_interval), premake),
             (atable, queue_name, CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END,
-             btrim(partition_interval), btrim(retention_interval), premake)
+             pg_catalog.btrim(partition_interval), pg_catalog.btrim(retention_interval), premake)
         RETURNING c.*
     LOOP
         PERFORM pgmq._maintain_table(cfg);
@@ -595,9 +595,9 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     stored text;
-    atable text := pgmq.format_table_name(table_name, 'a');
-    history text := pgmq._fit_name(atable, '_history');
-    index_name text := 'archived_at_idx_' || lower(table_name);
+    atable text := pgmq.format_table_name(table_name, 'a'::text);
+    history text := pgmq._fit_name(atable, '_history'::text);
+    index_name text := 'archived_at_idx_' || pg_catalog.lower(table_name);
     by_id boolean;
     acol text;
     pkey text;
@@ -608,44 +608,44 @@ BEGIN
     stored := pgmq._require_queue(table_name);
     PERFORM pgmq.acquire_queue_lock(stored);
     PERFORM pgmq._lock_queue_table(stored);  -- it alters the live table too (fillfactor)
-    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(format('pgmq.%I', atable))) = 'p' THEN
+    IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', atable))) = 'p' THEN
         -- pgmq's own notice, its stray 's' included ("Table a_orderss is already partitioned").
         RAISE NOTICE 'Table %s is already partitioned', atable;
         RETURN;
     END IF;
     PERFORM pgmq._check_partition_args(
-        partition_interval, retention_interval, leading_partition, 'leading_partition');
+        partition_interval, retention_interval, leading_partition, 'leading_partition'::text);
 
     by_id := pgmq._partition_by_id(partition_interval);
     acol := CASE WHEN by_id THEN 'msg_id' ELSE 'archived_at' END;
     -- Free the names the new table takes: the table, its primary key and its index.
-    EXECUTE format('ALTER TABLE pgmq.%I RENAME TO %I', atable, history);
-    SELECT k.conname INTO pkey FROM pg_constraint k
-    WHERE k.conrelid = format('pgmq.%I', history)::regclass AND k.contype = 'p';
+    EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I RENAME TO %I', atable, history);
+    SELECT k.conname INTO pkey FROM pg_catalog.pg_constraint k
+    WHERE k.conrelid = pg_catalog.format('pgmq.%I', history)::regclass AND k.contype = 'p';
     IF pkey IS NOT NULL AND by_id THEN
-        EXECUTE format('ALTER TABLE pgmq.%I RENAME CONSTRAINT %I TO %I',
-                       history, pkey, pgmq._fit_name(history, '_pkey'));
+        EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I RENAME CONSTRAINT %I TO %I',
+                       history, pkey, pgmq._fit_name(history, '_pkey'::text));
     ELSIF pkey IS NOT NULL THEN
         -- The new key is (msg_id, archived_at); attaching builds it on the old rows.
-        EXECUTE format('ALTER TABLE pgmq.%I DROP CONSTRAINT %I', history, pkey);
+        EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I DROP CONSTRAINT %I', history, pkey);
     END IF;
-    EXECUTE format('ALTER INDEX IF EXISTS pgmq.%I RENAME TO %I',
-                   index_name, pgmq._fit_name(history, '_archived_at_idx'));
-    quiet := current_setting('client_min_messages');
-    PERFORM set_config('client_min_messages', 'warning', true);  -- "q_<name> already exists"
+    EXECUTE pg_catalog.format('ALTER INDEX IF EXISTS pgmq.%I RENAME TO %I',
+                   index_name, pgmq._fit_name(history, '_archived_at_idx'::text));
+    quiet := pg_catalog.current_setting('client_min_messages');
+    PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);  -- "q_<name> already exists"
     PERFORM pgmq._create_queue_tables(stored, false, NULL, acol);
-    PERFORM set_config('client_min_messages', quiet, true);
-    EXECUTE format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', atable || '_default', atable);
+    PERFORM pg_catalog.set_config('client_min_messages', quiet, true);
+    EXECUTE pg_catalog.format('CREATE TABLE pgmq.%I PARTITION OF pgmq.%I DEFAULT', atable || '_default', atable);
 
-    EXECUTE format(
-        'SELECT max(%s) FROM pgmq.%I',
-        CASE WHEN by_id THEN format('%I::numeric', acol) ELSE format('extract(epoch FROM %I)', acol) END,
+    EXECUTE pg_catalog.format(
+        'SELECT pg_catalog.max(%s) FROM pgmq.%I',
+        CASE WHEN by_id THEN pg_catalog.format('%I::numeric', acol) ELSE pg_catalog.format('extract(epoch FROM %I)', acol) END,
         history
     ) INTO newest;
     IF newest IS NULL THEN
-        EXECUTE format('DROP TABLE pgmq.%I', history);
+        EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', history);
     ELSE
-        EXECUTE format(
+        EXECUTE pg_catalog.format(
             'ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (MINVALUE) TO (%s)',
             atable, history,
             pgmq._partition_literal(by_id, pgmq._partition_next(
@@ -655,7 +655,7 @@ BEGIN
 
     INSERT INTO pgmq.partition_config AS c
         (table_name, queue_name, partition_column, partition_interval, retention_interval, premake)
-    VALUES (atable, stored, acol, btrim(partition_interval), btrim(retention_interval), leading_partition)
+    VALUES (atable, stored, acol, pg_catalog.btrim(partition_interval), pg_catalog.btrim(retention_interval), leading_partition)
     RETURNING c.* INTO cfg;
     PERFORM pgmq._maintain_table(cfg);
     PERFORM pgmq._grant_queue(stored);  -- the new archive table and its partitions
@@ -675,14 +675,14 @@ DECLARE
     total bigint;
 BEGIN
     FOR spill IN
-        SELECT d FROM unnest(ARRAY[pgmq.format_table_name(queue_name, 'q'),
-                                   pgmq.format_table_name(queue_name, 'a')]) AS t,
+        SELECT d FROM pg_catalog.unnest(ARRAY[pgmq.format_table_name(queue_name, 'q'::text),
+                                   pgmq.format_table_name(queue_name, 'a'::text)]) AS t,
                       pgmq._default_partition(t) AS d
         WHERE d IS NOT NULL
     LOOP
-        EXECUTE format('SELECT count(*) FROM (SELECT FROM %s LIMIT 10000) s', spill) INTO n;
+        EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM (SELECT FROM %s LIMIT 10000) s', spill) INTO n;
         IF n = 10000 THEN
-            SELECT greatest(n, c.reltuples::bigint) INTO n FROM pg_class c WHERE c.oid = spill;
+            SELECT greatest(n, c.reltuples::bigint) INTO n FROM pg_catalog.pg_class c WHERE c.oid = spill;
         END IF;
         total := coalesce(total, 0) + n;
     END LOOP;

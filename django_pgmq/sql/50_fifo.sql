@@ -29,8 +29,8 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq._message_table_name(queue_name, 'q');  -- pgmq's per-message check
-    lock_space integer := hashtext(qtable);
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);  -- pgmq's per-message check
+    lock_space integer := pg_catalog.hashtext(qtable);
     grp text;
     groups text[] := '{}';
     ready bigint;
@@ -62,7 +62,7 @@ BEGIN
 
     -- Groups whose first message looks visible, oldest first. Only a hint: each
     -- is checked again below, after its lock is held.
-    FOR grp IN EXECUTE format(
+    FOR grp IN EXECUTE pg_catalog.format(
         $q$
         SELECT h.grp
         FROM (
@@ -71,20 +71,20 @@ BEGIN
             FROM pgmq.%I
             ORDER BY pgmq._fifo_group(headers), msg_id
         ) h
-        WHERE h.vt <= clock_timestamp()
+        WHERE h.vt <= pg_catalog.clock_timestamp()
         ORDER BY h.msg_id
         $q$,
         qtable
     )
     LOOP
         -- Another reader holds this group until it commits: leave it alone.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(lock_space, hashtext(grp));
+        CONTINUE WHEN NOT pg_catalog.pg_try_advisory_xact_lock(lock_space, pg_catalog.hashtext(grp));
         -- A new statement, so a new snapshot: it sees what the last holder committed.
-        EXECUTE format(
+        EXECUTE pg_catalog.format(
             $q$
-            SELECT count(*) FILTER (WHERE ok)
+            SELECT pg_catalog.count(*) FILTER (WHERE ok)
             FROM (
-                SELECT bool_and(vt <= clock_timestamp()) OVER (ORDER BY msg_id) AS ok
+                SELECT pg_catalog.bool_and(vt <= pg_catalog.clock_timestamp()) OVER (ORDER BY msg_id) AS ok
                 FROM (
                     SELECT msg_id, vt FROM pgmq.%I
                     WHERE pgmq._fifo_group(headers) = $1
@@ -101,18 +101,18 @@ BEGIN
         EXIT WHEN budget <= 0;
     END LOOP;
 
-    EXIT WHEN cardinality(groups) = 0;
+    EXIT WHEN pg_catalog.cardinality(groups) = 0;
 
-    claim := format(
+    claim := pg_catalog.format(
         $q$
         WITH wanted AS MATERIALIZED (
             -- The readable front of each locked group, ranked, then chosen by mode.
             SELECT g.prio, r.msg_id, r.rnk
-            FROM unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
+            FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS g(grp, prio)
             CROSS JOIN LATERAL (
                 SELECT f.msg_id,
-                       row_number() OVER w AS rnk,
-                       bool_and(f.vt <= clock_timestamp()) OVER w AS ok
+                       pg_catalog.row_number() OVER w AS rnk,
+                       pg_catalog.bool_and(f.vt <= pg_catalog.clock_timestamp()) OVER w AS ok
                 FROM (
                     SELECT msg_id, vt FROM pgmq.%1$I
                     WHERE pgmq._fifo_group(headers) = g.grp
@@ -128,7 +128,7 @@ BEGIN
         ),
         locked AS MATERIALIZED (
             SELECT m.msg_id FROM pgmq.%1$I m
-            WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= clock_timestamp()
+            WHERE m.msg_id IN (SELECT msg_id FROM wanted) AND m.vt <= pg_catalog.clock_timestamp()
               AND m.msg_id <> ALL ($6)  -- handed out by an earlier round of this call
             FOR UPDATE SKIP LOCKED
         ),
@@ -144,9 +144,9 @@ BEGIN
         ),
         claimed AS (
             UPDATE pgmq.%1$I m
-            SET vt = clock_timestamp() + $3,
+            SET vt = pg_catalog.clock_timestamp() + $3,
                 read_ct = m.read_ct + 1,
-                last_read_at = clock_timestamp()
+                last_read_at = pg_catalog.clock_timestamp()
             FROM usable u
             WHERE m.msg_id = u.msg_id
             RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
@@ -163,14 +163,14 @@ BEGIN
     );
     IF f.max_receive_count IS NULL AND NOT limited THEN
         RETURN QUERY EXECUTE claim
-            USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
+            USING groups, wanted, pg_catalog.make_interval(secs => coalesce(vt, 0)), mode,
             -- The most one group can contribute: every other group gives at least one.
-            CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given;
+            CASE WHEN mode = 'head' THEN 1 ELSE wanted - pg_catalog.cardinality(groups) + 1 END, given;
         RETURN;
     END IF;
     FOR rec IN EXECUTE claim
-        USING groups, wanted, make_interval(secs => coalesce(vt, 0)), mode,
-        CASE WHEN mode = 'head' THEN 1 ELSE wanted - cardinality(groups) + 1 END, given
+        USING groups, wanted, pg_catalog.make_interval(secs => coalesce(vt, 0)), mode,
+        CASE WHEN mode = 'head' THEN 1 ELSE wanted - pg_catalog.cardinality(groups) + 1 END, given
     LOOP
         IF rec.read_ct > f.max_receive_count THEN  -- NULL (no redrive): never
             dead := dead || rec.msg_id;
@@ -181,7 +181,7 @@ BEGIN
         END IF;
     END LOOP;
     PERFORM pgmq._dead_letter_ids(queue_name, dead, 1);
-    EXIT WHEN cardinality(dead) = 0 OR wanted <= 0;
+    EXIT WHEN pg_catalog.cardinality(dead) = 0 OR wanted <= 0;
     END LOOP;
     IF limited THEN
         PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, given);
@@ -198,21 +198,21 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE sql
 AS $fn$
     SELECT * FROM pgmq._poll(
-        'read_grouped',
+        'read_grouped'::text,
         queue_name, vt, qty, mode, max_poll_seconds, poll_interval_ms);
 $fn$;
 
 CREATE FUNCTION pgmq.read_grouped(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
-AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'fill'); $fn$;
+AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'fill'::text); $fn$;
 
 CREATE FUNCTION pgmq.read_grouped_rr(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
-AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'rr'); $fn$;
+AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'rr'::text); $fn$;
 
 CREATE FUNCTION pgmq.read_grouped_head(queue_name text, vt integer, qty integer)
 RETURNS SETOF pgmq.message_record LANGUAGE sql
-AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'head'); $fn$;
+AS $fn$ SELECT * FROM pgmq._read_grouped(queue_name, vt, qty, 'head'::text); $fn$;
 
 CREATE FUNCTION pgmq.read_grouped_with_poll(
     queue_name text, vt integer, qty integer,
@@ -220,7 +220,7 @@ CREATE FUNCTION pgmq.read_grouped_with_poll(
 )
 RETURNS SETOF pgmq.message_record LANGUAGE sql
 AS $fn$
-    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'fill');
+    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'fill'::text);
 $fn$;
 
 CREATE FUNCTION pgmq.read_grouped_rr_with_poll(
@@ -229,7 +229,7 @@ CREATE FUNCTION pgmq.read_grouped_rr_with_poll(
 )
 RETURNS SETOF pgmq.message_record LANGUAGE sql
 AS $fn$
-    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'rr');
+    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'rr'::text);
 $fn$;
 
 CREATE FUNCTION pgmq.read_grouped_head_with_poll(
@@ -238,7 +238,7 @@ CREATE FUNCTION pgmq.read_grouped_head_with_poll(
 )
 RETURNS SETOF pgmq.message_record LANGUAGE sql
 AS $fn$
-    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'head');
+    SELECT * FROM pgmq._read_grouped_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms, 'head'::text);
 $fn$;
 
 -- A btree on (group, msg_id): each group's front is an index range, and the

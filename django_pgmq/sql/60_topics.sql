@@ -14,8 +14,8 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT '^'
-        || replace(
-               replace(regexp_replace(pattern, '([^[:alnum:]_*#-])', '\\\1', 'g'), '*', '[^.]+'),
+        || pg_catalog.replace(
+               pg_catalog.replace(pg_catalog.regexp_replace(pattern, '([^[:alnum:]_*#-])', '\\\1', 'g'), '*', '[^.]+'),
                '#', '.*')
         || '$';
 $fn$;
@@ -42,21 +42,21 @@ BEGIN
     IF value IS NULL OR value = '' THEN
         RAISE EXCEPTION '% cannot be NULL or empty', what USING ERRCODE = 'PQ004';
     END IF;
-    IF length(value) > 255 THEN
-        RAISE EXCEPTION '% length cannot exceed 255 characters, got % characters', what, length(value)
+    IF pg_catalog.length(value) > 255 THEN
+        RAISE EXCEPTION '% length cannot exceed 255 characters, got % characters', what, pg_catalog.length(value)
             USING ERRCODE = 'PQ004';
     END IF;
     IF value !~ ('^[' || allowed || ']+$') THEN
         RAISE EXCEPTION '% contains invalid characters. Only %. Got: %', what, allowed_text, value
             USING ERRCODE = 'PQ004';
     END IF;
-    IF left(value, 1) = '.' THEN
+    IF pg_catalog.left(value, 1) = '.' THEN
         RAISE EXCEPTION '% cannot start with a dot. Got: %', what, value USING ERRCODE = 'PQ004';
     END IF;
-    IF right(value, 1) = '.' THEN
+    IF pg_catalog.right(value, 1) = '.' THEN
         RAISE EXCEPTION '% cannot end with a dot. Got: %', what, value USING ERRCODE = 'PQ004';
     END IF;
-    IF strpos(value, '..') > 0 THEN
+    IF pg_catalog.strpos(value, '..') > 0 THEN
         RAISE EXCEPTION '% cannot contain consecutive dots. Got: %', what, value USING ERRCODE = 'PQ004';
     END IF;
 END
@@ -68,8 +68,8 @@ LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 BEGIN
     PERFORM pgmq._check_topic_text(
-        'routing_key', routing_key, 'a-zA-Z0-9._-',
-        'alphanumeric, dots, hyphens, and underscores are allowed');
+        'routing_key'::text, routing_key, 'a-zA-Z0-9._-'::text,
+        'alphanumeric, dots, hyphens, and underscores are allowed'::text);
     RETURN true;
 END
 $fn$;
@@ -80,19 +80,19 @@ LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 BEGIN
     PERFORM pgmq._check_topic_text(
-        'pattern', pattern, 'a-zA-Z0-9._*#-',
-        'alphanumeric, dots, hyphens, underscores, *, and # are allowed');
-    IF strpos(pattern, '**') > 0 THEN
+        'pattern'::text, pattern, 'a-zA-Z0-9._*#-'::text,
+        'alphanumeric, dots, hyphens, underscores, *, and # are allowed'::text);
+    IF pg_catalog.strpos(pattern, '**') > 0 THEN
         RAISE EXCEPTION 'pattern cannot contain consecutive stars (**). '
             'Use # for multi-segment matching. Got: %', pattern
             USING ERRCODE = 'PQ004';
     END IF;
-    IF strpos(pattern, '##') > 0 THEN
+    IF pg_catalog.strpos(pattern, '##') > 0 THEN
         RAISE EXCEPTION 'pattern cannot contain consecutive hashes (##). '
             'A single # already matches zero or more segments. Got: %', pattern
             USING ERRCODE = 'PQ004';
     END IF;
-    IF strpos(pattern, '*#') > 0 OR strpos(pattern, '#*') > 0 THEN
+    IF pg_catalog.strpos(pattern, '*#') > 0 OR pg_catalog.strpos(pattern, '#*') > 0 THEN
         RAISE EXCEPTION 'pattern cannot contain adjacent wildcards (*# or #*). '
             'Separate wildcards with dots. Got: %', pattern
             USING ERRCODE = 'PQ004';
@@ -192,7 +192,7 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT b.pattern, b.queue_name, b.bound_at, b.compiled_regex
     FROM pgmq.topic_bindings b
-    WHERE lower(b.queue_name) = lower($1)
+    WHERE pg_catalog.lower(b.queue_name::text) = pg_catalog.lower($1)
     ORDER BY b.bound_at DESC, b.pattern;
 $fn$;
 

@@ -79,7 +79,7 @@ RETURNS integer
 LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 DECLARE
-    pos integer := array_position(names, upper(token));
+    pos integer := pg_catalog.array_position(names, pg_catalog.upper(token));
     v integer;
 BEGIN
     IF pos IS NOT NULL THEN
@@ -87,7 +87,7 @@ BEGIN
     END IF;
     IF token !~ '^[0-9]{1,9}$' THEN
         RAISE EXCEPTION 'cron field "%": "%" is not a number%', field, token,
-            CASE WHEN names IS NULL THEN '' ELSE ' or a name (' || array_to_string(names, ' ') || ')' END
+            CASE WHEN names IS NULL THEN '' ELSE ' or a name (' || pg_catalog.array_to_string(names, ' ') || ')' END
             USING ERRCODE = 'PQ004';
     END IF;
     v := token::integer;
@@ -113,7 +113,7 @@ DECLARE
     last_v integer;
     vals integer[] := '{}';
 BEGIN
-    FOREACH item IN ARRAY string_to_array(spec, ',') LOOP
+    FOREACH item IN ARRAY pg_catalog.string_to_array(spec, ',') LOOP
         IF item = '' THEN
             RAISE EXCEPTION 'cron field "%": empty item in "%"', field, spec USING ERRCODE = 'PQ004';
         END IF;
@@ -124,8 +124,8 @@ BEGIN
                 RAISE EXCEPTION 'cron field "%": "%" has a bad step (want <range>/<number>)', field, item
                     USING ERRCODE = 'PQ004';
             END IF;
-            span := split_part(item, '/', 1);
-            step := split_part(item, '/', 2)::integer;
+            span := pg_catalog.split_part(item, '/', 1);
+            step := pg_catalog.split_part(item, '/', 2)::integer;
             IF step < 1 THEN
                 RAISE EXCEPTION 'cron field "%": step % in "%" must be 1 or more', field, step, item
                     USING ERRCODE = 'PQ004';
@@ -139,8 +139,8 @@ BEGIN
                 RAISE EXCEPTION 'cron field "%": "%" is not a range (want <from>-<to>)', field, span
                     USING ERRCODE = 'PQ004';
             END IF;
-            first_v := pgmq._cron_value(field, split_part(span, '-', 1), lo, hi, names);
-            last_v := pgmq._cron_value(field, split_part(span, '-', 2), lo, hi, names);
+            first_v := pgmq._cron_value(field, pg_catalog.split_part(span, '-', 1), lo, hi, names);
+            last_v := pgmq._cron_value(field, pg_catalog.split_part(span, '-', 2), lo, hi, names);
             IF last_v < first_v THEN
                 RAISE EXCEPTION 'cron field "%": range "%" ends before it starts', field, span
                     USING ERRCODE = 'PQ004';
@@ -149,9 +149,9 @@ BEGIN
             first_v := pgmq._cron_value(field, span, lo, hi, names);
             last_v := CASE WHEN step IS NULL THEN first_v ELSE hi END;  -- "5/15": 5 to hi
         END IF;
-        vals := vals || ARRAY(SELECT generate_series(first_v, last_v, coalesce(step, 1)));
+        vals := vals || ARRAY(SELECT pg_catalog.generate_series(first_v, last_v, coalesce(step, 1)));
     END LOOP;
-    RETURN ARRAY(SELECT DISTINCT v FROM unnest(vals) v ORDER BY v);
+    RETURN ARRAY(SELECT DISTINCT v FROM pg_catalog.unnest(vals) v ORDER BY v);
 END
 $fn$;
 
@@ -161,7 +161,7 @@ RETURNS pgmq._cron_spec
 LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 DECLARE
-    expr text := lower(btrim(regexp_replace(coalesce(cron, ''), '\s+', ' ', 'g')));
+    expr text := pg_catalog.lower(pg_catalog.btrim(pg_catalog.regexp_replace(coalesce(cron, ''), '\s+', ' ', 'g')));
     f text[];
     every text[];
     spec pgmq._cron_spec;
@@ -180,8 +180,8 @@ BEGIN
         WHEN '@hourly' THEN '0 * * * *'
         ELSE expr
     END;
-    IF left(expr, 1) = '@' THEN
-        every := regexp_match(expr,
+    IF pg_catalog.left(expr, 1) = '@' THEN
+        every := pg_catalog.regexp_match(expr,
             '^@every ([0-9]{1,9}) ?(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours)$');
         IF every IS NULL THEN
             RAISE EXCEPTION 'cron "%": unknown form (use five fields, @yearly, @monthly, @weekly, '
@@ -189,28 +189,28 @@ BEGIN
                 USING ERRCODE = 'PQ004';
         END IF;
         spec.every_seconds := every[1]::bigint
-            * CASE left(every[2], 1) WHEN 's' THEN 1 WHEN 'm' THEN 60 ELSE 3600 END;
+            * CASE pg_catalog.left(every[2], 1) WHEN 's' THEN 1 WHEN 'm' THEN 60 ELSE 3600 END;
         IF spec.every_seconds < 1 THEN
             RAISE EXCEPTION 'cron "%": the interval must be 1 or more', cron USING ERRCODE = 'PQ004';
         END IF;
         RETURN spec;
     END IF;
-    f := string_to_array(expr, ' ');
-    IF coalesce(array_length(f, 1), 0) <> 5 THEN
+    f := pg_catalog.string_to_array(expr, ' ');
+    IF coalesce(pg_catalog.array_length(f, 1), 0) <> 5 THEN
         RAISE EXCEPTION 'cron "%": want 5 fields (minute hour day-of-month month day-of-week), got %',
-            cron, coalesce(array_length(f, 1), 0) USING ERRCODE = 'PQ004';
+            cron, coalesce(pg_catalog.array_length(f, 1), 0) USING ERRCODE = 'PQ004';
     END IF;
-    spec.minutes := pgmq._cron_field('minute', f[1], 0, 59);
-    spec.hours := pgmq._cron_field('hour', f[2], 0, 23);
-    spec.days := pgmq._cron_field('day-of-month', f[3], 1, 31);
-    spec.months := pgmq._cron_field('month', f[4], 1, 12,
-        '{JAN,FEB,MAR,APR,MAY,JUN,JUL,AUG,SEP,OCT,NOV,DEC}');
-    spec.weekdays := ARRAY(SELECT DISTINCT v % 7 FROM unnest(
-        pgmq._cron_field('day-of-week', f[5], 0, 7, '{SUN,MON,TUE,WED,THU,FRI,SAT}')) v ORDER BY 1);
+    spec.minutes := pgmq._cron_field('minute'::text, f[1], 0, 59);
+    spec.hours := pgmq._cron_field('hour'::text, f[2], 0, 23);
+    spec.days := pgmq._cron_field('day-of-month'::text, f[3], 1, 31);
+    spec.months := pgmq._cron_field('month'::text, f[4], 1, 12,
+        '{JAN,FEB,MAR,APR,MAY,JUN,JUL,AUG,SEP,OCT,NOV,DEC}'::text[]);
+    spec.weekdays := ARRAY(SELECT DISTINCT v % 7 FROM pg_catalog.unnest(
+        pgmq._cron_field('day-of-week'::text, f[5], 0, 7, '{SUN,MON,TUE,WED,THU,FRI,SAT}'::text[])) v ORDER BY 1);
     -- cron's rule: when both day fields are restricted, a day matching either one fires.
-    spec.days_or := left(f[3], 1) <> '*' AND left(f[5], 1) <> '*';
-    spec.wall_clock := left(f[1], 1) <> '*' AND left(f[2], 1) <> '*';
-    IF NOT spec.days_or AND spec.days[1] > (SELECT max(month_days[m]) FROM unnest(spec.months) m) THEN
+    spec.days_or := pg_catalog.left(f[3], 1) <> '*' AND pg_catalog.left(f[5], 1) <> '*';
+    spec.wall_clock := pg_catalog.left(f[1], 1) <> '*' AND pg_catalog.left(f[2], 1) <> '*';
+    IF NOT spec.days_or AND spec.days[1] > (SELECT pg_catalog.max(month_days[m]) FROM pg_catalog.unnest(spec.months) m) THEN
         RAISE EXCEPTION 'cron field "day-of-month": % never occurs in the months of "%"',
             spec.days[1], f[4] USING ERRCODE = 'PQ004';
     END IF;
@@ -233,9 +233,9 @@ BEGIN
     -- PostgreSQL can load is one; a name without "/" is looked up in the (slow) list.
     BEGIN
         known := time_zone ~ '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$'
-                 AND (now() AT TIME ZONE time_zone) IS NOT NULL
+                 AND (pg_catalog.now() AT TIME ZONE time_zone) IS NOT NULL
                  AND (time_zone IN ('UTC', 'GMT') OR position('/' IN time_zone) > 0
-                      OR EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = time_zone));
+                      OR EXISTS (SELECT 1 FROM pg_catalog.pg_timezone_names z WHERE z.name = time_zone));
     EXCEPTION WHEN invalid_parameter_value THEN
         known := false;
     END;
@@ -293,11 +293,11 @@ CREATE FUNCTION pgmq._iso_time(at_instant timestamptz, time_zone text)
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT to_char(at_instant AT TIME ZONE time_zone,
-                   CASE WHEN date_trunc('second', at_instant) = at_instant
+    SELECT pg_catalog.to_char(at_instant AT TIME ZONE time_zone,
+                   CASE WHEN pg_catalog.date_trunc('second', at_instant) = at_instant
                         THEN 'YYYY-MM-DD"T"HH24:MI:SS' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US' END)
         || CASE WHEN o < interval '0' THEN '-' ELSE '+' END
-        || to_char(CASE WHEN o < interval '0' THEN -o ELSE o END, 'HH24:MI')
+        || pg_catalog.to_char(CASE WHEN o < interval '0' THEN -o ELSE o END, 'HH24:MI')
     FROM (SELECT pgmq._utc_offset(at_instant, time_zone) AS o) x
 $fn$;
 
@@ -323,32 +323,32 @@ RETURNS timestamp
 LANGUAGE plpgsql IMMUTABLE
 AS $fn$
 DECLARE
-    t timestamp := date_trunc('minute', local_time) + interval '1 minute';
+    t timestamp := pg_catalog.date_trunc('minute', local_time) + interval '1 minute';
     give_up CONSTANT timestamp := local_time + interval '30 years';
     v integer;
     nxt integer;
 BEGIN
     WHILE t < give_up LOOP
         IF NOT extract(month FROM t)::integer = ANY (spec.months) THEN
-            t := date_trunc('month', t) + interval '1 month';
+            t := pg_catalog.date_trunc('month', t) + interval '1 month';
             CONTINUE;
         END IF;
         IF NOT pgmq._cron_day_matches(spec, t::date) THEN
-            t := date_trunc('day', t) + interval '1 day';
+            t := pg_catalog.date_trunc('day', t) + interval '1 day';
             CONTINUE;
         END IF;
         v := extract(hour FROM t)::integer;
         IF NOT v = ANY (spec.hours) THEN
-            SELECT min(h) INTO nxt FROM unnest(spec.hours) h WHERE h > v;
-            t := date_trunc('day', t) + CASE WHEN nxt IS NULL THEN interval '1 day'
-                                            ELSE make_interval(hours => nxt) END;
+            SELECT pg_catalog.min(h) INTO nxt FROM pg_catalog.unnest(spec.hours) h WHERE h > v;
+            t := pg_catalog.date_trunc('day', t) + CASE WHEN nxt IS NULL THEN interval '1 day'
+                                            ELSE pg_catalog.make_interval(hours => nxt) END;
             CONTINUE;
         END IF;
         v := extract(minute FROM t)::integer;
         IF NOT v = ANY (spec.minutes) THEN
-            SELECT min(m) INTO nxt FROM unnest(spec.minutes) m WHERE m > v;
-            t := date_trunc('hour', t) + CASE WHEN nxt IS NULL THEN interval '1 hour'
-                                             ELSE make_interval(mins => nxt) END;
+            SELECT pg_catalog.min(m) INTO nxt FROM pg_catalog.unnest(spec.minutes) m WHERE m > v;
+            t := pg_catalog.date_trunc('hour', t) + CASE WHEN nxt IS NULL THEN interval '1 hour'
+                                             ELSE pg_catalog.make_interval(mins => nxt) END;
             CONTINUE;
         END IF;
         RETURN t;
@@ -364,7 +364,7 @@ RETURNS timestamptz
 LANGUAGE plpgsql STABLE
 AS $fn$
 DECLARE
-    t timestamptz := date_trunc('minute', after, 'UTC') + interval '1 minute';
+    t timestamptz := pg_catalog.date_trunc('minute', after, 'UTC') + interval '1 minute';
     give_up CONSTANT timestamptz := after + interval '30 years';
     lt timestamp;
     v integer;
@@ -373,21 +373,21 @@ BEGIN
     WHILE t < give_up LOOP
         lt := t AT TIME ZONE time_zone;
         IF NOT extract(month FROM lt)::integer = ANY (spec.months) THEN
-            t := pgmq._local_to_instant(date_trunc('month', lt) + interval '1 month', time_zone);
+            t := pgmq._local_to_instant(pg_catalog.date_trunc('month', lt) + interval '1 month', time_zone);
             CONTINUE;
         END IF;
         IF NOT pgmq._cron_day_matches(spec, lt::date) THEN
-            t := pgmq._local_to_instant(date_trunc('day', lt) + interval '1 day', time_zone);
+            t := pgmq._local_to_instant(pg_catalog.date_trunc('day', lt) + interval '1 day', time_zone);
             CONTINUE;
         END IF;
         v := extract(minute FROM lt)::integer;
         IF NOT extract(hour FROM lt)::integer = ANY (spec.hours) THEN
-            t := t + make_interval(mins => 60 - v);  -- the next hour, in elapsed time
+            t := t + pg_catalog.make_interval(mins => 60 - v);  -- the next hour, in elapsed time
             CONTINUE;
         END IF;
         IF NOT v = ANY (spec.minutes) THEN
-            SELECT min(m) INTO nxt FROM unnest(spec.minutes) m WHERE m > v;
-            t := t + make_interval(mins => coalesce(nxt, 60) - v);
+            SELECT pg_catalog.min(m) INTO nxt FROM pg_catalog.unnest(spec.minutes) m WHERE m > v;
+            t := t + pg_catalog.make_interval(mins => coalesce(nxt, 60) - v);
             CONTINUE;
         END IF;
         RETURN t;
@@ -407,8 +407,8 @@ DECLARE
     t timestamptz;
 BEGIN
     IF spec.every_seconds IS NOT NULL THEN
-        RETURN to_timestamp(
-            ((floor(extract(epoch FROM after) / spec.every_seconds) + 1) * spec.every_seconds)::double precision);
+        RETURN pg_catalog.to_timestamp(
+            ((pg_catalog.floor(extract(epoch FROM after) / spec.every_seconds) + 1) * spec.every_seconds)::double precision);
     END IF;
     IF NOT spec.wall_clock THEN
         RETURN pgmq._cron_next_elapsed(spec, time_zone, after);
@@ -443,7 +443,7 @@ BEGIN
         RETURN 0;
     END IF;
     IF spec.every_seconds IS NOT NULL THEN
-        RETURN ceil(extract(epoch FROM before - from_tick) / spec.every_seconds)::bigint;
+        RETURN pg_catalog.ceil(extract(epoch FROM before - from_tick) / spec.every_seconds)::bigint;
     END IF;
     WHILE t IS NOT NULL AND t < before AND n < 10000 LOOP
         n := n + 1;
@@ -672,11 +672,11 @@ DECLARE
     sent bigint;
 BEGIN
     SELECT * INTO sent FROM pgmq.send(
-        queue_name => s.queue_name,
+        queue_name => s.queue_name::text,
         msg => s.message,
-        headers => coalesce(s.headers, '{}'::jsonb) || jsonb_build_object('schedule', jsonb_build_object(
+        headers => coalesce(s.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('schedule', pg_catalog.jsonb_build_object(
             'name', s.schedule_name,
-            'tick', pgmq._iso_time(clock_timestamp(), s.time_zone),
+            'tick', pgmq._iso_time(pg_catalog.clock_timestamp(), s.time_zone),
             'manual', true)));
     RETURN sent;
 END
@@ -691,7 +691,7 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT s.schedule_name, s.cron, s.time_zone, s.queue_name::text, s.message, s.headers,
            s.catch_up, s.enabled,
-           (SELECT max(k.tick) FROM pgmq.schedule_ticks k WHERE k.schedule_name = s.schedule_name),
+           (SELECT pg_catalog.max(k.tick) FROM pgmq.schedule_ticks k WHERE k.schedule_name = s.schedule_name),
            CASE WHEN s.enabled THEN s.next_tick END
     FROM pgmq.schedules s
     ORDER BY s.schedule_name
@@ -712,7 +712,7 @@ DECLARE
     later timestamptz;
 BEGIN
     IF spec.every_seconds IS NOT NULL THEN
-        t := to_timestamp((floor(extract(epoch FROM at_instant) / spec.every_seconds) * spec.every_seconds)::double precision);
+        t := pg_catalog.to_timestamp((pg_catalog.floor(extract(epoch FROM at_instant) / spec.every_seconds) * spec.every_seconds)::double precision);
     ELSE
         t := CASE WHEN first_tick >= window_start THEN first_tick
                   ELSE pgmq._cron_next(spec, time_zone, window_start - interval '1 microsecond') END;

@@ -15,19 +15,19 @@ RETURNS SETOF bigint
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
 BEGIN
     IF seconds IS NULL OR seconds < 0 OR seconds = 'Infinity' THEN
         RAISE EXCEPTION 'seconds must be zero or more, got: %', coalesce(seconds::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         $q$
         WITH free AS (
             SELECT msg_id FROM pgmq.%1$I WHERE msg_id = ANY($1) FOR UPDATE SKIP LOCKED
         )
         UPDATE pgmq.%1$I m
-        SET vt = clock_timestamp() + make_interval(secs => $2),
+        SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => $2),
             read_ct = CASE WHEN $3 THEN greatest(m.read_ct - 1, 0) ELSE m.read_ct END
         FROM free
         WHERE m.msg_id = free.msg_id
@@ -52,23 +52,23 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     source text := pgmq._require_queue(queue_name);
-    qtable text := pgmq.format_table_name(source, 'q');
+    qtable text := pgmq.format_table_name(source, 'q'::text);
     there bigint;
     new_id bigint;
 BEGIN
     PERFORM pgmq.validate_queue_name(dead_letter_queue);
-    IF lower(dead_letter_queue) = lower(source) THEN
+    IF pg_catalog.lower(dead_letter_queue) = pg_catalog.lower(source) THEN
         RAISE EXCEPTION 'queue "%" cannot be its own dead-letter queue', source
             USING ERRCODE = 'PQ004';
     END IF;
     -- Locked first, so that a message already gone creates no dead-letter queue.
-    EXECUTE format('SELECT msg_id FROM pgmq.%I WHERE msg_id = $1 FOR UPDATE', qtable)
+    EXECUTE pg_catalog.format('SELECT msg_id FROM pgmq.%I WHERE msg_id = $1 FOR UPDATE', qtable)
         INTO there USING msg_id;
     IF there IS NULL THEN
         RETURN NULL;
     END IF;
     PERFORM pgmq._ensure_dead_letter_queue(dead_letter_queue);
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         $q$
         WITH dead AS (
             DELETE FROM pgmq.%1$I m WHERE m.msg_id = $1

@@ -20,27 +20,27 @@ BEGIN
         RAISE EXCEPTION 'seconds must be zero or more, got: %', coalesce(seconds::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         $q$
         WITH free AS (
             SELECT msg_id FROM pgmq.%1$I WHERE msg_id = $1 FOR UPDATE SKIP LOCKED
         )
         UPDATE pgmq.%1$I m
-        SET vt = clock_timestamp() + make_interval(secs => $2),
+        SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => $2),
             headers = CASE
-                WHEN m.headers IS NOT NULL AND jsonb_typeof(m.headers) <> 'object' THEN m.headers
-                WHEN jsonb_typeof(coalesce(m.headers -> 'attempt_errors', '[]')) <> 'array'
+                WHEN m.headers IS NOT NULL AND pg_catalog.jsonb_typeof(m.headers) <> 'object' THEN m.headers
+                WHEN pg_catalog.jsonb_typeof(coalesce(m.headers -> 'attempt_errors', '[]')) <> 'array'
                     THEN m.headers
-                ELSE coalesce(m.headers, '{}') || jsonb_build_object('attempt_errors', (
-                    SELECT coalesce(jsonb_agg(e.value ORDER BY e.n), '[]')
-                    FROM jsonb_array_elements(
-                        coalesce(m.headers -> 'attempt_errors', '[]') || jsonb_build_array(
-                            jsonb_build_object(
-                                'attempt', m.read_ct, 'at', clock_timestamp(), 'error', $3
+                ELSE coalesce(m.headers, '{}') || pg_catalog.jsonb_build_object('attempt_errors', (
+                    SELECT coalesce(pg_catalog.jsonb_agg(e.value ORDER BY e.n), '[]')
+                    FROM pg_catalog.jsonb_array_elements(
+                        coalesce(m.headers -> 'attempt_errors', '[]') || pg_catalog.jsonb_build_array(
+                            pg_catalog.jsonb_build_object(
+                                'attempt', m.read_ct, 'at', pg_catalog.clock_timestamp(), 'error', $3
                             )
                         )
                     ) WITH ORDINALITY AS e(value, n)
-                    WHERE e.n > jsonb_array_length(coalesce(m.headers -> 'attempt_errors', '[]'))
+                    WHERE e.n > pg_catalog.jsonb_array_length(coalesce(m.headers -> 'attempt_errors', '[]'))
                                 + 1 - greatest($4, 1)
                 ))
             END
@@ -48,7 +48,7 @@ BEGIN
         WHERE m.msg_id = free.msg_id
         RETURNING m.msg_id
         $q$,
-        pgmq.format_table_name(pgmq._require_queue(queue_name), 'q')
+        pgmq.format_table_name(pgmq._require_queue(queue_name), 'q'::text)
     ) INTO done USING msg_id, seconds, error, keep;
     RETURN done;
 END

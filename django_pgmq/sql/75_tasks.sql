@@ -35,14 +35,14 @@ AS $fn$
 DECLARE
     built boolean;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1)) THEN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)) THEN
         PERFORM pgmq."create"(queue_name);
     END IF;
-    built := pgmq._want_queue_index(queue_name, 'priority');
+    built := pgmq._want_queue_index(queue_name, 'priority'::text);
     -- age(xmin) is 0 for a row this transaction wrote.
-    RETURN (SELECT age(m.xmin) > 0 FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1))
-       AND (built OR (SELECT age(w.xmin) > 0 FROM pgmq.queue_index_wanted w
-                      WHERE w.index_name = pgmq._queue_index_name($1, 'priority')));
+    RETURN (SELECT pg_catalog.age(m.xmin) > 0 FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1))
+       AND (built OR (SELECT pg_catalog.age(w.xmin) > 0 FROM pgmq.queue_index_wanted w
+                      WHERE w.index_name = pgmq._queue_index_name($1, 'priority'::text)));
 END
 $fn$;
 

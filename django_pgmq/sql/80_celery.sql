@@ -103,9 +103,9 @@ DECLARE
     sid integer;
 BEGIN
     LOOP
-        sid := nextval('pgmq.celery_session_seq');
+        sid := pg_catalog.nextval('pgmq.celery_session_seq');
         -- After the sequence wraps, skip ids whose session is still alive.
-        EXIT WHEN pg_try_advisory_lock(pgmq._celery_lock_space(), sid);
+        EXIT WHEN pg_catalog.pg_try_advisory_lock(pgmq._celery_lock_space(), sid);
     END LOOP;
     RETURN sid;
 END
@@ -116,9 +116,9 @@ RETURNS boolean
 LANGUAGE sql STABLE
 AS $fn$
     SELECT EXISTS (
-        SELECT 1 FROM pg_locks l
+        SELECT 1 FROM pg_catalog.pg_locks l
         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
           AND l.classid = pgmq._celery_lock_space()::oid
           AND l.objid = sid::oid
     );
@@ -131,14 +131,14 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT CASE WHEN pattern = '' THEN '^\.$' ELSE
-        '^' || string_agg(
+        '^' || pg_catalog.string_agg(
             CASE w.word
                 WHEN '#' THEN '(\.[^.]*)*'
                 WHEN '*' THEN '\.[^.]*'
-                ELSE '\.' || regexp_replace(w.word, '([^A-Za-z0-9_])', '\\\1', 'g')
+                ELSE '\.' || pg_catalog.regexp_replace(w.word, '([^A-Za-z0-9_])', '\\\1', 'g')
             END, '' ORDER BY w.pos) || '$'
     END
-    FROM unnest(string_to_array(pattern, '.')) WITH ORDINALITY AS w(word, pos);
+    FROM pg_catalog.unnest(pg_catalog.string_to_array(pattern, '.')) WITH ORDINALITY AS w(word, pos);
 $fn$;
 
 -- Create the queue if needed (unlogged when not durable) and record its AMQP arguments.
@@ -192,7 +192,7 @@ BEGIN
         -- A redeclared auto-delete queue without live consumers starts afresh.
         ever_consumed = c.ever_consumed AND EXISTS (
             SELECT 1 FROM pgmq.celery_consumer k
-            WHERE k.queue_name = c.queue_name AND pgmq._celery_session_alive(k.session_id));
+            WHERE k.queue_name::text = c.queue_name::text AND pgmq._celery_session_alive(k.session_id));
 END
 $fn$;
 
@@ -236,12 +236,12 @@ AS $fn$
 DECLARE
     sent bigint;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue) THEN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = queue) THEN
         RETURN NULL;
     END IF;
     SELECT pgmq.send(queue, msg, headers, deliver_at) INTO sent;
     IF notify THEN
-        PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
+        PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', '');
     END IF;
     RETURN sent;
 END
@@ -353,9 +353,9 @@ DECLARE
     settled integer;
 BEGIN
     IF archive THEN
-        SELECT count(*) INTO settled FROM pgmq.archive(queue, msg_ids);
+        SELECT pg_catalog.count(*) INTO settled FROM pgmq.archive(queue, msg_ids);
     ELSE
-        SELECT count(*) INTO settled FROM pgmq.delete(queue, msg_ids);
+        SELECT pg_catalog.count(*) INTO settled FROM pgmq.delete(queue, msg_ids);
     END IF;
     RETURN settled;
 END
@@ -371,7 +371,7 @@ AS $fn$
 DECLARE
     extended integer;
 BEGIN
-    SELECT count(*) INTO extended FROM pgmq.set_vt(queue, msg_ids, vt);
+    SELECT pg_catalog.count(*) INTO extended FROM pgmq.set_vt(queue, msg_ids, vt);
     RETURN extended;
 END
 $fn$;
@@ -386,9 +386,9 @@ AS $fn$
 DECLARE
     released integer;
 BEGIN
-    SELECT count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
+    SELECT pg_catalog.count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
     IF released > 0 AND notify THEN
-        PERFORM pg_notify('pgmq.q_' || queue || '.INSERT', '');
+        PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', '');
     END IF;
     RETURN released;
 END
@@ -406,11 +406,11 @@ DECLARE
     candidate timestamptz;
 BEGIN
     FOREACH queue IN ARRAY queues LOOP
-        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = queue);
+        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = queue);
         CONTINUE WHEN (pgmq._claim_filter(queue, coalesce(pgmq._queue_attributes(queue), '{}'::jsonb), 1,
                                           peek => true)).allowed = 0;
         BEGIN
-            EXECUTE format('SELECT min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'))
+            EXECUTE pg_catalog.format('SELECT pg_catalog.min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'::text))
                 INTO candidate;
             earliest := least(earliest, candidate);
         EXCEPTION WHEN undefined_table THEN
@@ -543,7 +543,7 @@ BEGIN
         ORDER BY c.queue_name
     LOOP
         BEGIN
-            IF pgmq._celery_drop_if_unused(q.queue_name) THEN
+            IF pgmq._celery_drop_if_unused(q.queue_name::text) THEN
                 dropped := dropped + 1;
             END IF;
         EXCEPTION WHEN lock_not_available OR undefined_table THEN

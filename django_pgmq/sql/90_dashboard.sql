@@ -39,7 +39,7 @@ BEGIN
         RAISE EXCEPTION 'table kind must be q (live) or a (archive), got %', coalesce(kind::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN format('pgmq.%I', pgmq.format_table_name(pgmq._require_queue(queue_name), kind::text))::regclass;
+    RETURN pg_catalog.format('pgmq.%I', pgmq.format_table_name(pgmq._require_queue(queue_name), kind::text))::regclass;
 END
 $fn$;
 
@@ -55,9 +55,9 @@ DECLARE
     plan json;
 BEGIN
     IF since IS NULL THEN
-        EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s', tbl) INTO plan;
+        EXECUTE pg_catalog.format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s', tbl) INTO plan;
     ELSE
-        EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s WHERE archived_at > %L', tbl, since)
+        EXECUTE pg_catalog.format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s WHERE archived_at > %L', tbl, since)
             INTO plan;
     END IF;
     RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric::bigint;
@@ -76,11 +76,11 @@ DECLARE
     tbl regclass := pgmq._dashboard_table(queue_name, kind);
 BEGIN
     IF since IS NULL THEN
-        EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s LIMIT $1) s', tbl)
+        EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM (SELECT 1 FROM %s LIMIT $1) s', tbl)
             INTO n USING exact_limit + 1;
     ELSE
-        EXECUTE format(
-            'SELECT count(*) FROM (SELECT 1 FROM %s WHERE archived_at > $2 LIMIT $1) s', tbl
+        EXECUTE pg_catalog.format(
+            'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM %s WHERE archived_at > $2 LIMIT $1) s', tbl
         ) INTO n USING exact_limit + 1, since;
     END IF;
     estimated := n > exact_limit;
@@ -96,9 +96,9 @@ CREATE FUNCTION pgmq._archive_idle(queue_name text)
 RETURNS boolean
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT coalesce(c.relkind = 'r' AND pg_relation_size(c.oid) = 0, false)
-    FROM (SELECT to_regclass(format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))) AS a) t
-    LEFT JOIN pg_class c ON c.oid = t.a
+    SELECT coalesce(c.relkind = 'r' AND pg_catalog.pg_relation_size(c.oid) = 0, false)
+    FROM (SELECT pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'::text))) AS a) t
+    LEFT JOIN pg_catalog.pg_class c ON c.oid = t.a
 $fn$;
 
 -- The archive's figures of one queue, as of `at`: its size and the messages archived in
@@ -146,9 +146,9 @@ CREATE FUNCTION pgmq._dashboard_idle_queues(names text[])
 RETURNS TABLE (queue_name text, idle boolean)
 LANGUAGE sql STABLE
 AS $fn$
-    SELECT m.queue_name::text, f.idle AND pgmq._archive_idle(m.queue_name)
+    SELECT m.queue_name::text, f.idle AND pgmq._archive_idle(m.queue_name::text)
     FROM pgmq._metrics_facts(names) f
-    JOIN pgmq.meta m ON m.queue_name = f.n
+    JOIN pgmq.meta m ON m.queue_name::text = f.n
     ORDER BY f.o
 $fn$;
 
@@ -183,11 +183,11 @@ BEGIN
            f.poison_length AS poison_length,
            f.total_messages AS total_messages,
            f.estimated || a.estimated AS estimated
-    FROM unnest(names) WITH ORDINALITY AS u(n, o)
+    FROM pg_catalog.unnest(names) WITH ORDINALITY AS u(n, o)
     -- The real time, not the transaction's start (see the top of 30_metrics.sql).
-    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, clock_timestamp()) f
-        ON f.queue_name = u.n
-    CROSS JOIN LATERAL pgmq._dashboard_archive_figures(f.queue_name, exact_limit, f.scrape_time) a
+    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, pg_catalog.clock_timestamp()) f
+        ON f.queue_name::text = u.n
+    CROSS JOIN LATERAL pgmq._dashboard_archive_figures(f.queue_name::text, exact_limit, f.scrape_time) a
     ORDER BY u.o;
 END
 $fn$;
@@ -203,7 +203,7 @@ AS $fn$
     SELECT * FROM pgmq._dashboard_stats_of(
         ARRAY[pgmq._require_queue(queue_name)], exact_limit,
         CASE WHEN max_receive_count IS NULL THEN '{}'::jsonb
-             ELSE jsonb_build_object(pgmq._require_queue(queue_name), max_receive_count) END
+             ELSE pg_catalog.jsonb_build_object(pgmq._require_queue(queue_name), max_receive_count) END
     )
 $fn$;
 
@@ -251,34 +251,34 @@ BEGIN
             row_limit, latency_limit
             USING ERRCODE = 'PQ004';
     END IF;
-    atable := format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'))::regclass;
-    RETURN QUERY EXECUTE format(
+    atable := pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'a'::text))::regclass;
+    RETURN QUERY EXECUTE pg_catalog.format(
         $q$
         WITH counted AS (
-            SELECT date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b
+            SELECT pg_catalog.date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b
             FROM (SELECT archived_at FROM %1$s WHERE archived_at > $4 - $1
                   ORDER BY archived_at DESC LIMIT $3) newest
         ), counts AS (
-            SELECT b, count(*) AS n FROM counted GROUP BY b
+            SELECT b, pg_catalog.count(*) AS n FROM counted GROUP BY b
         ), timed AS (
-            SELECT date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b,
+            SELECT pg_catalog.date_bin($2, archived_at, timestamptz '2000-01-01 00:00+00') AS b,
                    extract(epoch FROM archived_at - enqueued_at)::float8 AS latency
             FROM %1$s WHERE archived_at > $4 - $1
             ORDER BY archived_at DESC LIMIT $5
         ), latencies AS (
             SELECT b,
-                   percentile_cont(0.5) WITHIN GROUP (ORDER BY latency) AS p50,
-                   percentile_cont(0.95) WITHIN GROUP (ORDER BY latency) AS p95,
-                   percentile_cont(0.99) WITHIN GROUP (ORDER BY latency) AS p99
+                   pg_catalog.percentile_cont(0.5) WITHIN GROUP (ORDER BY latency) AS p50,
+                   pg_catalog.percentile_cont(0.95) WITHIN GROUP (ORDER BY latency) AS p95,
+                   pg_catalog.percentile_cont(0.99) WITHIN GROUP (ORDER BY latency) AS p99
             FROM timed GROUP BY b
         )
         SELECT counts.b, counts.n, latencies.p50, latencies.p95, latencies.p99,
-               (SELECT count(*) FROM counted) >= $3,
-               (SELECT count(*) FROM timed) >= $5
+               (SELECT pg_catalog.count(*) FROM counted) >= $3,
+               (SELECT pg_catalog.count(*) FROM timed) >= $5
         FROM counts LEFT JOIN latencies USING (b)
         ORDER BY 1
         $q$, atable
-    ) USING window_size, bucket_size, row_limit, clock_timestamp(), latency_limit;
+    ) USING window_size, bucket_size, row_limit, pg_catalog.clock_timestamp(), latency_limit;
 END
 $fn$;
 
@@ -319,10 +319,10 @@ BEGIN
     IF after_id IS NOT NULL AND before_id IS NOT NULL THEN
         RAISE EXCEPTION 'give after_id or before_id, not both' USING ERRCODE = 'PQ004';
     END IF;
-    tbl := format(
+    tbl := pg_catalog.format(
         'pgmq.%I', pgmq.format_table_name(queue_name, CASE WHEN from_archive THEN 'a' ELSE 'q' END)
     )::regclass;
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         $q$
         SELECT * FROM (
             SELECT t.msg_id, t.read_ct, t.enqueued_at, t.last_read_at, t.vt, %s, t.message, t.headers
@@ -363,18 +363,18 @@ BEGIN
     PERFORM pgmq._require_queue(source_queue);
     PERFORM pgmq._require_queue(target_queue);
     source_table := pgmq.format_table_name(source_queue, CASE WHEN from_archive THEN 'a' ELSE 'q' END);
-    target_table := pgmq.format_table_name(target_queue, 'q');
+    target_table := pgmq.format_table_name(target_queue, 'q'::text);
     IF source_table = target_table THEN
         RAISE EXCEPTION 'requeue needs two different tables, got % twice', source_table
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         $q$
         WITH moved AS (
             DELETE FROM pgmq.%I WHERE msg_id = ANY($1) RETURNING msg_id, message, headers
         )
         INSERT INTO pgmq.%I (vt, message, headers)
-        SELECT clock_timestamp(), message, headers FROM moved ORDER BY msg_id
+        SELECT pg_catalog.clock_timestamp(), message, headers FROM moved ORDER BY msg_id
         RETURNING msg_id
         $q$,
         source_table, target_table

@@ -21,7 +21,7 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     stored text;
-    stats regclass := to_regclass('pgmq.spark_stats');
+    stats regclass := pg_catalog.to_regclass('pgmq.spark_stats');
 BEGIN
     stored := pgmq._require_queue(queue_name);
     IF bucket_size IS NULL OR bucket_size <= interval '0' OR window_size IS NULL
@@ -35,25 +35,25 @@ BEGIN
     END IF;
     -- The stats job stores the name as typed on its command line: match it and the
     -- queue's own spelling, both through the primary key.
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         $q$
         WITH picked AS (
             SELECT minute, s.archived, wait_p50, wait_p95, wait_p99, s.retries
             FROM %I.%I s
-            WHERE s.queue_name IN ($1, $2) AND minute > $5 - $3
+            WHERE s.queue_name::text IN ($1, $2) AND minute > $5 - $3
         )
-        SELECT date_bin($4, minute, timestamptz '2000-01-01 00:00+00'),
-               sum(r.archived)::bigint,
-               (sum(wait_p50 * r.archived) FILTER (WHERE wait_p50 IS NOT NULL)
-                / nullif(sum(r.archived) FILTER (WHERE wait_p50 IS NOT NULL), 0))::float8,
-               max(wait_p95), max(wait_p99),
-               sum(r.retries)::bigint,
-               (SELECT max(minute) FROM %I.%I WHERE queue_name IN ($1, $2))
+        SELECT pg_catalog.date_bin($4, minute, timestamptz '2000-01-01 00:00+00'),
+               pg_catalog.sum(r.archived)::bigint,
+               (pg_catalog.sum(wait_p50 * r.archived) FILTER (WHERE wait_p50 IS NOT NULL)
+                / nullif(pg_catalog.sum(r.archived) FILTER (WHERE wait_p50 IS NOT NULL), 0))::float8,
+               pg_catalog.max(wait_p95), pg_catalog.max(wait_p99),
+               pg_catalog.sum(r.retries)::bigint,
+               (SELECT pg_catalog.max(minute) FROM %I.%I WHERE queue_name IN ($1, $2))
         FROM picked r
         GROUP BY 1
         ORDER BY 1
         $q$,
         'pgmq', 'spark_stats', 'pgmq', 'spark_stats'
-    ) USING stored, queue_name, window_size, bucket_size, clock_timestamp();
+    ) USING stored, queue_name, window_size, bucket_size, pg_catalog.clock_timestamp();
 END
 $fn$;

@@ -20,9 +20,9 @@ LANGUAGE plpgsql
 AS $fn$
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         $q$
-        SELECT count(*), max(t.msg_id)
+        SELECT pg_catalog.count(*), pg_catalog.max(t.msg_id)
         FROM pgmq.%I t
         WHERE ($1::integer IS NULL OR t.read_ct >= $1)
           AND ($2::text IS NULL OR ($3::text IS NULL AND t.headers ? $2) OR t.headers ->> $2 = $3)
@@ -56,7 +56,7 @@ BEGIN
         RAISE EXCEPTION 'max_rows must be between 1 and 10000, got %', max_rows
             USING ERRCODE = 'PQ004';
     END IF;
-    RETURN QUERY EXECUTE format(
+    RETURN QUERY EXECUTE pg_catalog.format(
         $q$
         SELECT t.msg_id
         FROM pgmq.%I t

@@ -78,7 +78,7 @@ CREATE FUNCTION pgmq._spark_consumer_lock(queue_name text, consumer text)
 RETURNS void
 LANGUAGE sql
 AS $fn$
-    SELECT pg_advisory_xact_lock(hashtext('pgmq.spark.' || lower(queue_name) || '.' || consumer));
+    SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('pgmq.spark.' || pg_catalog.lower(queue_name) || '.' || consumer));
 $fn$;
 
 -- Record a streaming consumer's claimed batch: the next batch number (after its last
@@ -152,8 +152,8 @@ RETURNS bigint
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q');
-    stamp timestamptz := clock_timestamp();
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
+    stamp timestamptz := pg_catalog.clock_timestamp();
     f record;
     held bigint[];
     ids bigint[];
@@ -169,16 +169,16 @@ BEGIN
     END IF;
     -- Taken after the filter, which may have waited for a limited queue's state row: the
     -- claim's last_read_at then follows every earlier claim's (rate_limit's windows).
-    stamp := clock_timestamp();
+    stamp := pg_catalog.clock_timestamp();
     PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
-    SELECT coalesce(array_agg(id), '{}') INTO held
-    FROM pgmq.spark_stream_batch b, unnest(b.msg_ids) AS id
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NULL;
+    SELECT coalesce(pg_catalog.array_agg(id), '{}') INTO held
+    FROM pgmq.spark_stream_batch b, pg_catalog.unnest(b.msg_ids) AS id
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.acked_at IS NULL;
 
     -- $6: max_receive_count when the queue has a dead-letter queue, else NULL (none dead).
     -- Only deliverable messages are picked; the over-read ones the pick walked past (all
     -- of them when it found fewer than qty) are locked to be dead-lettered.
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         $q$
         WITH picked AS MATERIALIZED (
             SELECT msg_id FROM pgmq.%1$I
@@ -191,19 +191,19 @@ BEGIN
             SELECT msg_id FROM pgmq.%1$I
             WHERE $6 IS NOT NULL AND read_ct >= $6
               AND vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
-              AND ($4 IS NULL OR (SELECT count(*) FROM picked) < $4
-                   OR msg_id < (SELECT max(p.msg_id) FROM picked p))
+              AND ($4 IS NULL OR (SELECT pg_catalog.count(*) FROM picked) < $4
+                   OR msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))
             ORDER BY msg_id
             LIMIT greatest($4, 100)
             FOR UPDATE SKIP LOCKED
         ), claimed AS (
             UPDATE pgmq.%1$I q
-            SET vt = $1 + make_interval(secs => $5), read_ct = q.read_ct + 1, last_read_at = $1
+            SET vt = $1 + pg_catalog.make_interval(secs => $5), read_ct = q.read_ct + 1, last_read_at = $1
             WHERE q.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p))
             RETURNING q.msg_id
         )
-        SELECT (SELECT array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
-               (SELECT array_agg(o.msg_id ORDER BY o.msg_id) FROM over_read o)
+        SELECT (SELECT pg_catalog.array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
+               (SELECT pg_catalog.array_agg(o.msg_id ORDER BY o.msg_id) FROM over_read o)
         $q$,
         qtable,
         CASE WHEN f.by_priority THEN 'pgmq._task_priority(headers) DESC, msg_id' ELSE 'msg_id' END
@@ -237,18 +237,18 @@ DECLARE
     held bigint;
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         $q$
         WITH touched AS (
-            UPDATE pgmq.%I q SET vt = clock_timestamp() + make_interval(secs => $5)
+            UPDATE pgmq.%I q SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => $5)
             FROM pgmq.spark_stream_batch b
-            WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch > $3 AND b.batch <= $4
+            WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.batch > $3 AND b.batch <= $4
               AND b.acked_at IS NULL AND q.msg_id = ANY (b.msg_ids) AND q.last_read_at = b.claimed_at
             RETURNING 1
         )
-        SELECT count(*) FROM touched
+        SELECT pg_catalog.count(*) FROM touched
         $q$,
-        pgmq.format_table_name(queue_name, 'q')
+        pgmq.format_table_name(queue_name, 'q'::text)
     ) INTO held USING queue_name, consumer, after_batch, upto_batch, vt;
     RETURN held;
 END
@@ -269,16 +269,16 @@ BEGIN
             USING ERRCODE = 'PQ004';
     END IF;
     PERFORM pgmq._spark_consumer_lock(queue_name, consumer);
-    SELECT array_agg(id), count(DISTINCT b.batch) INTO ids, batches
-    FROM pgmq.spark_stream_batch b, unnest(b.msg_ids) AS id
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
+    SELECT pg_catalog.array_agg(id), pg_catalog.count(DISTINCT b.batch) INTO ids, batches
+    FROM pgmq.spark_stream_batch b, pg_catalog.unnest(b.msg_ids) AS id
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
     IF ids IS NULL THEN
         RETURN 0;
     END IF;
     IF mode = 'archive' THEN
-        PERFORM count(*) FROM pgmq.archive(queue_name, ids);
+        PERFORM pg_catalog.count(*) FROM pgmq.archive(queue_name, ids);
     ELSIF mode = 'delete' THEN
-        PERFORM count(*) FROM pgmq.delete(queue_name, ids);
+        PERFORM pg_catalog.count(*) FROM pgmq.delete(queue_name, ids);
     END IF;
     PERFORM pgmq._spark_batch_ack(queue_name::text, consumer::text, upto_batch::bigint);
     RETURN batches;
@@ -313,23 +313,23 @@ DECLARE
     run record;
     sent bigint := 0;
 BEGIN
-    FOR run IN EXECUTE format(
+    FOR run IN EXECUTE pg_catalog.format(
         $q$
         WITH ordered AS (
             SELECT s.vt, s.message, s.headers,
-                   row_number() OVER (ORDER BY s.part, s.seq) AS n,
-                   row_number() OVER (PARTITION BY s.vt ORDER BY s.part, s.seq) AS k
+                   pg_catalog.row_number() OVER (ORDER BY s.part, s.seq) AS n,
+                   pg_catalog.row_number() OVER (PARTITION BY s.vt ORDER BY s.part, s.seq) AS k
             FROM %s s WHERE $1 IS NULL OR s.attempt = ANY ($1)
         )
-        SELECT o.vt, array_agg(o.message ORDER BY o.n) AS msgs,
-               array_agg(o.headers ORDER BY o.n) AS hdrs
+        SELECT o.vt, pg_catalog.array_agg(o.message ORDER BY o.n) AS msgs,
+               pg_catalog.array_agg(o.headers ORDER BY o.n) AS hdrs
         FROM ordered o
         GROUP BY o.vt, o.n - o.k, (o.k - 1) / 10000
-        ORDER BY min(o.n)
+        ORDER BY pg_catalog.min(o.n)
         $q$, stage) USING attempts
     LOOP
-        PERFORM count(*) FROM pgmq.send_batch(queue_name, run.msgs, run.hdrs, run.vt);
-        sent := sent + cardinality(run.msgs);
+        PERFORM pg_catalog.count(*) FROM pgmq.send_batch(queue_name, run.msgs, run.hdrs, run.vt);
+        sent := sent + pg_catalog.cardinality(run.msgs);
     END LOOP;
     RETURN sent;
 END
@@ -352,7 +352,7 @@ BEGIN
         RAISE EXCEPTION 'pgmq.% is not a Spark staging table: their names are spark_stage_ '
             'and 32 hexadecimal digits', coalesce(stage, 'NULL') USING ERRCODE = 'PQ004';
     END IF;
-    rel := to_regclass(format('pgmq.%I', stage));
+    rel := pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', stage));
     IF rel IS NULL THEN
         IF missing_ok THEN
             RETURN NULL;
@@ -360,10 +360,10 @@ BEGIN
         RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
             USING ERRCODE = 'PQ004';
     END IF;
-    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = rel) <> 'r'
-       OR (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
+    IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = rel) <> 'r'
+       OR (SELECT pg_catalog.string_agg(a.attname || ' ' || pg_catalog.format_type(a.atttypid, a.atttypmod), ', '
                              ORDER BY a.attnum)
-           FROM pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
+           FROM pg_catalog.pg_attribute a WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped)
           IS DISTINCT FROM 'part integer, attempt bigint, seq bigint, '
                            'vt timestamp with time zone, message jsonb, headers jsonb' THEN
         RAISE EXCEPTION 'pgmq.% is not a Spark staging table: not the table '
@@ -527,7 +527,7 @@ BEGIN
     PERFORM pgmq._spark_stage_table(stage);
     IF entry.writer_id IS NOT NULL AND batch_id IS NOT NULL AND EXISTS (
         SELECT 1 FROM pgmq.spark_sink_batch k
-        WHERE k.queue_name = entry.queue_name AND k.writer_id = entry.writer_id
+        WHERE k.queue_name::text = entry.queue_name::text AND k.writer_id = entry.writer_id
           AND k.batch_id >= $3
     ) THEN
         PERFORM pgmq._spark_stage_finish(stage, NULL::bigint, false);

@@ -126,10 +126,10 @@ DECLARE
     fn regprocedure;
 BEGIN
     FOR fn IN
-        SELECT p.oid::regprocedure FROM pg_proc p
+        SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
         WHERE p.pronamespace = 'pgmq'::regnamespace AND p.proname LIKE '\_%'
     LOOP
-        EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', fn);
+        EXECUTE pg_catalog.format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', fn);
     END LOOP;
 END
 $revoke$;

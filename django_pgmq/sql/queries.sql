@@ -90,7 +90,7 @@ SELECT * FROM pgmq.metrics_all();
 
 -- name: archive_count
 -- Rows in a queue's archive. The table name is composed in with psycopg.sql.
-SELECT count(*) FROM pgmq.{archive};
+SELECT pg_catalog.count(*) FROM pgmq.{archive};
 
 -- name: dashboard_all_stats
 -- Admin dashboard (sql/90_dashboard.sql): figures of every queue, estimated past exact_limit.
@@ -117,9 +117,9 @@ WITH written AS (
 INSERT INTO {sample}
     (queue, sampled_at, depth, visible, in_flight, delayed, archive_size, total_messages,
      oldest_enqueued_at)
-SELECT s.queue, now(), s.queue_length, s.queue_visible_length, s.in_flight_length,
+SELECT s.queue, pg_catalog.now(), s.queue_length, s.queue_visible_length, s.in_flight_length,
        s.delayed_length, s.archive_size, s.total_messages,
-       now() - make_interval(secs => s.oldest_msg_age_sec)
+       pg_catalog.now() - pg_catalog.make_interval(secs => s.oldest_msg_age_sec)
 FROM unnest(%(queues)s::text[], %(queue_lengths)s::bigint[],
             %(queue_visible_lengths)s::bigint[], %(in_flight_lengths)s::bigint[],
             %(delayed_lengths)s::bigint[], %(archive_sizes)s::bigint[], %(totals)s::bigint[],
@@ -128,12 +128,12 @@ FROM unnest(%(queues)s::text[], %(queue_lengths)s::bigint[],
          archive_size, total_messages, oldest_msg_age_sec)
 RETURNING 1
 )
-SELECT count(*) FROM written;
+SELECT pg_catalog.count(*) FROM written;
 
 -- name: dashboard_claim_sampler
 -- Elects the one sampler of a database for this round: held until the caller's
 -- transaction ends; false when another worker (or pgmq_maintain) holds it.
-SELECT pg_try_advisory_xact_lock(hashtext('django_pgmq.queue_sampler'));
+SELECT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('django_pgmq.queue_sampler'));
 
 -- name: paused_queues
 -- Queues whose "paused" attribute is set (sql/25_attributes.sql): reads return nothing.
@@ -220,7 +220,7 @@ UNLISTEN {channel};
 
 -- name: worker_listener_probe
 -- The worker's listener notifies itself to check that notifications still arrive.
-SELECT pg_notify(%(channel)s, '');
+SELECT pg_catalog.pg_notify(%(channel)s, '');
 
 -- name: disable_notify_insert
 SELECT pgmq.disable_notify_insert(queue_name => %(queue)s);
@@ -235,14 +235,14 @@ SELECT msg_id FROM pgmq.{queue} WHERE msg_id = ANY(%(ids)s::bigint[]) ORDER BY m
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
 FROM pgmq.read(
     queue_name => %(queue)s, vt => %(vt)s::integer,
-    qty => (SELECT CASE WHEN count(*) >= 0 THEN %(qty)s::integer END
+    qty => (SELECT CASE WHEN pg_catalog.count(*) >= 0 THEN %(qty)s::integer END
             FROM pgmq.archive(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
 -- name: acknowledge_and_read_delete
 SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
 FROM pgmq.read(
     queue_name => %(queue)s, vt => %(vt)s::integer,
-    qty => (SELECT CASE WHEN count(*) >= 0 THEN %(qty)s::integer END
+    qty => (SELECT CASE WHEN pg_catalog.count(*) >= 0 THEN %(qty)s::integer END
             FROM pgmq.delete(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
 -- name: list_notify_insert_throttles
@@ -319,7 +319,7 @@ FROM pgmq.maintain_partitions(queue_name => %(queue)s);
 
 -- name: set_local_lock_timeout
 -- For the rest of the transaction: give up on a lock after this long (e.g. '5s').
-SELECT set_config('lock_timeout', %(timeout)s, true);
+SELECT pg_catalog.set_config('lock_timeout', %(timeout)s, true);
 
 -- name: list_partitions
 SELECT partitioned_table, partition_name, range_start, range_end, is_default
@@ -345,30 +345,30 @@ FROM pgmq._dashboard_spark_stats(
 WITH queues AS (
     SELECT m.queue_name::text AS queue_name,
            coalesce(c.max_reads, %(default_max_receive_count)s::integer) AS max_receive_count,
-           coalesce(nullif(c.dead_letter_queue, ''), m.queue_name || '_dlq')::text AS dead_letter
-    FROM pgmq.meta m LEFT JOIN {config} c ON c.queue = m.queue_name
+           coalesce(nullif(c.dead_letter_queue, ''), m.queue_name::text || '_dlq')::text AS dead_letter
+    FROM pgmq.meta m LEFT JOIN {config} c ON c.queue = m.queue_name::text
 ), limits AS (
-    SELECT coalesce(jsonb_object_agg(q.queue_name, q.max_receive_count), jsonb_build_object())
+    SELECT coalesce(pg_catalog.jsonb_object_agg(q.queue_name::text, q.max_receive_count), pg_catalog.jsonb_build_object())
            AS max_receive_count
     FROM queues q
-    WHERE q.max_receive_count > 0 AND q.queue_name NOT IN (SELECT dead_letter FROM queues)
+    WHERE q.max_receive_count > 0 AND q.queue_name::text NOT IN (SELECT dead_letter FROM queues)
 ), live AS (
-    SELECT w.queues FROM {worker} w WHERE w.expires_at > now()
+    SELECT w.queues FROM {worker} w WHERE w.expires_at > pg_catalog.now()
 ), consumers AS (
-    SELECT name AS queue_name, count(*) AS workers
-    FROM live, jsonb_array_elements_text(live.queues) AS name
+    SELECT name AS queue_name, pg_catalog.count(*) AS workers
+    FROM live, pg_catalog.jsonb_array_elements_text(live.queues) AS name
     GROUP BY name
 )
 SELECT s.*, q.dead_letter, coalesce(c.workers, 0) AS workers,
-       (SELECT count(*) FROM live) AS live_workers
+       (SELECT pg_catalog.count(*) FROM live) AS live_workers
 FROM (SELECT 1) AS one
 LEFT JOIN (
     SELECT s.* FROM limits,
         pgmq._dashboard_all_stats(exact_limit => %(exact_limit)s::bigint,
                                   max_receive_count => limits.max_receive_count) s
 ) s ON true
-LEFT JOIN queues q ON q.queue_name = s.queue_name
-LEFT JOIN consumers c ON c.queue_name = s.queue_name;
+LEFT JOIN queues q ON q.queue_name::text = s.queue_name::text
+LEFT JOIN consumers c ON c.queue_name::text = s.queue_name::text;
 
 -- name: get_queue_attributes
 SELECT pgmq.get_queue_attributes(queue_name => %(queue)s);
@@ -389,7 +389,7 @@ SELECT * FROM pgmq.queue_limits(queue_name => %(queue)s);
 
 -- name: dead_letter_sources
 SELECT a.queue_name::text FROM pgmq.queue_attributes a
-WHERE lower(a.attributes ->> 'dead_letter_queue') = lower(%(queue)s)
+WHERE pg_catalog.lower(a.attributes ->> 'dead_letter_queue') = pg_catalog.lower(%(queue)s)
 ORDER BY a.queue_name;
 
 -- name: grant_app_role
@@ -442,7 +442,7 @@ SELECT t FROM pgmq.next_ticks(
 
 -- name: enqueue_due_schedules
 SELECT schedule_name, queue_name, tick, msg_id
-FROM pgmq.enqueue_due_schedules(at => coalesce(%(at)s::timestamptz, now()));
+FROM pgmq.enqueue_due_schedules(at => coalesce(%(at)s::timestamptz, pg_catalog.now()));
 
 -- name: schedule_ticks
 SELECT tick, queue_name, msg_id, error, sent_at FROM pgmq.schedule_ticks
@@ -456,23 +456,23 @@ SELECT s FROM pgmq.set_schedule_origin(%(names)s::text[], %(origin)s::text) s;
 SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY schedule_name;
 
 -- name: schedules_installed
-SELECT to_regclass('pgmq.schedules') IS NOT NULL;
+SELECT pg_catalog.to_regclass('pgmq.schedules') IS NOT NULL;
 
 -- name: refuse_foreign_schema
 -- Migrate's pre-flight (django_pgmq/schema_guard.py): catalogue reads only, so they run
 -- before the schema exists. Whether the pgmq extension is installed, whether a schema
 -- pgmq exists, and its comment (ours carries migration 0001's).
-SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq') AS has_extension,
-       to_regnamespace('pgmq') IS NOT NULL AS has_schema,
-       coalesce(obj_description(to_regnamespace('pgmq'), 'pg_namespace'), '') AS comment;
+SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'pgmq') AS has_extension,
+       pg_catalog.to_regnamespace('pgmq') IS NOT NULL AS has_schema,
+       coalesce(pg_catalog.obj_description(pg_catalog.to_regnamespace('pgmq'), 'pg_namespace'), '') AS comment;
 
 -- name: queue_attributes_installed
-SELECT to_regclass('pgmq.queue_attributes') IS NOT NULL;
+SELECT pg_catalog.to_regclass('pgmq.queue_attributes') IS NOT NULL;
 
 -- name: queues_with_attributes
 -- The queues a downgrade past 0013 would take the attributes of (run only once
 -- queue_attributes_installed said the table is there).
-SELECT coalesce(array_agg(a.queue_name::text ORDER BY a.queue_name), '{}')
+SELECT coalesce(pg_catalog.array_agg(a.queue_name::text ORDER BY a.queue_name), '{}')
 FROM pgmq.queue_attributes a;
 
 -- ==== The Celery transport ==================================================
@@ -493,14 +493,14 @@ SELECT pgmq.celery_declare_queue(
 SELECT pgmq.celery_enable_priorities(queue => %(queue)s::text);
 
 -- name: celery_queue_exists
-SELECT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name = %(queue)s);
+SELECT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = %(queue)s);
 
 -- name: celery_queue_length
 SELECT queue_visible_length FROM pgmq.metrics(queue_name => %(queue)s);
 
 -- name: celery_consumer_count
-SELECT count(*) FROM pgmq.celery_consumer k
-WHERE k.queue_name = %(queue)s AND pgmq._celery_session_alive(k.session_id);
+SELECT pg_catalog.count(*) FROM pgmq.celery_consumer k
+WHERE k.queue_name::text = %(queue)s AND pgmq._celery_session_alive(k.session_id);
 
 -- name: celery_delete_queue
 -- NULL: not a queue the transport created (drop_queue it, as the caller's rights allow).
@@ -550,7 +550,7 @@ SELECT pgmq.celery_extend(
     queue => %(queue)s, msg_ids => %(ids)s::bigint[], vt => %(vt)s);
 
 -- name: celery_next_visible
-SELECT extract(epoch FROM pgmq.celery_next_visible(queues => %(queues)s::text[]) - clock_timestamp());
+SELECT extract(epoch FROM pgmq.celery_next_visible(queues => %(queues)s::text[]) - pg_catalog.clock_timestamp());
 
 -- name: celery_consume
 SELECT pgmq.celery_consume(queue => %(queue)s, session => %(session)s);
@@ -569,7 +569,7 @@ SELECT pgmq.celery_cleanup();
 
 -- name: spark_checked_send
 -- A writing task's time, and whether its rows must go through pgmq.send_batch's checks.
-SELECT now() AS now, pgmq._spark_checked_send(%(queue)s) AS checked;
+SELECT pg_catalog.now() AS now, pgmq._spark_checked_send(%(queue)s) AS checked;
 
 -- name: temp_stage
 -- A task's rows bound for a queue with send-side attributes (see send_staged).
@@ -585,10 +585,10 @@ SELECT pgmq._spark_send_staged(%(queue)s, %(stage)s::regclass, NULL);
 SET LOCAL TIME ZONE 'UTC';
 
 -- name: msg_id_bounds
-SELECT min(msg_id) AS lo, max(msg_id) AS hi FROM {table} WHERE {where};
+SELECT pg_catalog.min(msg_id) AS lo, pg_catalog.max(msg_id) AS hi FROM {table} WHERE {where};
 
 -- name: max_msg_id
-SELECT coalesce(max(msg_id), 0) FROM {table};
+SELECT coalesce(pg_catalog.max(msg_id), 0) FROM {table};
 
 -- name: copy_out
 COPY (SELECT {columns} FROM {table} WHERE {where} ORDER BY msg_id) TO STDOUT (FORMAT csv);
@@ -597,7 +597,7 @@ COPY (SELECT {columns} FROM {table} WHERE {where} ORDER BY msg_id) TO STDOUT (FO
 COPY (
     SELECT {columns} FROM {table} q
     JOIN pgmq.spark_stream_batch b
-      ON b.queue_name = {queue} AND b.consumer = {consumer}
+      ON b.queue_name::text = {queue} AND b.consumer = {consumer}
      AND b.batch > {after} AND b.batch <= {upto}
      AND q.msg_id = ANY (b.msg_ids) AND q.last_read_at = b.claimed_at
     WHERE q.msg_id = ANY ({ids})
@@ -611,11 +611,11 @@ COPY (
 COPY {table} ({columns}) FROM STDIN (FORMAT csv);
 
 -- name: stream_initial
-SELECT coalesce(max(batch), 0) FROM pgmq.spark_stream_batch
+SELECT coalesce(pg_catalog.max(batch), 0) FROM pgmq.spark_stream_batch
 WHERE queue_name = %(queue)s AND consumer = %(consumer)s AND acked_at IS NOT NULL;
 
 -- name: stream_pending
-SELECT max(batch) FROM pgmq.spark_stream_batch
+SELECT pg_catalog.max(batch) FROM pgmq.spark_stream_batch
 WHERE queue_name = %(queue)s AND consumer = %(consumer)s AND batch > %(after)s
   AND acked_at IS NULL;
 
@@ -635,7 +635,7 @@ SELECT pgmq.spark_hold(%(queue)s, %(consumer)s, %(after)s, %(upto)s, %(vt)s);
 SELECT pgmq.spark_ack(%(queue)s, %(consumer)s, %(upto)s, %(mode)s);
 
 -- name: consumer_try_lock
-SELECT pg_try_advisory_lock(hashtext('pgmq.spark.run.' || lower(%(queue)s) || '.' || %(consumer)s));
+SELECT pg_catalog.pg_try_advisory_lock(pg_catalog.hashtext('pgmq.spark.run.' || pg_catalog.lower(%(queue)s) || '.' || %(consumer)s));
 
 -- name: spark_stage_create
 SELECT pgmq.spark_stage_create(%(queue)s, %(writer_id)s);
@@ -647,7 +647,7 @@ SELECT pgmq.spark_stage_commit(%(stage)s, %(attempts)s::bigint[], %(batch_id)s);
 SELECT pgmq.spark_stage_abort(%(stage)s);
 
 -- name: spark_stage_drop_stale
-SELECT pgmq.spark_stage_drop_stale(make_interval(hours => %(hours)s));
+SELECT pgmq.spark_stage_drop_stale(pg_catalog.make_interval(hours => %(hours)s));
 
 -- name: export_open_run
 SELECT run_id, cutoff, max_msg_id, exported, stage FROM pgmq.spark_export_run
@@ -666,7 +666,7 @@ SELECT pgmq._spark_export_set_stage(
 DELETE FROM {table} WHERE archived_at < %(cutoff)s AND msg_id <= %(max_msg_id)s;
 
 -- name: stats_since
-SELECT max(minute) FROM pgmq.spark_stats WHERE queue_name = %(queue)s;
+SELECT pg_catalog.max(minute) FROM pgmq.spark_stats WHERE queue_name = %(queue)s;
 
 -- name: spark_stats_upsert
 SELECT pgmq._spark_stats_upsert(
