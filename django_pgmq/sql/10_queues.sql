@@ -79,7 +79,7 @@ DECLARE
     atable text := pgmq.format_table_name(queue_name, 'a'::text);
 BEGIN
     PERFORM pgmq._refuse_foreign_tables(queue_name);
-    EXECUTE format(
+    EXECUTE pg_catalog.format(
         $ddl$
         CREATE %s TABLE IF NOT EXISTS pgmq.%I (
             msg_id bigint GENERATED ALWAYS AS IDENTITY,
@@ -240,7 +240,7 @@ BEGIN
     END IF;
     IF NOT owner_session THEN
         SELECT c.created_by INTO creator FROM pgmq.queue_creator c
-        WHERE pg_catalog.lower(c.queue_name) = pg_catalog.lower($1);
+        WHERE pg_catalog.lower(c.queue_name::text) = pg_catalog.lower($1);
         IF creator IS NULL OR NOT EXISTS (
             SELECT FROM pg_catalog.pg_roles r
             WHERE r.rolname = creator AND pg_catalog.pg_has_role(SESSION_USER, r.oid, 'MEMBER'::text)
@@ -258,7 +258,7 @@ BEGIN
     EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', qtable);
     EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', atable);
     DELETE FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1);
-    DELETE FROM pgmq.queue_creator c WHERE pg_catalog.lower(c.queue_name) = pg_catalog.lower($1);
+    DELETE FROM pgmq.queue_creator c WHERE pg_catalog.lower(c.queue_name::text) = pg_catalog.lower($1);
     RETURN true;
 END
 $fn$;

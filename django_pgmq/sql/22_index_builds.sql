@@ -189,7 +189,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
     DELETE FROM pgmq.queue_index_wanted w
-    WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = w.queue_name)
+    WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = w.queue_name::text)
        OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i
                   WHERE i.indexrelid = pg_catalog.to_regclass(
                             pg_catalog.format('pgmq.%I', w.index_name))

@@ -281,7 +281,7 @@ BEGIN
         PERFORM pgmq._want_queue_index(stored, 'priority'::text);
     END IF;
     IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
-        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name = pg_catalog.lower(stored);
+        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name::text = pg_catalog.lower(stored);
     END IF;
 
     IF (old -> 'max_in_flight', old -> 'rate_limit')
@@ -412,7 +412,7 @@ BEGIN
         RETURN 0;
     END IF;
     DELETE FROM pgmq.queue_deduplication d
-    WHERE d.queue_name = key
+    WHERE d.queue_name::text = key
       AND d.sent_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => secs::double precision);
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
@@ -647,7 +647,7 @@ BEGIN
             FROM m WHERE m.dedup IS NOT NULL
         )
         SELECT (SELECT pg_catalog.array_agg(m.msg_id ORDER BY m.msg_id) FROM m) FROM claimed
-                $sql$, qtable, vt, msg, lower(queue_name), gate);
+                $sql$, qtable, vt, msg, pg_catalog.lower(queue_name), gate);
         END IF;
         -- Deduplication: a message takes a new msg_id only when it may be enqueued: it
         -- has no deduplication id, or it is its id's first in the batch and no send within

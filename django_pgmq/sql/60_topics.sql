@@ -146,7 +146,7 @@ BEGIN
     END IF;
     PERFORM pgmq._check_topic_queue_arg(queue_name);
     DELETE FROM pgmq.topic_bindings b
-    WHERE b.pattern = $1 AND pg_catalog.lower(b.queue_name) = pg_catalog.lower($2);
+    WHERE b.pattern = $1 AND pg_catalog.lower(b.queue_name::text) = pg_catalog.lower($2);
     RETURN FOUND;
 END
 $fn$;

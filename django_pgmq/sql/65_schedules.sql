@@ -846,7 +846,7 @@ BEGIN
         PERFORM pgmq._schedule_tick_done(due.schedule_name::text, due.tick, sent, failure);
         CONTINUE WHEN sent IS NULL;
         schedule_name := due.schedule_name;
-        queue_name := due.queue_name;
+        queue_name := due.queue_name::text;
         tick := due.tick;
         msg_id := sent;
         RETURN NEXT;

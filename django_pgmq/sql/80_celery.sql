@@ -537,7 +537,7 @@ BEGIN
     FOR q IN
         SELECT c.queue_name::text AS queue_name FROM pgmq.celery_queue c
         WHERE c.created_by_celery
-          AND NOT EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name = c.queue_name)
+          AND NOT EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name::text = c.queue_name::text)
           AND (c.auto_delete AND c.ever_consumed
                OR c.expires IS NOT NULL AND c.last_used_at + c.expires < pg_catalog.now())
         ORDER BY c.queue_name

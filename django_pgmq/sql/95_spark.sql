@@ -101,7 +101,7 @@ BEGIN
     IF ids IS NULL OR consumer IS NULL OR claimed_at IS NULL THEN
         RETURN NULL;
     END IF;
-    EXECUTE pg_catalog.format('SELECT count(*) FROM pgmq.%I q WHERE q.msg_id = ANY ($1) '
+    EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM pgmq.%I q WHERE q.msg_id = ANY ($1) '
                               'AND q.last_read_at = $2', pgmq.format_table_name(stored, 'q'::text))
         INTO claimed USING ids, claimed_at;
     IF claimed <> pg_catalog.cardinality(ids) THEN
@@ -109,7 +109,7 @@ BEGIN
             USING ERRCODE = 'PQ004';
     END IF;
     SELECT greatest(coalesce(pg_catalog.max(b.batch), 0), coalesce(min_batch, 0)) + 1 INTO next_batch
-    FROM pgmq.spark_stream_batch b WHERE b.queue_name = $1 AND b.consumer = $2;
+    FROM pgmq.spark_stream_batch b WHERE b.queue_name::text = $1 AND b.consumer = $2;
     INSERT INTO pgmq.spark_stream_batch (queue_name, consumer, batch, msg_ids, claimed_at)
     VALUES ($1, $2, next_batch, ids, claimed_at);
     RETURN next_batch;
@@ -129,11 +129,11 @@ DECLARE
     last_acked bigint;
 BEGIN
     UPDATE pgmq.spark_stream_batch b SET acked_at = pg_catalog.clock_timestamp()
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
     SELECT pg_catalog.max(b.batch) INTO last_acked FROM pgmq.spark_stream_batch b
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL;
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL;
     DELETE FROM pgmq.spark_stream_batch b
-    WHERE b.queue_name = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL AND b.batch < last_acked;
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL AND b.batch < last_acked;
 END
 $fn$;
 
@@ -433,16 +433,16 @@ BEGIN
         PERFORM pg_catalog.pg_advisory_xact_lock(
             pg_catalog.hashtext('pgmq.spark.stage.' || pg_catalog.lower(stored) || '.' || writer_id));
         SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
-        WHERE s.queue_name = stored AND s.writer_id = $2 AND s.writer_role IS NOT DISTINCT FROM grantee;
+        WHERE s.queue_name::text = stored AND s.writer_id = $2 AND s.writer_role IS NOT DISTINCT FROM grantee;
         IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
             RETURN stage;
         END IF;
         stage := (SELECT s.stage_table FROM pgmq.spark_stage s
-                  WHERE s.queue_name = stored AND s.writer_id = $2);
+                  WHERE s.queue_name::text = stored AND s.writer_id = $2);
         IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
             EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', stage);  -- another role's, replaced
         END IF;
-        DELETE FROM pgmq.spark_stage s WHERE s.queue_name = stored AND s.writer_id = $2;
+        DELETE FROM pgmq.spark_stage s WHERE s.queue_name::text = stored AND s.writer_id = $2;
     END IF;
     stage := 'spark_stage_' || pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', '');
     EXECUTE pg_catalog.format(
