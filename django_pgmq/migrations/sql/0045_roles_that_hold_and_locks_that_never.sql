@@ -1,6 +1,272 @@
--- 0045_qualified_calls: qualified calls
+-- 0045_roles_that_hold_and_locks_that_never: roles that hold and locks that never stall
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+-- BEGIN HAND sec
+-- The owner owns every queue; application roles are recorded in pgmq.app_role and
+-- granted by the new model (sql/02_privileges.sql, sql/99_roles.sql). For an installed
+-- database: the registry tables (their primary keys are added below by the generated
+-- part), every role the old grant gave rights registered (create_queues when it had
+-- CREATE on pgmq), who created each queue recorded (its live table's owner), queue
+-- tables another role owns given to the schema owner (or a WARNING with the command a
+-- DBA runs), CREATE on pgmq taken from everyone but the owner, the old rules for every
+-- table and sequence (default privileges) and the old writes on the side tables taken
+-- back from every role, and every registered role granted every queue's tables.
+CREATE TABLE pgmq.app_role (
+    role_name name NOT NULL,
+    create_queues boolean NOT NULL DEFAULT false,
+    manage_queues boolean NOT NULL DEFAULT false
+);
+CREATE TABLE pgmq.queue_creator (
+    queue_name text NOT NULL,
+    created_by name NOT NULL
+);
+DO $sec$
+DECLARE
+    owner_oid oid := (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'pgmq'::name);
+    superuser boolean := (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER);
+    rec record;
+    grantee name;
+    tbl regclass;
+BEGIN
+    -- 1. The roles the old grant gave rights: USAGE on pgmq and SELECT on pgmq.meta.
+    INSERT INTO pgmq.app_role (role_name, create_queues)
+    SELECT r.rolname,
+           EXISTS (SELECT FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) s
+                   WHERE n.nspname = 'pgmq'::name AND s.grantee = r.oid AND s.privilege_type = 'CREATE')
+    FROM pg_catalog.pg_roles r
+    WHERE r.oid <> owner_oid
+      AND EXISTS (SELECT FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) s
+                  WHERE n.nspname = 'pgmq'::name AND s.grantee = r.oid AND s.privilege_type = 'USAGE')
+      AND EXISTS (SELECT FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) t
+                  WHERE c.oid = 'pgmq.meta'::regclass AND t.grantee = r.oid AND t.privilege_type = 'SELECT');
+
+    -- 2. Who created each queue: the owner of its live table (the schema owner when it has none).
+    INSERT INTO pgmq.queue_creator (queue_name, created_by)
+    SELECT m.queue_name::text, pg_catalog.pg_get_userbyid(coalesce(c.relowner, owner_oid))
+    FROM pgmq.meta m
+    LEFT JOIN pg_catalog.pg_class c
+           ON c.relnamespace = 'pgmq'::regnamespace
+          AND c.relname = ('q_'::text || pg_catalog.lower(m.queue_name::text))::name;
+
+    -- 3. Queue tables (and their partitions) another role owns become the schema owner's.
+    FOR rec IN
+        WITH RECURSIVE queue_table(oid) AS (
+            SELECT c.oid FROM pgmq.meta m
+            JOIN pg_catalog.pg_class c ON c.relnamespace = 'pgmq'::regnamespace
+             AND c.relname IN (('q_'::text || pg_catalog.lower(m.queue_name::text))::name,
+                               ('a_'::text || pg_catalog.lower(m.queue_name::text))::name)
+            UNION
+            SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN queue_table q ON i.inhparent = q.oid
+        )
+        SELECT c.oid::regclass AS tbl, c.relowner, pg_catalog.pg_get_userbyid(c.relowner) AS owner
+        FROM queue_table q JOIN pg_catalog.pg_class c ON c.oid = q.oid
+        WHERE c.relowner <> owner_oid
+        ORDER BY 1
+    LOOP
+        IF superuser OR pg_catalog.pg_has_role(rec.relowner, 'MEMBER'::text) THEN
+            EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', rec.tbl,
+                                      pg_catalog.pg_get_userbyid(owner_oid));
+        ELSE
+            RAISE WARNING 'django-pgmq: queue table % is owned by role "%", not by the owner of schema pgmq',
+                rec.tbl, rec.owner
+                USING HINT = pg_catalog.format(
+                    'A superuser runs: ALTER TABLE %s OWNER TO %I; then the owner runs: '
+                    'manage.py pgmq_grant for each application role (docs/guide/roles.md, "Upgrading").',
+                    rec.tbl, pg_catalog.pg_get_userbyid(owner_oid));
+        END IF;
+    END LOOP;
+
+    -- 4. CREATE on pgmq: the owner's only.
+    FOR rec IN
+        SELECT DISTINCT s.grantee FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) s
+        WHERE n.nspname = 'pgmq'::name AND s.privilege_type = 'CREATE' AND s.grantee <> owner_oid
+    LOOP
+        EXECUTE pg_catalog.format('REVOKE CREATE ON SCHEMA pgmq FROM %s',
+            CASE WHEN rec.grantee = 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(rec.grantee)::text) END);
+    END LOOP;
+
+    -- 5. The old rules for every table and sequence to come (default privileges).
+    FOR rec IN
+        SELECT d.defaclrole, d.defaclobjtype, s.grantee
+        FROM pg_catalog.pg_default_acl d, pg_catalog.aclexplode(d.defaclacl) s
+        WHERE d.defaclnamespace = 'pgmq'::regnamespace AND d.defaclobjtype IN ('r', 'S')
+        GROUP BY 1, 2, 3
+    LOOP
+        IF superuser OR pg_catalog.pg_has_role(rec.defaclrole, 'MEMBER'::text) THEN
+            EXECUTE pg_catalog.format(
+                'ALTER DEFAULT PRIVILEGES FOR ROLE %I IN SCHEMA pgmq REVOKE ALL ON %s FROM %s',
+                pg_catalog.pg_get_userbyid(rec.defaclrole),
+                CASE rec.defaclobjtype WHEN 'r' THEN 'TABLES' ELSE 'SEQUENCES' END,
+                CASE WHEN rec.grantee = 0 THEN 'PUBLIC'
+                     ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(rec.grantee)::text) END);
+        ELSE
+            RAISE WARNING 'django-pgmq: role "%" gives default privileges on new tables in pgmq',
+                pg_catalog.pg_get_userbyid(rec.defaclrole)
+                USING HINT = 'That role runs: ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON TABLES FROM ...';
+        END IF;
+    END LOOP;
+
+    -- 6. No role but the owner writes a side table (every table of pgmq that is not a
+    -- queue's): the old grant gave every application role every table.
+    FOR rec IN
+        SELECT DISTINCT c.oid::regclass AS tbl, s.grantee
+        FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) s
+        WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+          AND s.grantee <> owner_oid
+          AND s.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER')
+          AND NOT EXISTS (
+              SELECT FROM pgmq.meta m
+              WHERE c.relname IN (('q_'::text || pg_catalog.lower(m.queue_name::text))::name,
+                                  ('a_'::text || pg_catalog.lower(m.queue_name::text))::name))
+          AND c.relname !~ '^spark_stage_[0-9a-f]{32}$'
+        ORDER BY 1, 2
+    LOOP
+        EXECUTE pg_catalog.format(
+            'REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON TABLE %s FROM %s', rec.tbl,
+            CASE WHEN rec.grantee = 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(rec.grantee)::text) END);
+    END LOOP;
+
+    -- 7. Every registered role: no write on the side tables (SELECT stays), and every
+    -- queue's tables, partitions and sequences granted.
+    FOR grantee IN SELECT a.role_name FROM pgmq.app_role a ORDER BY 1 LOOP
+        FOR tbl IN
+            SELECT c.oid::regclass FROM pg_catalog.pg_class c
+            WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+              AND NOT EXISTS (
+                  SELECT FROM pgmq.meta m
+                  WHERE c.relname IN (('q_'::text || pg_catalog.lower(m.queue_name::text))::name,
+                                      ('a_'::text || pg_catalog.lower(m.queue_name::text))::name))
+              AND c.relname !~ '^spark_stage_[0-9a-f]{32}$'
+        LOOP
+            EXECUTE pg_catalog.format(
+                'REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON TABLE %s FROM %I', tbl, grantee);
+            IF tbl NOT IN ('pgmq.app_role'::regclass, 'pgmq.queue_creator'::regclass) THEN
+                EXECUTE pg_catalog.format('GRANT SELECT ON TABLE %s TO %I', tbl, grantee);
+            END IF;
+        END LOOP;
+        FOR tbl IN
+            SELECT s.oid::regclass FROM pg_catalog.pg_class s
+            WHERE s.relnamespace = 'pgmq'::regnamespace AND s.relkind = 'S'
+              AND NOT EXISTS (
+                  SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_class t ON t.oid = d.refobjid
+                  JOIN pgmq.meta m ON t.relname = ('q_'::text || pg_catalog.lower(m.queue_name::text))::name
+                  WHERE d.objid = s.oid AND d.classid = 'pg_catalog.pg_class'::regclass
+                    AND d.refclassid = 'pg_catalog.pg_class'::regclass)
+        LOOP
+            EXECUTE pg_catalog.format('REVOKE ALL ON SEQUENCE %s FROM %I', tbl, grantee);
+        END LOOP;
+        FOR tbl IN
+            WITH RECURSIVE queue_table(oid) AS (
+                SELECT c.oid FROM pgmq.meta m
+                JOIN pg_catalog.pg_class c ON c.relnamespace = 'pgmq'::regnamespace
+                 AND c.relname IN (('q_'::text || pg_catalog.lower(m.queue_name::text))::name,
+                                   ('a_'::text || pg_catalog.lower(m.queue_name::text))::name)
+                UNION
+                SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN queue_table q ON i.inhparent = q.oid
+            )
+            SELECT q.oid::regclass FROM queue_table q
+        LOOP
+            EXECUTE pg_catalog.format(
+                'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLE %s TO %I', tbl, grantee);
+        END LOOP;
+        FOR tbl IN
+            SELECT s.oid::regclass FROM pg_catalog.pg_class s
+            JOIN pg_catalog.pg_depend d ON d.objid = s.oid AND d.classid = 'pg_catalog.pg_class'::regclass
+             AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i')
+            JOIN pg_catalog.pg_class t ON t.oid = d.refobjid
+            JOIN pgmq.meta m ON t.relname = ('q_'::text || pg_catalog.lower(m.queue_name::text))::name
+            WHERE s.relkind = 'S' AND t.relnamespace = 'pgmq'::regnamespace
+        LOOP
+            EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON SEQUENCE %s TO %I', tbl, grantee);
+        END LOOP;
+    END LOOP;
+END
+$sec$;
+-- END HAND sec
+-- BEGIN HAND side
+-- Celery's registry says which queues the transport itself created: only those are
+-- ever dropped by its cleanup. Rows declared before this migration are not known to be
+-- Celery's, so they stay false (such a queue is no longer auto-dropped; drop it by hand).
+ALTER TABLE pgmq.celery_queue ADD COLUMN IF NOT EXISTS created_by_celery boolean NOT NULL DEFAULT false;
+-- The role a Spark staging table was made for (NULL for a stage made before).
+ALTER TABLE pgmq.spark_stage ADD COLUMN IF NOT EXISTS writer_role name;
+-- END HAND side
+DROP FUNCTION IF EXISTS pgmq._share_queue_with_owner(text);
+DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[]);
+ALTER TABLE pgmq.app_role ADD CONSTRAINT app_role_pkey PRIMARY KEY (role_name);
+
+ALTER TABLE pgmq.queue_creator ADD CONSTRAINT queue_creator_pkey PRIMARY KEY (queue_name);
+
+CREATE OR REPLACE FUNCTION pgmq._apply_queue_attributes(queue_name text, attributes jsonb, privilege text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text;
+    old jsonb;
+    merged jsonb;
+    k text;
+BEGIN
+    stored := pgmq._require_queue(queue_name::text);
+    IF attributes IS NULL OR pg_catalog.jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'queue "%": attributes must be a JSON object, got %', stored,
+            coalesce(attributes::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    FOR k IN SELECT pg_catalog.jsonb_object_keys(attributes) LOOP
+        IF NOT EXISTS (SELECT 1 FROM pgmq._queue_attribute_rules() r WHERE r.key = k) THEN
+            PERFORM pgmq._bad_queue_attribute(stored, k, attributes -> k);
+        END IF;
+    END LOOP;
+    PERFORM pgmq.acquire_queue_lock(stored);
+    old := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+    merged := pg_catalog.jsonb_strip_nulls(old || attributes);
+    PERFORM pgmq._check_queue_attributes(stored, merged);
+    IF merged = old THEN
+        RETURN merged;
+    END IF;
+    IF privilege IS NOT NULL THEN
+        PERFORM pgmq._require_privilege(privilege);
+    END IF;
+
+    IF merged ? 'dead_letter_queue'
+       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m
+                       WHERE pg_catalog.lower(m.queue_name::text)
+                             = pg_catalog.lower(merged ->> 'dead_letter_queue')) THEN
+        PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
+    END IF;
+    IF (merged -> 'priorities') = 'true'::jsonb THEN
+        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id,
+        -- built CONCURRENTLY after the commit (sql/22_index_builds.sql).
+        PERFORM pgmq._want_queue_index(stored, 'priority'::text);
+    END IF;
+    IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
+        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name::text = pg_catalog.lower(stored);
+    END IF;
+
+    IF (old -> 'max_in_flight', old -> 'rate_limit')
+       IS DISTINCT FROM (merged -> 'max_in_flight', merged -> 'rate_limit') THEN
+        -- as the owner: pgmq.queue_limit_state is the owner's (sql/26_limits.sql)
+        PERFORM pgmq._sync_queue_limits(stored, merged);
+    END IF;
+
+    IF merged = '{}'::jsonb THEN
+        DELETE FROM pgmq.queue_attributes a WHERE a.queue_name::text = stored;
+    ELSE
+        INSERT INTO pgmq.queue_attributes AS a (queue_name, attributes)
+        VALUES (stored, merged)
+        ON CONFLICT ON CONSTRAINT queue_attributes_pkey
+        DO UPDATE SET attributes = excluded.attributes, updated_at = pg_catalog.now();
+    END IF;
+    RETURN merged;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._apply_queue_attributes(text,jsonb,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._apply_queue_attributes(text,jsonb,text) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._archive_idle(queue_name text)
  RETURNS boolean
  LANGUAGE sql
@@ -84,6 +350,41 @@ $function$
 COMMENT ON FUNCTION pgmq._browse_messages(text,boolean,boolean,integer,text,text,jsonb,bigint,bigint,integer) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._browse_messages(text,boolean,boolean,integer,text,text,jsonb,bigint,bigint,integer) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._celery_cleanup_queues()
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    q record;
+    dropped integer := 0;
+BEGIN
+    PERFORM pgmq._require_app_role();
+    DELETE FROM pgmq.celery_consumer k WHERE NOT pgmq._celery_session_alive(k.session_id);
+    FOR q IN
+        SELECT c.queue_name::text AS queue_name FROM pgmq.celery_queue c
+        WHERE c.created_by_celery
+          AND NOT EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name::text = c.queue_name::text)
+          AND (c.auto_delete AND c.ever_consumed
+               OR c.expires IS NOT NULL AND c.last_used_at + c.expires < pg_catalog.now())
+        ORDER BY c.queue_name
+    LOOP
+        BEGIN
+            IF pgmq._celery_drop_if_unused(q.queue_name::text) THEN
+                dropped := dropped + 1;
+            END IF;
+        EXCEPTION WHEN lock_not_available OR undefined_table THEN
+            NULL;  -- in use right now, or dropped by someone else; next time
+        END;
+    END LOOP;
+    RETURN dropped;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._celery_cleanup_queues() IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._celery_cleanup_queues() FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._celery_drop_if_unused(queue text)
  RETURNS boolean
  LANGUAGE plpgsql
@@ -93,7 +394,7 @@ DECLARE
 BEGIN
     PERFORM pgmq.acquire_queue_lock(queue);
     SELECT * INTO q FROM pgmq.celery_queue c WHERE c.queue_name::text = queue FOR UPDATE;
-    IF NOT FOUND THEN
+    IF NOT FOUND OR NOT q.created_by_celery THEN
         RETURN false;
     END IF;
     DELETE FROM pgmq.celery_consumer k
@@ -112,6 +413,27 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._celery_drop_if_unused(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._celery_drop_if_unused(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._celery_own_session(sid integer)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+    SELECT EXISTS (
+        SELECT 1 FROM pg_catalog.pg_locks l
+        JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+          AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d
+                            WHERE d.datname = pg_catalog.current_database())
+          AND l.classid = pgmq._celery_lock_space()::oid
+          AND l.objid = sid::oid
+          AND a.usename = SESSION_USER
+    );
+$function$
+;
+COMMENT ON FUNCTION pgmq._celery_own_session(integer) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._celery_own_session(integer) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._celery_session_alive(sid integer)
  RETURNS boolean
@@ -445,8 +767,9 @@ DECLARE
     spill regclass := pgmq._default_partition(cfg.table_name);
     moved bigint := 0;
 BEGIN
-    EXECUTE pg_catalog.format('CREATE TABLE pgmq.%I (LIKE pgmq.%I INCLUDING DEFAULTS)', part, cfg.table_name);
-    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name::text, 'q'::text) THEN
+    EXECUTE pg_catalog.format('CREATE TABLE pgmq.%I (LIKE pgmq.%I INCLUDING DEFAULTS)',
+                              part, cfg.table_name);
+    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name::text, 'q') THEN
         PERFORM pgmq._tune_live_table(part);
     END IF;
     IF spill IS NOT NULL THEN
@@ -461,9 +784,12 @@ BEGIN
         );
         GET DIAGNOSTICS moved = ROW_COUNT;
     END IF;
-    -- ATTACH (not CREATE ... PARTITION OF) leaves readers and writers of the queue running.
-    EXECUTE pg_catalog.format('ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
-                   cfg.table_name, part, lo_lit, hi_lit);
+    -- ATTACH (not CREATE ... PARTITION OF, which locks the parent exclusively) leaves
+    -- readers and writers of the parent running; it locks the default partition.
+    EXECUTE pg_catalog.format(
+        'ALTER TABLE pgmq.%I ATTACH PARTITION pgmq.%I FOR VALUES FROM (%s) TO (%s)',
+        cfg.table_name, part, lo_lit, hi_lit);
+    PERFORM pgmq._grant_queue_table(pg_catalog.format('pgmq.%I', part)::regclass);  -- app roles' rights
     RETURN QUERY SELECT part, moved;
 END
 $function$
@@ -474,18 +800,28 @@ REVOKE EXECUTE ON FUNCTION pgmq._create_partition(pgmq.partition_config,numeric,
 CREATE OR REPLACE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
  RETURNS void
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 BEGIN
     PERFORM pgmq.validate_queue_name(queue_name);
-    PERFORM pgmq.acquire_queue_lock(queue_name);
     IF (pgmq._same_name_queue(queue_name)).queue_name IS NOT NULL
-       AND pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text))) IS NOT NULL THEN
+       AND pg_catalog.to_regclass(pg_catalog.format(
+               'pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text))) IS NOT NULL THEN
         RETURN;
     END IF;
-    PERFORM pgmq._create_queue_tables(queue_name, unlogged, NULL, NULL);
+    PERFORM pgmq._require_privilege('create_queues'::text);
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    IF (pgmq._same_name_queue(queue_name)).queue_name IS NOT NULL
+       AND pg_catalog.to_regclass(pg_catalog.format(
+               'pgmq.%I', pgmq.format_table_name(queue_name, 'q'::text))) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._create_queue_tables(queue_name, unlogged, NULL::text, NULL::text);
     INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged)
     VALUES (queue_name, false, unlogged)
     ON CONFLICT DO NOTHING;
+    PERFORM pgmq._record_creator(queue_name);
 END
 $function$
 ;
@@ -500,6 +836,7 @@ DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q'::text);
     atable text := pgmq.format_table_name(queue_name, 'a'::text);
 BEGIN
+    PERFORM pgmq._refuse_foreign_tables(queue_name);
     EXECUTE pg_catalog.format(
         $ddl$
         CREATE %s TABLE IF NOT EXISTS pgmq.%I (
@@ -550,7 +887,7 @@ BEGIN
         'CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)',
         'archived_at_idx_' || pg_catalog.lower(queue_name), atable
     );
-    PERFORM pgmq._share_queue_with_owner(queue_name);
+    PERFORM pgmq._grant_queue(queue_name);
 END
 $function$
 ;
@@ -1280,6 +1617,120 @@ $function$
 COMMENT ON FUNCTION pgmq._dead_letter_move_sql(text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._dead_letter_move_sql(text,text) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._dedup_claim(queue_key text, dedup_ids text[], msg_ids bigint[])
+ RETURNS TABLE(deduplication_id text, msg_id bigint)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    win interval;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(dedup_ids), 0) = 0 THEN
+        RETURN;
+    END IF;
+    win := pg_catalog.make_interval(secs => pgmq._dedup_window(queue_key)::double precision);
+    IF pg_catalog.cardinality(dedup_ids) <> coalesce(pg_catalog.cardinality(msg_ids), -1) THEN
+        RAISE EXCEPTION 'dedup_ids and msg_ids differ in length' USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN QUERY
+        INSERT INTO pgmq.queue_deduplication AS d (queue_name, deduplication_id, msg_id, sent_at)
+        SELECT queue_key, u.dedup, u.id, pg_catalog.clock_timestamp()
+        FROM unnest(dedup_ids, msg_ids) AS u(dedup, id)  -- multi-argument unnest is syntax, not a function
+        WHERE u.dedup IS NOT NULL AND u.id IS NOT NULL
+        ORDER BY u.dedup
+        ON CONFLICT (queue_name, deduplication_id) DO UPDATE
+        SET msg_id = CASE WHEN d.sent_at > pg_catalog.clock_timestamp() - win
+                          THEN d.msg_id ELSE excluded.msg_id END,
+            sent_at = CASE WHEN d.sent_at > pg_catalog.clock_timestamp() - win
+                           THEN d.sent_at ELSE excluded.sent_at END
+        RETURNING d.deduplication_id, d.msg_id;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dedup_claim(text,text[],bigint[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._dedup_claim(text,text[],bigint[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._dedup_expire(queue_name text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    key text := pg_catalog.lower(queue_name);
+    secs integer := (SELECT (a.attributes ->> 'deduplication_window')::integer
+                     FROM pgmq.queue_attributes a
+                     WHERE pg_catalog.lower(a.queue_name::text) = key);
+    n bigint;
+BEGIN
+    IF coalesce(secs, 0) <= 0 THEN
+        RETURN 0;
+    END IF;
+    DELETE FROM pgmq.queue_deduplication d
+    WHERE d.queue_name::text = key
+      AND d.sent_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => secs::double precision);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dedup_expire(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._dedup_expire(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._dedup_record(queue_key text, dedup_ids text[], msg_ids bigint[])
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    n integer;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(dedup_ids), 0) = 0 THEN
+        RETURN 0;
+    END IF;
+    PERFORM pgmq._dedup_window(queue_key);
+    IF pg_catalog.cardinality(dedup_ids) <> coalesce(pg_catalog.cardinality(msg_ids), -1) THEN
+        RAISE EXCEPTION 'dedup_ids and msg_ids differ in length' USING ERRCODE = 'PQ004';
+    END IF;
+    INSERT INTO pgmq.queue_deduplication (queue_name, deduplication_id, msg_id, sent_at)
+    SELECT queue_key, u.dedup, u.id, pg_catalog.clock_timestamp()
+    FROM unnest(dedup_ids, msg_ids) AS u(dedup, id)  -- multi-argument unnest is syntax, not a function
+    WHERE u.dedup IS NOT NULL
+    ORDER BY u.dedup;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dedup_record(text,text[],bigint[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._dedup_record(text,text[],bigint[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._dedup_window(queue_key text)
+ RETURNS integer
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    secs integer;
+BEGIN
+    SELECT (a.attributes ->> 'deduplication_window')::integer INTO secs
+    FROM pgmq.queue_attributes a
+    WHERE pg_catalog.lower(a.queue_name::text) = queue_key;
+    IF coalesce(secs, 0) <= 0 OR queue_key IS DISTINCT FROM pg_catalog.lower(queue_key) THEN
+        RAISE EXCEPTION 'queue "%" has no deduplication window', coalesce(queue_key, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    RETURN secs;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dedup_window(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._dedup_window(text) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._default_partition(parent text)
  RETURNS regclass
  LANGUAGE sql
@@ -1339,6 +1790,57 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._delay_to_vt(integer) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._delay_to_vt(integer) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._drop_queue(queue_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
+    atable text := pgmq.format_table_name(queue_name, 'a'::text);
+    owner_session boolean := pgmq._session_is_owner();
+    creator name;
+BEGIN
+    IF NOT owner_session THEN
+        PERFORM pgmq._require_privilege('create_queues'::text);
+    END IF;
+    PERFORM pgmq.acquire_queue_lock(queue_name);
+    PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
+    IF pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable)) IS NULL
+       AND NOT EXISTS (SELECT FROM pgmq.meta m
+                       WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)) THEN
+        RAISE NOTICE 'pgmq queue `%` does not exist', queue_name;
+        RETURN false;
+    END IF;
+    IF NOT owner_session THEN
+        SELECT c.created_by INTO creator FROM pgmq.queue_creator c
+        WHERE pg_catalog.lower(c.queue_name::text) = pg_catalog.lower($1);
+        IF creator IS NULL OR NOT EXISTS (
+            SELECT FROM pg_catalog.pg_roles r
+            WHERE r.rolname = creator AND pg_catalog.pg_has_role(SESSION_USER, r.oid, 'MEMBER'::text)
+        ) THEN
+            -- PostgreSQL's text, as a pgmq install where the role does not own the table says
+            RAISE EXCEPTION 'must be owner of table %', qtable
+                USING ERRCODE = '42501',
+                      DETAIL = pg_catalog.format('Queue "%s" was created by %s.', queue_name,
+                                                 coalesce(pg_catalog.quote_ident(creator::text),
+                                                          'the owner of schema pgmq')),
+                      HINT = 'A role granted --create-queues may drop only the queues it created; '
+                             'the owner of schema pgmq may drop any.';
+        END IF;
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', qtable);
+    EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', atable);
+    DELETE FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1);
+    DELETE FROM pgmq.queue_creator c WHERE pg_catalog.lower(c.queue_name::text) = pg_catalog.lower($1);
+    RETURN true;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._drop_queue(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._drop_queue(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._enable_task_queue(queue_name text)
  RETURNS boolean
@@ -1447,6 +1949,65 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._forget_queue_limits() IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._forget_queue_limits() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._grant_queue(queue_name text, role name DEFAULT NULL::name)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    tbl regclass;
+BEGIN
+    FOR tbl IN
+        WITH RECURSIVE t(oid) AS (
+            SELECT c.oid FROM pg_catalog.pg_class c
+            WHERE c.relnamespace = 'pgmq'::regnamespace
+              AND c.relname IN (pgmq.format_table_name(queue_name, 'q'::text)::name,
+                                pgmq.format_table_name(queue_name, 'a'::text)::name)
+            UNION
+            SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid
+        )
+        SELECT t.oid::regclass FROM t ORDER BY 1
+    LOOP
+        PERFORM pgmq._grant_queue_table(tbl, role);
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._grant_queue(text,name) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._grant_queue(text,name) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._grant_queue_table(tbl regclass, role name DEFAULT NULL::name)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    grantee name;
+    seq regclass;
+BEGIN
+    FOR grantee IN
+        SELECT a.role_name FROM pgmq.app_role a
+        JOIN pg_catalog.pg_roles r ON r.rolname = a.role_name
+        WHERE role IS NULL OR a.role_name = role
+        ORDER BY 1
+    LOOP
+        EXECUTE pg_catalog.format(
+            'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLE %s TO %I', tbl, grantee);
+        FOR seq IN
+            SELECT s.oid::regclass FROM pg_catalog.pg_depend d
+            JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+            WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refobjid = tbl
+              AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i')
+        LOOP
+            EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON SEQUENCE %s TO %I', seq, grantee);
+        END LOOP;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._grant_queue_table(regclass,name) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._grant_queue_table(regclass,name) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._hide_failed(queue_name text, msg_id bigint, seconds double precision, error text, keep integer DEFAULT 20)
  RETURNS bigint
@@ -1597,27 +2158,51 @@ DECLARE
     -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
     key text := 'pgmq.low_' || pg_catalog.replace(qtable, '-', '$');
     kept text := pg_catalog.current_setting(key, true);
-    -- a value this function did not write (set by hand) counts as none: never an error
-    mark text[] := CASE WHEN kept ~ '^[0-9]+ [0-9.]+ [0-9]+ [0-9.]+$' THEN pg_catalog.string_to_array(kept, ' ') END;
+    -- a value of another shape than this function writes (set by hand) counts as none:
+    -- never an error (80 characters keep the times within float8; the msg_id is checked
+    -- for bigint below; a regular expression with counted repeats costs 15 us a call)
+    mark text[] := CASE
+        WHEN pg_catalog.octet_length(kept) <= 80
+             AND kept ~ '^[0-9]+ [0-9]+(\.[0-9]+)? [0-9]+ [0-9]+(\.[0-9]+)?$'
+        THEN pg_catalog.string_to_array(kept, ' ') END;
     rel oid := pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable));
-    now_s float8 := extract(epoch FROM pg_catalog.clock_timestamp());
+    now_s float8 := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp());
     full_look boolean;
     low bigint;
+    given bigint;  -- the id sequence's last value
 BEGIN
     IF rel IS NULL THEN
         RETURN 0;
     END IF;
-    full_look := mark IS NULL OR mark[1] <> rel::text OR mark[4]::float8 < now_s;
+    IF pg_catalog.octet_length(mark[3]) > 18 THEN  -- past bigint
+        mark := NULL;
+    END IF;
+    -- a full look when there is no mark, another table's, one past its full look's time,
+    -- or one whose times lie further ahead than this function ever writes them
+    full_look := mark IS NULL OR mark[1] <> rel::text OR mark[4]::float8 < now_s
+        OR mark[4]::float8 > now_s + 1 OR mark[2]::float8 > now_s + 0.05;
     IF NOT full_look AND mark[2]::float8 >= now_s THEN
         RETURN mark[3]::bigint;
     END IF;
-    IF full_look THEN
-        EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
-    ELSE
+    IF NOT full_look THEN
         EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q WHERE q.msg_id >= $1 ORDER BY q.msg_id LIMIT 1', qtable)
             INTO low USING mark[3]::bigint;
+        IF low IS NULL THEN
+            given := pg_catalog.pg_sequence_last_value(
+                pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id')::regclass);
+            -- a mark past every id the sequence gave was not written by this function (or
+            -- the sequence was restarted): look from the start
+            full_look := mark[3]::bigint > coalesce(given, 0);
+        END IF;
     END IF;
-    low := coalesce(low, pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id')::regclass), 0);
+    IF full_look THEN
+        EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q ORDER BY q.msg_id LIMIT 1', qtable) INTO low;
+    END IF;
+    IF low IS NULL AND given IS NULL THEN
+        given := pg_catalog.pg_sequence_last_value(
+            pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id')::regclass);
+    END IF;
+    low := coalesce(low, given, 0);
     PERFORM pg_catalog.set_config(key, pg_catalog.concat_ws(' ', rel, now_s + 0.05, low,
                                       CASE WHEN full_look THEN (now_s + 1)::text ELSE mark[4] END), false);
     RETURN low;
@@ -1636,62 +2221,135 @@ DECLARE
     step text := cfg.partition_interval;
     cur numeric := pgmq._partition_now(cfg.queue_name::text, by_id);
     spill regclass := pgmq._default_partition(cfg.table_name);
+    bound text := pgmq._maintenance_lock_timeout();
+    saved text := pg_catalog.current_setting('lock_timeout');
     wanted numeric[] := '{}';
     spilled numeric[];
     bucket numeric;
     bucket_end numeric;
     threshold numeric;
+    blocked boolean := false;
+    passed_over integer := 0;
     old record;
     made record;
 BEGIN
     bucket := pgmq._partition_floor(by_id, step, cur);
     FOR i IN 0..cfg.premake LOOP
-        wanted := wanted || bucket;
+        wanted := pg_catalog.array_append(wanted, bucket);
         bucket := pgmq._partition_next(by_id, step, bucket);
     END LOOP;
     IF spill IS NOT NULL THEN
-        EXECUTE pg_catalog.format(
-            'SELECT pg_catalog.array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
-            CASE WHEN by_id THEN pg_catalog.format('%I::numeric', cfg.partition_column)
-                 ELSE pg_catalog.format('extract(epoch FROM %I)', cfg.partition_column) END,
-            spill
-        ) INTO spilled USING by_id, step;
+        -- Reading the default partition: ACCESS SHARE, which only DDL conflicts with.
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            EXECUTE pg_catalog.format(
+                'SELECT pg_catalog.array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
+                CASE WHEN by_id THEN pg_catalog.format('%I::numeric', cfg.partition_column)
+                     ELSE pg_catalog.format('EXTRACT(epoch FROM %I)', cfg.partition_column) END,
+                spill
+            ) INTO spilled USING by_id, step;
+        EXCEPTION WHEN lock_not_available THEN
+            spilled := NULL;  -- its rows wait for the next run
+            blocked := true;  -- a DDL holds the table: every step would wait
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
     END IF;
 
-    FOR bucket IN SELECT DISTINCT w FROM pg_catalog.unnest(wanted || coalesce(spilled, '{}')) AS w ORDER BY w LOOP
+    FOR bucket IN
+        SELECT DISTINCT w FROM pg_catalog.unnest(pg_catalog.array_cat(wanted, coalesce(spilled, '{}')))
+            AS w ORDER BY w
+    LOOP
         CONTINUE WHEN EXISTS (
             SELECT 1 FROM pgmq._partitions(cfg.table_name, by_id) p
             WHERE NOT p.is_default AND p.lo <= bucket AND bucket < p.hi
         );
         -- Never overlap a partition made with other bounds (a converted archive's history).
-        SELECT least(pgmq._partition_next(by_id, step, bucket), pg_catalog.min(p.lo)) INTO bucket_end
+        SELECT LEAST(pgmq._partition_next(by_id, step, bucket), pg_catalog.min(p.lo)) INTO bucket_end
         FROM pgmq._partitions(cfg.table_name, by_id) p
         WHERE NOT p.is_default AND p.lo > bucket;
-        SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
-        RETURN QUERY SELECT 'created', made.partition_name, pgmq._partition_bound(by_id, bucket),
-                            pgmq._partition_bound(by_id, bucket_end), made.rows_moved;
+        action := 'create skipped';
+        partition_name := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
+        rows_moved := NULL;
+        IF blocked THEN
+            passed_over := passed_over + 1;
+        ELSE
+            PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+            BEGIN
+                SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
+                action := 'created';
+                rows_moved := made.rows_moved;
+            EXCEPTION WHEN lock_not_available THEN
+                blocked := true;
+                RAISE NOTICE 'partition pgmq.% not created: the locks it needs on pgmq.% were not '
+                             'granted within % (a transaction using the queue is open); the next '
+                             'maintenance run tries again', partition_name, cfg.table_name, bound;
+            END;
+            PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        END IF;
+        range_start := pgmq._partition_bound(by_id, bucket);
+        range_end := pgmq._partition_bound(by_id, bucket_end);
+        RETURN NEXT;
     END LOOP;
 
     IF cfg.retention_interval IS NOT NULL THEN
-        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::bigint
-            ELSE extract(epoch FROM ((pg_catalog.clock_timestamp() AT TIME ZONE 'UTC')
+        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::numeric
+            ELSE EXTRACT(epoch FROM ((pg_catalog.clock_timestamp() AT TIME ZONE 'UTC')
                                      - cfg.retention_interval::interval) AT TIME ZONE 'UTC')
         END;
         FOR old IN
             SELECT * FROM pgmq._partitions(cfg.table_name, by_id) p
             WHERE NOT p.is_default AND p.hi <= threshold
         LOOP
-            EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
-            RETURN QUERY SELECT 'dropped', old.partition_name,
-                                pgmq._partition_bound(by_id, old.lo),
-                                pgmq._partition_bound(by_id, old.hi), NULL::bigint;
+            -- DROP locks the parent and its default partition ACCESS EXCLUSIVE. (DETACH
+            -- PARTITION CONCURRENTLY would not, but PostgreSQL refuses it on a table with a
+            -- default partition, and every table here has one.)
+            action := 'drop skipped';
+            IF blocked THEN
+                passed_over := passed_over + 1;
+            ELSE
+                PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+                BEGIN
+                    EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
+                    action := 'dropped';
+                EXCEPTION WHEN lock_not_available THEN
+                    blocked := true;
+                    RAISE NOTICE 'partition pgmq.% not dropped: the locks it needs on pgmq.% were '
+                                 'not granted within % (a transaction using the queue is open); the '
+                                 'next maintenance run tries again',
+                                 old.partition_name, cfg.table_name, bound;
+                END;
+                PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+            END IF;
+            partition_name := old.partition_name;
+            range_start := pgmq._partition_bound(by_id, old.lo);
+            range_end := pgmq._partition_bound(by_id, old.hi);
+            rows_moved := NULL;
+            RETURN NEXT;
         END LOOP;
+    END IF;
+    IF passed_over > 0 THEN
+        RAISE NOTICE '% more step(s) on pgmq.% skipped without waiting (the same open transaction '
+                     'holds them up); the next maintenance run tries again', passed_over, cfg.table_name;
     END IF;
 END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._maintain_table(pgmq.partition_config) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._maintain_table(pgmq.partition_config) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._maintenance_lock_timeout()
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT CASE WHEN s.ms <= 0 THEN '200ms'
+                ELSE (LEAST(s.ms, 1000)::bigint)::text || 'ms' END
+    FROM (SELECT EXTRACT(epoch FROM pg_catalog.current_setting('lock_timeout')::interval) * 1000
+                 AS ms) AS s;
+$function$
+;
+COMMENT ON FUNCTION pgmq._maintenance_lock_timeout() IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._maintenance_lock_timeout() FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._message_name_error(queue_name text, prefix text)
  RETURNS text
@@ -1768,6 +2426,25 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._metrics_facts(text[]) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._metrics_facts(text[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._notify_throttle_pass(queue_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    UPDATE pgmq.notify_insert_throttle t
+    SET last_notified_at = pg_catalog.clock_timestamp()
+    WHERE t.queue_name::text = $1
+      AND pg_catalog.clock_timestamp() - t.last_notified_at
+          >= t.throttle_interval_ms * interval '1 millisecond';
+    RETURN FOUND;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._notify_throttle_pass(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._notify_throttle_pass(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._notify_trigger_name(queue_name text)
  RETURNS text
@@ -2224,6 +2901,18 @@ $function$
 COMMENT ON FUNCTION pgmq._queue_figures_estimated(text,oid,boolean,bigint,integer,timestamp with time zone) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_figures_estimated(text,oid,boolean,bigint,integer,timestamp with time zone) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._queue_index_columns(kind text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    SELECT CASE kind WHEN 'priority' THEN 'pgmq._task_priority(headers) DESC, msg_id'
+                     WHEN 'fifo' THEN 'pgmq._fifo_group(headers), msg_id' END;
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_index_columns(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_index_columns(text) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._queue_index_name(queue_name text, kind text)
  RETURNS text
  LANGUAGE sql
@@ -2291,12 +2980,13 @@ BEGIN
             WHERE %5$s
             RETURNING q.msg_id, q.headers ->> 'deduplication_id' AS dedup
         ), claimed AS (
-            INSERT INTO pgmq.queue_deduplication (queue_name, deduplication_id, msg_id, sent_at)
-            SELECT %4$L, m.dedup, m.msg_id, pg_catalog.clock_timestamp() FROM m
-            WHERE m.dedup IS NOT NULL
-            ORDER BY m.dedup
+            -- the owner's helper records the ids (pgmq._dedup_record)
+            SELECT pgmq._dedup_record(%4$L::text,
+                                      pg_catalog.array_agg(m.dedup ORDER BY m.dedup),
+                                      pg_catalog.array_agg(m.msg_id ORDER BY m.dedup)) AS n
+            FROM m WHERE m.dedup IS NOT NULL
         )
-        SELECT pg_catalog.array_agg(m.msg_id ORDER BY m.msg_id) FROM m
+        SELECT (SELECT pg_catalog.array_agg(m.msg_id ORDER BY m.msg_id) FROM m) FROM claimed
                 $sql$, qtable, vt, msg, pg_catalog.lower(queue_name), gate);
         END IF;
         -- Deduplication: a message takes a new msg_id only when it may be enqueued: it
@@ -2326,17 +3016,13 @@ BEGIN
                   FROM input x) i
             ORDER BY i.ord
         ),
-        claimed AS (
-            INSERT INTO pgmq.queue_deduplication AS d (queue_name, deduplication_id, msg_id, sent_at)
-            SELECT %5$L, n.dedup, n.new_id, pg_catalog.clock_timestamp()
-            FROM numbered n WHERE n.dedup IS NOT NULL AND n.new_id IS NOT NULL
-            ORDER BY n.dedup
-            ON CONFLICT (queue_name, deduplication_id) DO UPDATE
-            SET msg_id = CASE WHEN d.sent_at > pg_catalog.clock_timestamp() - interval %6$L
-                              THEN d.msg_id ELSE excluded.msg_id END,
-                sent_at = CASE WHEN d.sent_at > pg_catalog.clock_timestamp() - interval %6$L
-                               THEN d.sent_at ELSE excluded.sent_at END
-            RETURNING d.deduplication_id, d.msg_id
+        claimed AS MATERIALIZED (
+            -- the owner's helper claims the ids (pgmq._dedup_claim)
+            SELECT c.deduplication_id, c.msg_id
+            FROM (SELECT pg_catalog.array_agg(n.dedup ORDER BY n.dedup) AS dedups,
+                         pg_catalog.array_agg(n.new_id ORDER BY n.dedup) AS ids
+                  FROM numbered n WHERE n.dedup IS NOT NULL AND n.new_id IS NOT NULL) x,
+                 pgmq._dedup_claim(%5$L::text, x.dedups, x.ids) c
         ),
         inserted AS (
             INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
@@ -2445,8 +3131,8 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_client_sql(queue_name text, op "char"
 AS $function$
     SELECT CASE WHEN op IN ('r', 'p', 'a', 'd', 's') AND qty BETWEEN 1 AND 100000 THEN
         pgmq._queue_ops_kept_sql(
-            t.qtable, op, pg_catalog.format('(SELECT pgmq._low_water_mark_for(%L))', t.qtable),
-            qty::text, '$1'::text, 'NULL::jsonb'::text, '$1'::text, 'NULL::timestamptz'::text, '$1::jsonb[]'::text, '$2::jsonb[]'::text)
+            t.qtable, op, pg_catalog.format('(SELECT pgmq._low_water_mark_for(%L::text))', t.qtable),
+            qty::text, '$1', 'NULL::jsonb', '$1', 'NULL::timestamptz', '$1::jsonb[]', '$2::jsonb[]')
     END
     FROM (SELECT pgmq._message_table_name(queue_name, 'q'::text) AS qtable) t;
 $function$
@@ -2502,14 +3188,34 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_keep(qtable text, op "char")
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-    EXECUTE pg_catalog.format(
-        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
-        pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
+    EXECUTE pgmq._queue_ops_kept_prepare_sql(qtable, op);
 END
 $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_keep(text,"char") IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_keep(text,"char") FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_held(qtable text, op "char")
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stmt text := pgmq._queue_ops_kept_name(qtable, op);
+    held text;
+BEGIN
+    SELECT s.statement INTO held FROM pg_catalog.pg_prepared_statements s WHERE s.name = stmt;
+    IF held IS NULL THEN
+        RETURN false;
+    ELSIF held = pgmq._queue_ops_kept_prepare_sql(qtable, op) THEN
+        RETURN true;
+    END IF;
+    EXECUTE pg_catalog.format('DEALLOCATE %I', stmt);
+    RETURN false;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_held(text,"char") IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_held(text,"char") FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_key(qtable text, op "char")
  RETURNS text
@@ -2536,16 +3242,36 @@ $function$
 COMMENT ON FUNCTION pgmq._queue_ops_kept_missed(text,text,"char") IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_missed(text,text,"char") FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_prepare_sql(qtable text, op "char")
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT pg_catalog.format(
+        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
+        pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_prepare_sql(text,"char") IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_prepare_sql(text,"char") FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_ready(qtable text, op "char")
  RETURNS text
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+    stmt text := pgmq._queue_ops_kept_name(qtable, op);
+    held text;
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements s
-                   WHERE s.name = pgmq._queue_ops_kept_name(qtable, op)) THEN
+    -- pgmq._queue_ops_kept_held, written out: this runs on every fast-path call
+    SELECT s.statement INTO held FROM pg_catalog.pg_prepared_statements s WHERE s.name = stmt;
+    IF held IS NULL OR held <> pgmq._queue_ops_kept_prepare_sql(qtable, op) THEN
+        IF held IS NOT NULL THEN
+            EXECUTE pg_catalog.format('DEALLOCATE %I', stmt);
+        END IF;
         PERFORM pgmq._queue_ops_keep(qtable, op);
     END IF;
-    RETURN pgmq._queue_ops_kept_name(qtable, op);
+    RETURN stmt;
 END
 $function$
 ;
@@ -2581,9 +3307,10 @@ DECLARE
     state text := coalesce(pg_catalog.current_setting(key, true), '');
 BEGIN
     IF state = 'p' OR state = '3' THEN
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements s WHERE s.name = stmt) THEN
+        IF NOT pgmq._queue_ops_kept_held(qtable, op) THEN
             IF pg_catalog.octet_length(stmt) > 63
-               OR (SELECT pg_catalog.count(*) FROM pg_catalog.pg_prepared_statements s WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
+               OR (SELECT pg_catalog.count(*) FROM pg_catalog.pg_prepared_statements s
+                   WHERE s.name LIKE 'pgmq\_%') >= 32 THEN
                 state := 'c';
             ELSE
                 PERFORM pgmq._queue_ops_keep(qtable, op);
@@ -2890,9 +3617,8 @@ BEGIN
             coalesce(vt::text, 'NULL'), coalesce(qty::text, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    PERFORM pg_catalog.set_config('synchronous_commit', 'off', true);
     RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
-        stored, attrs || '{"priorities": true}'::jsonb, 'r', qty, vt, NULL::timestamptz,
+        stored, attrs || '{"priorities": true}'::jsonb, 'r'::"char", qty, vt, NULL::timestamptz,
         NULL::bigint[], NULL::jsonb[], NULL::jsonb[], '{}'::jsonb, pgmq._low_water_mark(stored));
 END
 $function$
@@ -3080,6 +3806,70 @@ $function$
 COMMENT ON FUNCTION pgmq._read_grouped_poll(text,integer,integer,integer,integer,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._read_grouped_poll(text,integer,integer,integer,integer,text) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._rearm_notify(queue_name text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    n bigint;
+BEGIN
+    UPDATE pgmq.notify_insert_throttle t SET last_notified_at = pg_catalog.to_timestamp(0::double precision)
+    WHERE pg_catalog.lower(t.queue_name::text) = pg_catalog.lower($1)
+      AND t.throttle_interval_ms > 0
+      AND t.last_notified_at > pg_catalog.to_timestamp(0::double precision);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._rearm_notify(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._rearm_notify(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._record_creator(queue_name text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    INSERT INTO pgmq.queue_creator AS c (queue_name, created_by)
+    SELECT m.queue_name::text, SESSION_USER FROM pgmq.meta m
+    WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)
+    ON CONFLICT (queue_name) DO NOTHING;
+$function$
+;
+COMMENT ON FUNCTION pgmq._record_creator(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._record_creator(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._refuse_foreign_tables(queue_name text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    squatter record;
+BEGIN
+    SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner) AS owner INTO squatter
+    FROM pg_catalog.pg_class c
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'pgmq'::name AND c.relowner <> n.nspowner
+      AND c.relname IN (pgmq.format_table_name(queue_name, 'q'::text)::name,
+                        pgmq.format_table_name(queue_name, 'a'::text)::name,
+                        ('archived_at_idx_'::text || pg_catalog.lower(queue_name))::name)
+    ORDER BY c.relname
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'queue "%": relation pgmq.% already exists and is owned by role "%", not by the owner of schema pgmq',
+            queue_name, squatter.relname, squatter.owner
+            USING ERRCODE = 'PQ003',
+                  HINT = 'A queue is never built on a table another role made. Drop that relation, '
+                         'or, if it is a queue of an older install, have a DBA run '
+                         'ALTER TABLE ... OWNER TO the owner of schema pgmq.';
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._refuse_foreign_tables(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._refuse_foreign_tables(text) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._remove_notify_trigger(queue_name text)
  RETURNS void
  LANGUAGE plpgsql
@@ -3096,6 +3886,65 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._remove_notify_trigger(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._remove_notify_trigger(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._require_app_role()
+ RETURNS void
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER AND r.rolsuper)
+       OR pg_catalog.pg_has_role(SESSION_USER,
+                                 (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                  WHERE n.nspname = 'pgmq'), 'MEMBER')
+       OR EXISTS (SELECT 1 FROM pgmq.app_role a
+                  WHERE pg_catalog.to_regrole(pg_catalog.quote_ident(a.role_name::text)) IS NOT NULL
+                    AND pg_catalog.pg_has_role(SESSION_USER, a.role_name, 'MEMBER')) THEN
+        RETURN;
+    END IF;
+    RAISE EXCEPTION 'role "%" is not an application role of pgmq', SESSION_USER
+        USING ERRCODE = '42501',
+              HINT = pg_catalog.format('manage.py pgmq_grant %s', SESSION_USER);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._require_app_role() IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._require_app_role() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._require_privilege(what text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    IF what IS NULL OR what NOT IN ('create_queues'::text, 'manage_queues'::text) THEN
+        RAISE EXCEPTION 'unknown pgmq privilege "%": use create_queues or manage_queues', what
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF pgmq._session_is_owner() THEN
+        RETURN;
+    END IF;
+    IF EXISTS (
+        SELECT FROM pgmq.app_role a
+        JOIN pg_catalog.pg_roles r ON r.rolname = a.role_name
+        WHERE CASE what WHEN 'create_queues'::text THEN a.create_queues ELSE a.manage_queues END
+          AND pg_catalog.pg_has_role(SESSION_USER, r.oid, 'MEMBER'::text)
+    ) THEN
+        RETURN;
+    END IF;
+    RAISE EXCEPTION 'permission denied: role "%" does not hold the pgmq privilege %', SESSION_USER, what
+        USING ERRCODE = '42501',
+              HINT = pg_catalog.format(
+                  'The owner grants it with manage.py pgmq_grant %s --%s',
+                  pg_catalog.quote_ident(SESSION_USER::text),
+                  pg_catalog.replace(what, '_'::text, '-'::text));
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._require_privilege(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._require_privilege(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
  RETURNS TABLE(expired bigint, archive_deleted bigint)
@@ -3133,10 +3982,7 @@ BEGIN
         GET DIAGNOSTICS archive_deleted = ROW_COUNT;
     END IF;
     IF coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
-        DELETE FROM pgmq.queue_deduplication d
-        WHERE d.queue_name::text = pg_catalog.lower(stored)
-          AND d.sent_at < pg_catalog.clock_timestamp()
-                          - pg_catalog.make_interval(secs => (attrs ->> 'deduplication_window')::integer);
+        PERFORM pgmq._dedup_expire(stored);  -- the owner's helper
     END IF;
     RETURN NEXT;
 END
@@ -3183,6 +4029,56 @@ $function$
 COMMENT ON FUNCTION pgmq._same_name_queue(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._same_name_queue(text) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._schedule_claim_due(at_instant timestamp with time zone)
+ RETURNS TABLE(schedule_name text, queue_name text, message jsonb, headers jsonb, time_zone text, tick timestamp with time zone)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    s pgmq.schedules;
+    spec pgmq._cron_spec;
+    due record;
+BEGIN
+    IF at_instant IS NULL THEN
+        RAISE EXCEPTION 'at must not be NULL' USING ERRCODE = 'PQ004';
+    END IF;
+    IF at_instant > pg_catalog.now() + interval '1 minute' THEN
+        PERFORM pgmq._require_privilege('manage_queues'::text);
+    END IF;
+    FOR s IN
+        SELECT * FROM pgmq.schedules x
+        WHERE x.enabled AND x.next_tick <= at_instant
+        ORDER BY x.next_tick
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        spec := pgmq._cron_parse(s.cron);
+        SELECT * INTO due FROM pgmq._schedule_due_tick(spec, s.time_zone, s.next_tick, s.catch_up,
+                                                       at_instant);
+        UPDATE pgmq.schedules x
+        SET next_tick = coalesce(pgmq._cron_next(spec, s.time_zone, at_instant), 'infinity'),
+            skipped = x.skipped + due.skipped
+        WHERE x.schedule_name = s.schedule_name;
+        CONTINUE WHEN due.tick IS NULL;
+        INSERT INTO pgmq.schedule_ticks AS k (schedule_name, tick, queue_name)
+        VALUES (s.schedule_name, due.tick, s.queue_name::text)
+        ON CONFLICT ON CONSTRAINT schedule_ticks_pkey DO NOTHING;
+        CONTINUE WHEN NOT FOUND;  -- sent by another call
+        schedule_name := s.schedule_name;
+        queue_name := s.queue_name::text;
+        message := s.message;
+        headers := s.headers;
+        time_zone := s.time_zone;
+        tick := due.tick;
+        RETURN NEXT;
+    END LOOP;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._schedule_claim_due(timestamp with time zone) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._schedule_claim_due(timestamp with time zone) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._schedule_due_tick(spec pgmq._cron_spec, time_zone text, next_tick timestamp with time zone, catch_up interval, at_instant timestamp with time zone, OUT tick timestamp with time zone, OUT skipped bigint)
  RETURNS record
  LANGUAGE plpgsql
@@ -3218,6 +4114,26 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._schedule_due_tick(pgmq._cron_spec,text,timestamp with time zone,interval,timestamp with time zone) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._schedule_due_tick(pgmq._cron_spec,text,timestamp with time zone,interval,timestamp with time zone) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._schedule_tick_done(schedule_name text, tick timestamp with time zone, msg_id bigint, error text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    UPDATE pgmq.schedule_ticks k SET msg_id = $3, error = $4
+    WHERE k.schedule_name = $1 AND k.tick = $2 AND k.msg_id IS NULL AND k.error IS NULL;
+    DELETE FROM pgmq.schedule_ticks k
+    WHERE k.schedule_name = $1
+      AND k.tick < (SELECT o.tick FROM pgmq.schedule_ticks o
+                    WHERE o.schedule_name = $1
+                    ORDER BY o.tick DESC OFFSET 99 LIMIT 1);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._schedule_tick_done(text,timestamp with time zone,bigint,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._schedule_tick_done(text,timestamp with time zone,bigint,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._send_checks_sql(attrs jsonb)
  RETURNS text
@@ -3301,6 +4217,22 @@ $function$
 COMMENT ON FUNCTION pgmq._sequence_read_sql(oid) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._sequence_read_sql(oid) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._session_is_owner()
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+    SELECT coalesce((SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER), false)
+        OR pg_catalog.pg_has_role(
+               SESSION_USER,
+               (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'pgmq'::name),
+               'MEMBER'::text);
+$function$
+;
+COMMENT ON FUNCTION pgmq._session_is_owner() IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._session_is_owner() FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._set_vt_seconds(queue_name text, msg_ids bigint[], seconds double precision, unread boolean DEFAULT false)
  RETURNS SETOF bigint
  LANGUAGE plpgsql
@@ -3332,29 +4264,58 @@ $function$
 COMMENT ON FUNCTION pgmq._set_vt_seconds(text,bigint[],double precision,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._set_vt_seconds(text,bigint[],double precision,boolean) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._share_queue_with_owner(queue_name text)
+CREATE OR REPLACE FUNCTION pgmq._spark_batch_ack(queue_name text, consumer text, upto_batch bigint)
  RETURNS void
  LANGUAGE plpgsql
+ SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
-    atable text := pgmq.format_table_name(queue_name, 'a'::text);
-    owner oid := (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'pgmq');
+    last_acked bigint;
 BEGIN
-    IF pg_catalog.pg_has_role(owner, 'USAGE') OR NOT pg_catalog.pg_has_role(
-        (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.format('pgmq.%I', qtable)::regclass),
-        'USAGE') THEN
-        RETURN;  -- the owner made it, or it is not ours to share
-    END IF;
-    EXECUTE pg_catalog.format('GRANT ALL ON pgmq.%I, pgmq.%I TO %s', qtable, atable, owner::regrole);
-    EXECUTE pg_catalog.format('GRANT ALL ON SEQUENCE %s TO %s',
-                   pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id'), owner::regrole);
+    UPDATE pgmq.spark_stream_batch b SET acked_at = pg_catalog.clock_timestamp()
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
+    SELECT pg_catalog.max(b.batch) INTO last_acked FROM pgmq.spark_stream_batch b
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL;
+    DELETE FROM pgmq.spark_stream_batch b
+    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL AND b.batch < last_acked;
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._share_queue_with_owner(text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._share_queue_with_owner(text) FROM PUBLIC;
+COMMENT ON FUNCTION pgmq._spark_batch_ack(text,text,bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_batch_ack(text,text,bigint) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_batch_record(queue_name text, consumer text, min_batch bigint, ids bigint[], claimed_at timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    claimed bigint;
+    next_batch bigint;
+BEGIN
+    IF ids IS NULL OR consumer IS NULL OR claimed_at IS NULL THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM pgmq.%I q WHERE q.msg_id = ANY ($1) '
+                              'AND q.last_read_at = $2', pgmq.format_table_name(stored, 'q'::text))
+        INTO claimed USING ids, claimed_at;
+    IF claimed <> pg_catalog.cardinality(ids) THEN
+        RAISE EXCEPTION 'queue "%": not every message of the batch was claimed at %', stored, claimed_at
+            USING ERRCODE = 'PQ004';
+    END IF;
+    SELECT greatest(coalesce(pg_catalog.max(b.batch), 0), coalesce(min_batch, 0)) + 1 INTO next_batch
+    FROM pgmq.spark_stream_batch b WHERE b.queue_name::text = $1 AND b.consumer = $2;
+    INSERT INTO pgmq.spark_stream_batch (queue_name, consumer, batch, msg_ids, claimed_at)
+    VALUES ($1, $2, next_batch, ids, claimed_at);
+    RETURN next_batch;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_batch_record(text,text,bigint,bigint[],timestamp with time zone) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_batch_record(text,text,bigint,bigint[],timestamp with time zone) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._spark_consumer_lock(queue_name text, consumer text)
  RETURNS void
@@ -3365,6 +4326,54 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._spark_consumer_lock(text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._spark_consumer_lock(text,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_export_run(queue_name text, path text, older_than double precision)
+ RETURNS TABLE(run_id uuid, cutoff timestamp with time zone, max_msg_id bigint, exported bigint, stage text)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    stored text;
+    top bigint;
+BEGIN
+    PERFORM pgmq._require_app_role();
+    stored := pgmq._require_queue(queue_name);
+    IF path IS NULL OR older_than IS NULL OR older_than < 0 THEN
+        RAISE EXCEPTION 'queue "%": an export needs a path and older_than of 0 or more', stored
+            USING ERRCODE = 'PQ004';
+    END IF;
+    EXECUTE pg_catalog.format('SELECT coalesce(pg_catalog.max(a.msg_id), 0) FROM pgmq.%I a',
+                              pgmq.format_table_name(stored, 'a'::text)) INTO top;
+    RETURN QUERY
+        INSERT INTO pgmq.spark_export_run AS r (run_id, queue_name, path, cutoff, max_msg_id)
+        VALUES (pg_catalog.gen_random_uuid(), $1, $2,
+                pg_catalog.now() - pg_catalog.make_interval(secs => $3), top)
+        RETURNING r.run_id, r.cutoff, r.max_msg_id, r.exported, r.stage;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_export_run(text,text,double precision) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_export_run(text,text,double precision) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_export_set_stage(run_id uuid, stage text, exported bigint, removed bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    UPDATE pgmq.spark_export_run r
+    SET stage = $2, exported = coalesce($3, r.exported), removed = coalesce($4, r.removed),
+        finished_at = CASE WHEN $2 = 'done' THEN pg_catalog.now() END
+    WHERE r.run_id = $1;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_export_set_stage(uuid,text,bigint,bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_export_set_stage(uuid,text,bigint,bigint) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._spark_send_staged(queue_name text, stage regclass, attempts bigint[])
  RETURNS bigint
@@ -3398,6 +4407,138 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._spark_send_staged(text,regclass,bigint[]) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._spark_send_staged(text,regclass,bigint[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_stage_entry(stage text)
+ RETURNS pgmq.spark_stage
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    entry pgmq.spark_stage;
+BEGIN
+    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF entry.writer_role IS NULL THEN
+        PERFORM pgmq._require_app_role();
+    ELSIF NOT (pg_catalog.to_regrole(pg_catalog.quote_ident(entry.writer_role::text)) IS NOT NULL
+               AND pg_catalog.pg_has_role(SESSION_USER, entry.writer_role, 'MEMBER')) THEN
+        PERFORM pgmq._require_privilege('manage_queues'::text);
+    END IF;
+    RETURN entry;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_stage_entry(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_stage_entry(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_stage_finish(stage text, batch_id bigint, drop_batch_stage boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    entry pgmq.spark_stage := pgmq._spark_stage_entry(stage);
+BEGIN
+    IF entry.stage_table IS NULL THEN
+        RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
+            USING ERRCODE = 'PQ004';
+    END IF;
+    IF pgmq._spark_stage_table(stage, true) IS NULL THEN
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;  -- its table is gone
+        RETURN;
+    END IF;
+    IF entry.writer_id IS NULL AND drop_batch_stage THEN
+        EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', stage);
+        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
+    ELSE
+        EXECUTE pg_catalog.format('TRUNCATE pgmq.%I', stage);
+        IF entry.writer_id IS NOT NULL AND batch_id IS NOT NULL THEN
+            INSERT INTO pgmq.spark_sink_batch AS k (queue_name, writer_id, batch_id)
+            VALUES (entry.queue_name, entry.writer_id, batch_id)
+            ON CONFLICT (queue_name, writer_id)
+            DO UPDATE SET batch_id = excluded.batch_id, committed_at = pg_catalog.now();
+        END IF;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_stage_finish(text,bigint,boolean) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_stage_finish(text,bigint,boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_stage_lock(stage text)
+ RETURNS pgmq.spark_stage
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+    SELECT pgmq._spark_stage_entry($1::text);
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_stage_lock(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_stage_lock(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_stage_make(queue_name text, writer_id text, grantee name)
+ RETURNS text
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    stored text;
+    stage text;
+    other oid;
+BEGIN
+    PERFORM pgmq._require_app_role();
+    IF grantee IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(grantee::text)) IS NULL
+       OR NOT pg_catalog.pg_has_role(SESSION_USER, grantee, 'MEMBER') THEN
+        RAISE EXCEPTION 'role "%" may not write a staging table for role "%"', SESSION_USER,
+            coalesce(grantee::text, 'NULL') USING ERRCODE = '42501';
+    END IF;
+    stored := pgmq._require_queue(queue_name);
+    IF writer_id IS NOT NULL THEN
+        PERFORM pg_catalog.pg_advisory_xact_lock(
+            pg_catalog.hashtext('pgmq.spark.stage.' || pg_catalog.lower(stored) || '.' || writer_id));
+        SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
+        WHERE s.queue_name::text = stored AND s.writer_id = $2 AND s.writer_role IS NOT DISTINCT FROM grantee;
+        IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
+            RETURN stage;
+        END IF;
+        stage := (SELECT s.stage_table FROM pgmq.spark_stage s
+                  WHERE s.queue_name::text = stored AND s.writer_id = $2);
+        IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
+            EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', stage);  -- another role's, replaced
+        END IF;
+        DELETE FROM pgmq.spark_stage s WHERE s.queue_name::text = stored AND s.writer_id = $2;
+    END IF;
+    stage := 'spark_stage_' || pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', '');
+    EXECUTE pg_catalog.format(
+        'CREATE UNLOGGED TABLE pgmq.%I (part integer NOT NULL, attempt bigint NOT NULL, '
+        'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz, message jsonb, headers jsonb)',
+        stage
+    );
+    -- Only the writer's role: the owner's default privileges (a grant to every application
+    -- role, for queue tables) are taken back from this table.
+    FOR other IN
+        SELECT DISTINCT a.grantee FROM pg_catalog.pg_class c,
+               LATERAL pg_catalog.aclexplode(c.relacl) a
+        WHERE c.oid = pg_catalog.format('pgmq.%I', stage)::regclass AND a.grantee <> c.relowner
+    LOOP
+        EXECUTE pg_catalog.format('REVOKE ALL ON pgmq.%I FROM %s', stage,
+            CASE WHEN other = 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(other)::text) END);
+    END LOOP;
+    EXECUTE pg_catalog.format('GRANT SELECT, INSERT ON pgmq.%I TO %I', stage, grantee);
+    INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id, writer_role)
+    VALUES (stage, stored, $2, grantee);
+    RETURN stage;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_stage_make(text,text,name) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_stage_make(text,text,name) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._spark_stage_table(stage text, missing_ok boolean DEFAULT false)
  RETURNS regclass
@@ -3435,6 +4576,26 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._spark_stage_table(text,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._spark_stage_table(text,boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._spark_stats_upsert(queue_name text, minute timestamp with time zone, archived bigint, p50 double precision, p95 double precision, p99 double precision, retries bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();  -- no queue check: statistics outlive a dropped queue
+    INSERT INTO pgmq.spark_stats AS s
+        (queue_name, minute, archived, wait_p50, wait_p95, wait_p99, retries, computed_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, pg_catalog.now())
+    ON CONFLICT ON CONSTRAINT spark_stats_pkey DO UPDATE
+    SET archived = excluded.archived, wait_p50 = excluded.wait_p50, wait_p95 = excluded.wait_p95,
+        wait_p99 = excluded.wait_p99, retries = excluded.retries, computed_at = excluded.computed_at;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._spark_stats_upsert(text,timestamp with time zone,bigint,double precision,double precision,double precision,bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._spark_stats_upsert(text,timestamp with time zone,bigint,double precision,double precision,double precision,bigint) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._stored_queue_name(queue_name text)
  RETURNS text
@@ -3490,7 +4651,6 @@ CREATE OR REPLACE FUNCTION pgmq._task_finish_and_start(task_queue text, done_id 
 AS $function$
 #variable_conflict use_variable
 BEGIN
-    PERFORM pg_catalog.set_config('synchronous_commit', 'off', true);
     IF done_id IS NOT NULL THEN
         UPDATE django_pgmq_taskresultrecord AS t
         SET status = done_status, finished_at = done_finished_at,
@@ -3602,22 +4762,95 @@ REVOKE EXECUTE ON FUNCTION pgmq._validate_batch_params(jsonb[],jsonb[]) FROM PUB
 CREATE OR REPLACE FUNCTION pgmq._want_queue_index(queue_name text, kind text)
  RETURNS boolean
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 DECLARE
-    stored text := pgmq._require_queue(queue_name);
-    wanted text := pgmq._queue_index_name(stored, kind);
+    stored text;
+    wanted text;
+    tbl regclass;
+    state boolean;
+    small boolean;
+    alone boolean;
+    bound text;
+    saved text;
+    reason text;
 BEGIN
     IF kind IS NULL OR kind NOT IN ('priority', 'fifo') THEN
         RAISE EXCEPTION 'index kind must be priority or fifo, got %', coalesce(kind, 'NULL')
             USING ERRCODE = 'PQ004';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', wanted))
-               AND i.indisvalid) THEN
+    stored := pgmq._require_queue(queue_name);
+    wanted := pgmq._queue_index_name(stored, kind);
+    tbl := pg_catalog.to_regclass(
+        pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)));
+    IF tbl IS NULL THEN
+        RAISE EXCEPTION 'queue "%" does not exist', queue_name
+            USING ERRCODE = 'PQ002', HINT = 'Create it first with pgmq.create().';
+    END IF;
+    IF NOT (pg_catalog.has_table_privilege(SESSION_USER, tbl, 'INSERT'::text)
+            OR pg_catalog.has_table_privilege(SESSION_USER, tbl, 'UPDATE'::text)) THEN
+        RAISE EXCEPTION 'role "%" may not use queue "%", so it may not index it', SESSION_USER, stored
+            USING ERRCODE = '42501',
+                  HINT = 'The owner grants message rights with manage.py pgmq_grant.';
+    END IF;
+    SELECT i.indisvalid INTO state FROM pg_catalog.pg_index i WHERE i.indexrelid = pg_catalog.to_regclass(
+        pg_catalog.format('pgmq.%I', wanted));
+    IF state THEN
         RETURN true;
+    END IF;
+
+    -- Its partitions' heaps (pg_partition_tree has no row for a table not partitioned).
+    SELECT coalesce(pg_catalog.sum(pg_catalog.pg_relation_size(t.relid)),
+                    pg_catalog.pg_relation_size(tbl)) <= 1048576 INTO small
+    FROM pg_catalog.pg_partition_tree(tbl) AS t;
+    -- A transaction that has written nothing yet: the call is most likely its only
+    -- statement (a client in autocommit); one that has (a longer transaction) would hold
+    -- the build's SHARE lock, and every writer, until it ends. A table this transaction
+    -- created (it holds it ACCESS EXCLUSIVE) is nobody else's yet.
+    alone := (pg_catalog.pg_current_xact_id_if_assigned() IS NULL
+              AND pg_catalog.current_setting('pgmq.defer_index_builds', true)
+                  IS DISTINCT FROM 'on')
+             OR EXISTS (SELECT 1 FROM pg_catalog.pg_locks l
+                        WHERE l.locktype = 'relation' AND l.relation = tbl::oid
+                          AND l.pid = pg_catalog.pg_backend_pid()
+                          AND l.mode = 'AccessExclusiveLock' AND l.granted);
+    IF state IS NOT NULL THEN  -- left invalid by a failed build, or being built concurrently
+        reason := 'an invalid or unfinished index of that name exists (a concurrent build failed '
+                  'or is running)';
+    ELSIF NOT small THEN
+        reason := 'the queue''s table holds more than 1 MB (a plain build would hold its writers)';
+    ELSIF NOT alone THEN
+        reason := 'the call is inside a transaction that has written (a plain build would hold '
+                  'the queue''s writers until it ends)';
+    ELSE
+        bound := pgmq._maintenance_lock_timeout();
+        saved := pg_catalog.current_setting('lock_timeout');
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            EXECUTE pg_catalog.format('CREATE INDEX IF NOT EXISTS %I ON %s (%s)',
+                                      wanted, tbl, pgmq._queue_index_columns(kind));
+            reason := NULL;
+        EXCEPTION
+            WHEN lock_not_available THEN
+                reason := pg_catalog.format('the queue''s table lock was not granted within %s '
+                                            '(a transaction using the queue is open)', bound);
+            WHEN insufficient_privilege THEN
+                reason := 'the owner of this function does not own the queue''s table';
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        IF reason IS NULL THEN
+            DELETE FROM pgmq.queue_index_wanted w WHERE w.index_name = wanted;
+            RETURN true;
+        END IF;
     END IF;
     INSERT INTO pgmq.queue_index_wanted (index_name, queue_name, kind)
     VALUES (wanted, stored, kind)
     ON CONFLICT (index_name) DO NOTHING;
+    RAISE NOTICE 'index pgmq.% of queue "%" deferred: %; it is built CONCURRENTLY by django-pgmq '
+                 '(the manager, its commands and workers, manage.py pgmq_maintain), or run '
+                 'each statement of pgmq.pending_indexes() outside a transaction block',
+                 wanted, stored, reason;
     RETURN false;
 END
 $function$
@@ -3638,8 +4871,11 @@ GRANT EXECUTE ON FUNCTION pgmq.acquire_queue_lock(text) TO PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq.bind_topic(pattern text, queue_name text)
  RETURNS void
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 BEGIN
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     PERFORM pgmq.validate_topic_pattern(pattern);
     PERFORM pgmq._check_topic_queue_arg(queue_name);
     INSERT INTO pgmq.topic_bindings (pattern, queue_name)
@@ -3670,12 +4906,37 @@ $function$
 COMMENT ON FUNCTION pgmq.celery_ack(text,bigint[],boolean) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.celery_ack(text,bigint[],boolean) TO PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq.celery_bind(exchange text, exchange_type text, routing_key text, queue text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+BEGIN
+    PERFORM pgmq._require_app_role();
+    INSERT INTO pgmq.celery_binding (exchange, exchange_type, routing_key, queue_name, key_regex)
+    VALUES ($1, $2, $3, $4, CASE WHEN $2 = 'topic' THEN pgmq._celery_topic_regex($3) END)
+    ON CONFLICT (exchange, queue_name, routing_key) DO UPDATE
+    SET exchange_type = EXCLUDED.exchange_type, key_regex = EXCLUDED.key_regex;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.celery_bind(text,text,text,text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_bind(text,text,text,text) TO PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq.celery_cancel(queue text, session integer)
  RETURNS boolean
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 BEGIN
-    DELETE FROM pgmq.celery_consumer k WHERE k.queue_name::text = queue AND k.session_id = session;
+    PERFORM pgmq._require_app_role();
+    IF pgmq._celery_own_session(session) OR NOT pgmq._celery_session_alive(session) THEN
+        DELETE FROM pgmq.celery_consumer k
+        WHERE k.queue_name::text = queue AND k.session_id = session;
+    END IF;
     UPDATE pgmq.celery_queue c SET last_used_at = pg_catalog.now() WHERE c.queue_name::text = queue;
     PERFORM pg_catalog.set_config('lock_timeout', '2s', true);
     BEGIN
@@ -3695,35 +4956,20 @@ CREATE OR REPLACE FUNCTION pgmq.celery_cleanup()
 AS $function$
 DECLARE
     q record;
-    dropped integer := 0;
+    dropped integer;
 BEGIN
     IF NOT pg_catalog.pg_try_advisory_xact_lock(pgmq._celery_lock_space(), 0) THEN
         RETURN 0;
     END IF;
-    PERFORM pg_catalog.set_config('lock_timeout', '1s', true);
-    DELETE FROM pgmq.celery_consumer k WHERE NOT pgmq._celery_session_alive(k.session_id);
+    PERFORM pg_catalog.set_config('lock_timeout'::text, '1s'::text, true);
+    dropped := pgmq._celery_cleanup_queues();
     FOR q IN
-        SELECT c.queue_name FROM pgmq.celery_queue c
-        WHERE NOT EXISTS (SELECT 1 FROM pgmq.celery_consumer k WHERE k.queue_name::text = c.queue_name::text)
-          AND (c.auto_delete AND c.ever_consumed
-               OR c.expires IS NOT NULL AND c.last_used_at + c.expires < pg_catalog.now())
-        ORDER BY c.queue_name
-    LOOP
-        BEGIN
-            IF pgmq._celery_drop_if_unused(q.queue_name::text) THEN
-                dropped := dropped + 1;
-            END IF;
-        EXCEPTION WHEN lock_not_available OR undefined_table THEN
-            NULL;  -- in use right now, or dropped by someone else; next time
-        END;
-    END LOOP;
-    FOR q IN
-        SELECT c.queue_name, c.message_ttl FROM pgmq.celery_queue c
+        SELECT c.queue_name::text AS queue_name, c.message_ttl FROM pgmq.celery_queue c
         WHERE c.message_ttl IS NOT NULL ORDER BY c.queue_name
     LOOP
         BEGIN
             EXECUTE pg_catalog.format('DELETE FROM pgmq.%I WHERE enqueued_at < pg_catalog.clock_timestamp() - $1',
-                           pgmq.format_table_name(q.queue_name::text, 'q'::text))
+                                      pgmq.format_table_name(q.queue_name, 'q'::text))
                 USING q.message_ttl;
         EXCEPTION WHEN lock_not_available OR undefined_table THEN
             NULL;  -- busy, or dropped since the loop started
@@ -3738,13 +4984,22 @@ GRANT EXECUTE ON FUNCTION pgmq.celery_cleanup() TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.celery_consume(queue text, session integer)
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    IF NOT pgmq._celery_own_session(session) THEN
+        RAISE EXCEPTION 'Celery session % is not held by a connection of role %', session, SESSION_USER
+            USING ERRCODE = 'PQ004', HINT = 'Open one with pgmq.celery_open_session().';
+    END IF;
     INSERT INTO pgmq.celery_consumer (queue_name, session_id)
     SELECT c.queue_name, $2 FROM pgmq.celery_queue c WHERE c.queue_name::text = $1
     ON CONFLICT DO NOTHING;
     UPDATE pgmq.celery_queue c SET ever_consumed = true, last_used_at = pg_catalog.now()
     WHERE c.queue_name::text = $1;
+END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.celery_consume(text,integer) IS NULL;
@@ -3753,8 +5008,13 @@ GRANT EXECUTE ON FUNCTION pgmq.celery_consume(text,integer) TO PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq.celery_declare_queue(queue text, original_name text, durable boolean DEFAULT true, is_auto_delete boolean DEFAULT false, expires_ms bigint DEFAULT NULL::bigint, ttl_ms bigint DEFAULT NULL::bigint)
  RETURNS void
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
+DECLARE
+    created boolean := false;
 BEGIN
+    PERFORM pgmq._require_app_role();
     IF expires_ms IS NOT NULL AND expires_ms <= 0 OR ttl_ms IS NOT NULL AND ttl_ms < 0 THEN
         RAISE EXCEPTION 'queue "%": x-expires must be positive and x-message-ttl not negative',
             queue USING ERRCODE = 'PQ004';
@@ -3765,10 +5025,13 @@ BEGIN
         ELSE
             PERFORM pgmq.create_unlogged(queue);
         END IF;
+        created := true;
     END IF;
-    INSERT INTO pgmq.celery_queue AS c (queue_name, celery_name, auto_delete, expires, message_ttl)
+    INSERT INTO pgmq.celery_queue AS c (queue_name, celery_name, auto_delete, expires, message_ttl,
+                                        created_by_celery)
     VALUES (queue, original_name, is_auto_delete,
-            pg_catalog.make_interval(secs => expires_ms / 1000.0), pg_catalog.make_interval(secs => ttl_ms / 1000.0))
+            pg_catalog.make_interval(secs => expires_ms / 1000.0),
+            pg_catalog.make_interval(secs => ttl_ms / 1000.0), created)
     ON CONFLICT (queue_name) DO UPDATE
     SET celery_name = EXCLUDED.celery_name,
         auto_delete = EXCLUDED.auto_delete,
@@ -3784,6 +5047,63 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.celery_declare_queue(text,text,boolean,boolean,bigint,bigint) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.celery_declare_queue(text,text,boolean,boolean,bigint,bigint) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.celery_delete_exchange(exchange text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    DELETE FROM pgmq.celery_binding b WHERE b.exchange = $1;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.celery_delete_exchange(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_delete_exchange(text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.celery_delete_queue(queue text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    PERFORM pgmq.acquire_queue_lock(queue);
+    IF NOT EXISTS (SELECT 1 FROM pgmq.celery_queue c
+                   WHERE c.queue_name::text = queue AND c.created_by_celery) THEN
+        RETURN NULL;
+    END IF;
+    RETURN pgmq.drop_queue(queue);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.celery_delete_queue(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_delete_queue(text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.celery_enable_priorities(queue text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
+    IF (pgmq._queue_attributes(queue) -> 'priorities') = 'true'::jsonb THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._apply_queue_attributes(
+        queue, '{"priorities": true}'::jsonb,
+        CASE WHEN EXISTS (SELECT 1 FROM pgmq.celery_queue c
+                          WHERE c.queue_name::text = queue AND c.created_by_celery)
+             THEN NULL ELSE 'manage_queues' END);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.celery_enable_priorities(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_enable_priorities(text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.celery_extend(queue text, msg_ids bigint[], vt integer)
  RETURNS integer
@@ -3889,10 +5209,15 @@ GRANT EXECUTE ON FUNCTION pgmq.celery_send(text,jsonb,jsonb,timestamp with time 
 
 CREATE OR REPLACE FUNCTION pgmq.celery_unbind(exchange text, routing_key text, queue text)
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
+BEGIN
+    PERFORM pgmq._require_app_role();
     DELETE FROM pgmq.celery_binding b
     WHERE b.exchange = $1 AND b.routing_key = $2 AND b.queue_name::text = $3;
+END
 $function$
 ;
 COMMENT ON FUNCTION pgmq.celery_unbind(text,text,text) IS NULL;
@@ -3967,6 +5292,7 @@ BEGIN
     VALUES (atable, stored, acol, pg_catalog.btrim(partition_interval), pg_catalog.btrim(retention_interval), leading_partition)
     RETURNING c.* INTO cfg;
     PERFORM pgmq._maintain_table(cfg);
+    PERFORM pgmq._grant_queue(stored);  -- the new archive table and its partitions
 END
 $function$
 ;
@@ -3996,7 +5322,12 @@ DECLARE
     existing pgmq.meta;
     cfg pgmq.partition_config;
 BEGIN
-    PERFORM pgmq._check_partition_args(partition_interval, retention_interval, premake, 'premake'::text);
+    PERFORM pgmq._check_partition_args(partition_interval, retention_interval, premake, 'premake');
+    -- An existing partitioned queue is recognised before the queue lock is taken, as
+    -- pgmq._create_queue does (one lock order with drop_queue, docs/guide/roles.md).
+    IF (pgmq._same_name_queue(queue_name)).is_partitioned THEN
+        RETURN;
+    END IF;
     PERFORM pgmq.acquire_queue_lock(queue_name);
     existing := pgmq._same_name_queue(queue_name);
     IF existing.queue_name IS NOT NULL THEN
@@ -4031,6 +5362,8 @@ BEGIN
     LOOP
         PERFORM pgmq._maintain_table(cfg);
     END LOOP;
+    PERFORM pgmq._record_creator(queue_name);
+    PERFORM pgmq._grant_queue(queue_name);  -- the default partitions too
 END
 $function$
 ;
@@ -4040,6 +5373,8 @@ GRANT EXECUTE ON FUNCTION pgmq.create_partitioned(text,text,text,integer) TO PUB
 CREATE OR REPLACE FUNCTION pgmq.create_schedule(schedule_name text, cron text, queue_name text, message jsonb DEFAULT '{}'::jsonb, headers jsonb DEFAULT NULL::jsonb, time_zone text DEFAULT 'UTC'::text, catch_up interval DEFAULT '00:10:00'::interval, enabled boolean DEFAULT true)
  RETURNS void
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 #variable_conflict use_variable
 DECLARE
@@ -4053,7 +5388,7 @@ BEGIN
             coalesce(pg_catalog.quote_literal(schedule_name), 'NULL') USING ERRCODE = 'PQ004';
     END IF;
     BEGIN
-        spec := pgmq._cron_parse(cron);
+        spec := pgmq._cron_parse(cron::text);
     EXCEPTION WHEN SQLSTATE 'PQ004' THEN
         RAISE EXCEPTION 'schedule "%": %', schedule_name, SQLERRM USING ERRCODE = 'PQ004';
     END;
@@ -4078,6 +5413,16 @@ BEGIN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
+    -- The same schedule again (a worker's start applies the settings' schedules): nothing
+    -- to change, so no right needed; any change is policy (manage_queues).
+    IF EXISTS (SELECT 1 FROM pgmq.schedules s
+               WHERE s.schedule_name = schedule_name AND s.cron = cron
+                 AND s.queue_name::text = stored AND s.message = message
+                 AND s.headers IS NOT DISTINCT FROM headers AND s.time_zone = time_zone
+                 AND s.catch_up = catch_up AND s.enabled = enabled) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     SELECT pg_catalog.max(k.tick) INTO last_sent FROM pgmq.schedule_ticks k WHERE k.schedule_name = schedule_name;
     first_tick := pgmq._cron_next(spec, time_zone, greatest(pg_catalog.now(), last_sent));
     IF first_tick IS NULL THEN
@@ -4124,28 +5469,29 @@ GRANT EXECUTE ON FUNCTION pgmq.disable_notify_insert(text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.drop_queue(queue_name text)
  RETURNS boolean
- LANGUAGE plpgsql
+ LANGUAGE sql
 AS $function$
-DECLARE
-    qtable text := pgmq.format_table_name(queue_name, 'q'::text);
-    atable text := pgmq.format_table_name(queue_name, 'a'::text);
-BEGIN
-    PERFORM pgmq.acquire_queue_lock(queue_name);
-    PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
-    IF pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable)) IS NULL
-       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1)) THEN
-        RAISE NOTICE 'pgmq queue `%` does not exist', queue_name;
-        RETURN false;
-    END IF;
-    EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', qtable);
-    EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', atable);
-    DELETE FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1);
-    RETURN true;
-END
+    SELECT pgmq._drop_queue(queue_name);
 $function$
 ;
 COMMENT ON FUNCTION pgmq.drop_queue(text) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.drop_queue(text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.drop_schedule(schedule_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    PERFORM pgmq._require_privilege('manage_queues'::text);
+    DELETE FROM pgmq.schedules s WHERE s.schedule_name = drop_schedule.schedule_name;
+    RETURN FOUND;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.drop_schedule(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.drop_schedule(text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.enable_notify_insert(queue_name text, throttle_interval_ms integer DEFAULT 250)
  RETURNS void
@@ -4172,17 +5518,21 @@ GRANT EXECUTE ON FUNCTION pgmq.enable_notify_insert(text,integer) TO PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq.enable_schedule(schedule_name text, enabled boolean)
  RETURNS void
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 DECLARE
-    s pgmq.schedules := pgmq._require_schedule(schedule_name);
+    s pgmq.schedules;
 BEGIN
+    s := pgmq._require_schedule(schedule_name);
     IF enabled IS NULL THEN
         RAISE EXCEPTION 'schedule "%": enabled must be true or false', schedule_name
             USING ERRCODE = 'PQ004';
     END IF;
     IF s.enabled = enabled THEN
-        RETURN;
+        RETURN;  -- no change: no right needed
     END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     UPDATE pgmq.schedules x
     SET enabled = enable_schedule.enabled,
         next_tick = CASE WHEN enable_schedule.enabled
@@ -4205,8 +5555,6 @@ CREATE OR REPLACE FUNCTION pgmq.enqueue_due_schedules(at timestamp with time zon
 AS $function$
 #variable_conflict use_column
 DECLARE
-    s pgmq.schedules;
-    spec pgmq._cron_spec;
     due record;
     sent bigint;
     failure text;
@@ -4214,47 +5562,25 @@ BEGIN
     IF enqueue_due_schedules.at IS NULL THEN
         RAISE EXCEPTION 'at must not be NULL' USING ERRCODE = 'PQ004';
     END IF;
-    FOR s IN
-        SELECT * FROM pgmq.schedules x
-        WHERE x.enabled AND x.next_tick <= enqueue_due_schedules.at
-        ORDER BY x.next_tick
-        FOR UPDATE SKIP LOCKED
-    LOOP
-        spec := pgmq._cron_parse(s.cron);
-        SELECT * INTO due FROM pgmq._schedule_due_tick(spec, s.time_zone, s.next_tick, s.catch_up,
-                                                       enqueue_due_schedules.at);
-        UPDATE pgmq.schedules x
-        SET next_tick = coalesce(pgmq._cron_next(spec, s.time_zone, enqueue_due_schedules.at),
-                                 'infinity'),
-            skipped = x.skipped + due.skipped
-        WHERE x.schedule_name = s.schedule_name;
-        CONTINUE WHEN due.tick IS NULL;
-        INSERT INTO pgmq.schedule_ticks AS k (schedule_name, tick, queue_name)
-        VALUES (s.schedule_name, due.tick, s.queue_name)
-        ON CONFLICT ON CONSTRAINT schedule_ticks_pkey DO NOTHING;
-        CONTINUE WHEN NOT FOUND;  -- sent by another call
+    FOR due IN SELECT * FROM pgmq._schedule_claim_due(enqueue_due_schedules.at) LOOP
         sent := NULL;
         failure := NULL;
         BEGIN
             SELECT * INTO sent FROM pgmq.send(
-                queue_name => s.queue_name::text,
-                msg => s.message,
-                headers => coalesce(s.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('schedule',
-                    pg_catalog.jsonb_build_object('name', s.schedule_name,
-                                       'tick', pgmq._iso_time(due.tick, s.time_zone))));
+                queue_name => due.queue_name::text,
+                msg => due.message::jsonb,
+                headers => (coalesce(due.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object(
+                    'schedule'::text,
+                    pg_catalog.jsonb_build_object('name'::text, due.schedule_name::text,
+                                                  'tick'::text, pgmq._iso_time(due.tick, due.time_zone::text)))
+                           )::jsonb);
         EXCEPTION WHEN OTHERS THEN
             failure := SQLERRM;
         END;
-        UPDATE pgmq.schedule_ticks k SET msg_id = sent, error = failure
-        WHERE k.schedule_name = s.schedule_name AND k.tick = due.tick;
-        DELETE FROM pgmq.schedule_ticks k
-        WHERE k.schedule_name = s.schedule_name
-          AND k.tick < (SELECT o.tick FROM pgmq.schedule_ticks o
-                        WHERE o.schedule_name = s.schedule_name
-                        ORDER BY o.tick DESC OFFSET 99 LIMIT 1);
+        PERFORM pgmq._schedule_tick_done(due.schedule_name::text, due.tick, sent, failure);
         CONTINUE WHEN sent IS NULL;
-        schedule_name := s.schedule_name;
-        queue_name := s.queue_name::text;
+        schedule_name := due.schedule_name;
+        queue_name := due.queue_name::text;
         tick := due.tick;
         msg_id := sent;
         RETURN NEXT;
@@ -4281,41 +5607,71 @@ $function$
 COMMENT ON FUNCTION pgmq.format_table_name(text,text) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.format_table_name(text,text) TO PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq.grant_app_role(role name, create_queues boolean DEFAULT false, tables regclass[] DEFAULT '{}'::regclass[])
+CREATE OR REPLACE FUNCTION pgmq.grant_app_role(role name, create_queues boolean DEFAULT false, tables regclass[] DEFAULT '{}'::regclass[], manage_queues boolean DEFAULT false)
  RETURNS void
  LANGUAGE plpgsql
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
+DECLARE
+    tbl regclass;
+    queue text;
 BEGIN
-    IF role IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(role)) IS NULL THEN
+    IF role IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(role::text)) IS NULL THEN
         RAISE EXCEPTION 'role "%" does not exist', role
             USING ERRCODE = 'PQ004', HINT = 'Create it first: CREATE ROLE ... LOGIN.';
     END IF;
+    IF NOT pgmq._session_is_owner() THEN
+        RAISE EXCEPTION 'permission denied: only the owner of schema pgmq grants application roles'
+            USING ERRCODE = '42501';
+    END IF;
+    IF pg_catalog.pg_has_role(role, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                     WHERE n.nspname = 'pgmq'::name), 'MEMBER'::text) THEN
+        RAISE EXCEPTION 'role "%" is (a member of) the owner of schema pgmq: it needs no grant', role
+            USING ERRCODE = 'PQ004',
+                  HINT = 'Grant a role of its own to the application (CREATE ROLE ... LOGIN).';
+    END IF;
+    INSERT INTO pgmq.app_role AS a (role_name, create_queues, manage_queues)
+    VALUES (role, coalesce($2, false), coalesce($4, false))
+    ON CONFLICT (role_name) DO UPDATE
+    SET create_queues = EXCLUDED.create_queues, manage_queues = EXCLUDED.manage_queues;
+
     EXECUTE pg_catalog.format('GRANT USAGE ON SCHEMA pgmq TO %I', role);
+    EXECUTE pg_catalog.format('REVOKE CREATE ON SCHEMA pgmq FROM %I', role);
     EXECUTE pg_catalog.format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgmq TO %I', role);
     EXECUTE pg_catalog.format(
-        'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA pgmq TO %I', role);
-    EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA pgmq TO %I', role);
-    EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT EXECUTE ON FUNCTIONS TO %I', role);
-    EXECUTE pg_catalog.format(
-        'ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq '
-        'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLES TO %I', role);
-    EXECUTE pg_catalog.format(
-        'ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT USAGE, SELECT ON SEQUENCES TO %I', role);
-    IF create_queues THEN
-        EXECUTE pg_catalog.format('GRANT CREATE ON SCHEMA pgmq TO %I', role);
-    ELSE
-        EXECUTE pg_catalog.format('REVOKE CREATE ON SCHEMA pgmq FROM %I', role);
-        EXECUTE pg_catalog.format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON pgmq.meta FROM %I', role);
-    END IF;
+        'ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT EXECUTE ON FUNCTIONS TO %I', role);
+    -- an older version's rules for every table and sequence, present and future
+    EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON TABLES FROM %I', role);
+    EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON SEQUENCES FROM %I', role);
+    EXECUTE pg_catalog.format('REVOKE ALL ON ALL TABLES IN SCHEMA pgmq FROM %I', role);
+    EXECUTE pg_catalog.format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA pgmq FROM %I', role);
+
+    FOR tbl IN
+        SELECT c.oid::regclass FROM pg_catalog.pg_class c
+        WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p')
+          AND NOT c.relispartition
+          AND c.oid NOT IN ('pgmq.app_role'::regclass, 'pgmq.queue_creator'::regclass)
+          AND NOT EXISTS (
+              SELECT FROM pgmq.meta m
+              WHERE c.relname IN (pgmq.format_table_name(m.queue_name::text, 'q'::text)::name,
+                                  pgmq.format_table_name(m.queue_name::text, 'a'::text)::name))
+          AND c.relname !~ '^spark_stage_[0-9a-f]{32}$'
+        ORDER BY 1
+    LOOP
+        EXECUTE pg_catalog.format('GRANT SELECT ON TABLE %s TO %I', tbl, role);
+    END LOOP;
+
+    FOR queue IN SELECT m.queue_name::text FROM pgmq.meta m ORDER BY 1 LOOP
+        PERFORM pgmq._grant_queue(queue, role);
+    END LOOP;
     FOR i IN 1 .. coalesce(pg_catalog.cardinality(tables), 0) LOOP
         EXECUTE pg_catalog.format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO %I', tables[i], role);
     END LOOP;
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[]) IS NULL;
-GRANT EXECUTE ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[]) TO PUBLIC;
+COMMENT ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[],boolean) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.grant_app_role(name,boolean,regclass[],boolean) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.list_partitions(queue_name text)
  RETURNS TABLE(partitioned_table text, partition_name text, range_start text, range_end text, is_default boolean)
@@ -4377,6 +5733,9 @@ AS $function$
 DECLARE
     target text;
     stored text;
+    bound text := pgmq._maintenance_lock_timeout();
+    saved text := pg_catalog.current_setting('lock_timeout');
+    locked boolean;
     cfg pgmq.partition_config;
 BEGIN
     IF $1 IS NOT NULL THEN
@@ -4389,14 +5748,30 @@ BEGIN
         END IF;
     END IF;
     FOR stored IN
-        SELECT DISTINCT c.queue_name FROM pgmq.partition_config c
+        SELECT DISTINCT c.queue_name::text FROM pgmq.partition_config c
         WHERE target IS NULL OR c.queue_name::text = target
         ORDER BY 1
     LOOP
-        PERFORM pgmq.acquire_queue_lock(stored);
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            PERFORM pgmq.acquire_queue_lock(stored);  -- kept by the transaction
+            locked := true;
+        EXCEPTION WHEN lock_not_available THEN
+            locked := false;
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        IF NOT locked THEN
+            RAISE NOTICE 'queue "%" not maintained: another session holds its queue lock (maintenance, '
+                         'or a create or drop not committed) for more than %; the next run tries again',
+                         stored, bound;
+            RETURN QUERY SELECT stored, NULL::text, 'queue skipped'::text, NULL::text, NULL::text,
+                                NULL::text, NULL::bigint;
+            CONTINUE;
+        END IF;
         -- Read the configuration after the lock: a drop_queue may have just committed.
         FOR cfg IN
-            SELECT * FROM pgmq.partition_config c WHERE c.queue_name::text = stored ORDER BY c.table_name DESC
+            SELECT * FROM pgmq.partition_config c WHERE c.queue_name::text = stored
+            ORDER BY c.table_name DESC
         LOOP
             RETURN QUERY SELECT stored, cfg.table_name, m.* FROM pgmq._maintain_table(cfg) m;
         END LOOP;
@@ -4433,12 +5808,9 @@ BEGIN
         IF pg_catalog.clock_timestamp() - last_at < throttle * interval '1 millisecond' THEN
             RETURN NULL;
         END IF;
-        -- Re-checked under the row lock: of two commits racing past the window, one notifies.
-        UPDATE pgmq.notify_insert_throttle t
-        SET last_notified_at = pg_catalog.clock_timestamp()
-        WHERE t.queue_name::text = queue
-          AND pg_catalog.clock_timestamp() - t.last_notified_at >= t.throttle_interval_ms * interval '1 millisecond';
-        IF NOT FOUND THEN
+        -- Re-checked under the row lock: of two commits racing past the window, one
+        -- notifies. The owner's helper writes the row (the inserting role may not).
+        IF NOT pgmq._notify_throttle_pass(queue) THEN
             RETURN NULL;
         END IF;
     END IF;
@@ -4454,21 +5826,23 @@ GRANT EXECUTE ON FUNCTION pgmq.notify_queue_listeners() TO PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq.pending_indexes()
  RETURNS TABLE(queue_name text, index_name text, kind text, invalid boolean, drop_statement text, statement text)
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 BEGIN
     DELETE FROM pgmq.queue_index_wanted w
     WHERE NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = w.queue_name::text)
        OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i
-                  WHERE i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', w.index_name))
+                  WHERE i.indexrelid = pg_catalog.to_regclass(
+                            pg_catalog.format('pgmq.%I', w.index_name))
                     AND i.indisvalid);
     RETURN QUERY
     SELECT w.queue_name, w.index_name, w.kind,
            pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', w.index_name)) IS NOT NULL,
            pg_catalog.format('DROP INDEX CONCURRENTLY IF EXISTS pgmq.%I', w.index_name),
            pg_catalog.format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON pgmq.%I (%s)',
-                  w.index_name, pgmq.format_table_name(w.queue_name::text, 'q'::text),
-                  CASE w.kind WHEN 'priority' THEN 'pgmq._task_priority(headers) DESC, msg_id'
-                              WHEN 'fifo' THEN 'pgmq._fifo_group(headers), msg_id' END)
+                             w.index_name, pgmq.format_table_name(w.queue_name, 'q'::text),
+                             pgmq._queue_index_columns(w.kind))
     FROM pgmq.queue_index_wanted w
     ORDER BY w.wanted_at, w.index_name;
 END
@@ -4722,9 +6096,14 @@ CREATE OR REPLACE FUNCTION pgmq.revoke_app_role(role name, tables regclass[] DEF
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 BEGIN
-    IF role IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(role)) IS NULL THEN
+    IF role IS NULL OR pg_catalog.to_regrole(pg_catalog.quote_ident(role::text)) IS NULL THEN
         RAISE EXCEPTION 'role "%" does not exist', role USING ERRCODE = 'PQ004';
     END IF;
+    IF NOT pgmq._session_is_owner() THEN
+        RAISE EXCEPTION 'permission denied: only the owner of schema pgmq revokes application roles'
+            USING ERRCODE = '42501';
+    END IF;
+    DELETE FROM pgmq.app_role a WHERE a.role_name = role;
     EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON FUNCTIONS FROM %I', role);
     EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON TABLES FROM %I', role);
     EXECUTE pg_catalog.format('ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq REVOKE ALL ON SEQUENCES FROM %I', role);
@@ -4786,67 +6165,37 @@ GRANT EXECUTE ON FUNCTION pgmq.send(text,jsonb) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.set_queue_attributes(queue_name text, attributes jsonb)
  RETURNS jsonb
- LANGUAGE plpgsql
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
-DECLARE
-    stored text := pgmq._require_queue(queue_name);
-    old jsonb;
-    merged jsonb;
-    k text;
-    qtable text;
-BEGIN
-    IF attributes IS NULL OR pg_catalog.jsonb_typeof(attributes) <> 'object' THEN
-        RAISE EXCEPTION 'queue "%": attributes must be a JSON object, got %', stored,
-            coalesce(attributes::text, 'NULL')
-            USING ERRCODE = 'PQ004';
-    END IF;
-    FOR k IN SELECT pg_catalog.jsonb_object_keys(attributes) LOOP
-        IF NOT EXISTS (SELECT 1 FROM pgmq._queue_attribute_rules() r WHERE r.key = k) THEN
-            PERFORM pgmq._bad_queue_attribute(stored, k, attributes -> k);
-        END IF;
-    END LOOP;
-    PERFORM pgmq.acquire_queue_lock(stored);
-    old := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
-    merged := pg_catalog.jsonb_strip_nulls(old || attributes);
-    PERFORM pgmq._check_queue_attributes(stored, merged);
-    IF merged = old THEN
-        RETURN merged;
-    END IF;
-
-    IF merged ? 'dead_letter_queue'
-       AND NOT EXISTS (SELECT 1 FROM pgmq.meta m
-                       WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower(merged ->> 'dead_letter_queue')) THEN
-        PERFORM pgmq."create"(merged ->> 'dead_letter_queue');
-    END IF;
-    qtable := pgmq.format_table_name(stored, 'q'::text);
-    IF (merged -> 'priorities') = 'true'::jsonb THEN
-        -- The tasks backend's index (sql/75_tasks.sql): priority descending, then msg_id,
-        -- built CONCURRENTLY after the commit (sql/22_index_builds.sql).
-        PERFORM pgmq._want_queue_index(stored, 'priority'::text);
-    END IF;
-    IF coalesce((merged ->> 'deduplication_window')::integer, 0) = 0 THEN
-        DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name::text = pg_catalog.lower(stored);
-    END IF;
-
-    IF (old -> 'max_in_flight', old -> 'rate_limit')
-       IS DISTINCT FROM (merged -> 'max_in_flight', merged -> 'rate_limit') THEN
-        PERFORM pgmq._sync_queue_limits(stored, merged);
-    END IF;
-
-    IF merged = '{}'::jsonb THEN
-        DELETE FROM pgmq.queue_attributes a WHERE a.queue_name::text = stored;
-    ELSE
-        INSERT INTO pgmq.queue_attributes AS a (queue_name, attributes)
-        VALUES (stored, merged)
-        ON CONFLICT ON CONSTRAINT queue_attributes_pkey
-        DO UPDATE SET attributes = excluded.attributes, updated_at = pg_catalog.now();
-    END IF;
-    RETURN merged;
-END
+    SELECT pgmq._apply_queue_attributes($1::text, $2::jsonb, 'manage_queues'::text);
 $function$
 ;
 COMMENT ON FUNCTION pgmq.set_queue_attributes(text,jsonb) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.set_queue_attributes(text,jsonb) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.set_schedule_origin(schedule_names text[], origin text)
+ RETURNS SETOF text
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgmq.schedules s
+                   WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2) THEN
+        RETURN;
+    END IF;
+    PERFORM pgmq._require_privilege('manage_queues'::text);
+    RETURN QUERY
+        UPDATE pgmq.schedules s SET origin = $2
+        WHERE s.schedule_name = ANY ($1) AND s.origin IS DISTINCT FROM $2
+        RETURNING s.schedule_name;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.set_schedule_origin(text[],text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.set_schedule_origin(text[],text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_id bigint, vt integer)
  RETURNS SETOF pgmq.message_record
@@ -4871,7 +6220,6 @@ AS $function$
 DECLARE
     ids bigint[];
     batches integer;
-    last_acked bigint;
 BEGIN
     IF mode IS NULL OR mode NOT IN ('archive', 'delete', 'none') THEN
         RAISE EXCEPTION 'ack must be archive, delete or none, got %', coalesce(mode, 'NULL')
@@ -4889,12 +6237,7 @@ BEGIN
     ELSIF mode = 'delete' THEN
         PERFORM pg_catalog.count(*) FROM pgmq.delete(queue_name, ids);
     END IF;
-    UPDATE pgmq.spark_stream_batch b SET acked_at = pg_catalog.clock_timestamp()
-    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.batch <= upto_batch AND b.acked_at IS NULL;
-    SELECT pg_catalog.max(b.batch) INTO last_acked FROM pgmq.spark_stream_batch b
-    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL;
-    DELETE FROM pgmq.spark_stream_batch b
-    WHERE b.queue_name::text = $1 AND b.consumer = $2 AND b.acked_at IS NOT NULL AND b.batch < last_acked;
+    PERFORM pgmq._spark_batch_ack(queue_name::text, consumer::text, upto_batch::bigint);
     RETURN batches;
 END
 $function$
@@ -4913,7 +6256,6 @@ DECLARE
     held bigint[];
     ids bigint[];
     dead bigint[];
-    next_batch bigint;
 BEGIN
     PERFORM pgmq._require_queue(queue_name);
     IF vt IS NULL OR vt < 1 THEN
@@ -4968,16 +6310,16 @@ BEGIN
     IF dead IS NOT NULL THEN
         PERFORM pgmq._dead_letter_ids(queue_name, dead, 0);
     END IF;
-    PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, ids);
+    IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
+        -- a limited queue only (as pgmq.read): an unlimited one has no state to record
+        PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, ids);
+    END IF;
 
     IF ids IS NULL THEN
         RETURN NULL;
     END IF;
-    SELECT greatest(coalesce(pg_catalog.max(b.batch), 0), coalesce(min_batch, 0)) + 1 INTO next_batch
-    FROM pgmq.spark_stream_batch b WHERE b.queue_name::text = $1 AND b.consumer = $2;
-    INSERT INTO pgmq.spark_stream_batch (queue_name, consumer, batch, msg_ids, claimed_at)
-    VALUES ($1, $2, next_batch, ids, stamp);
-    RETURN next_batch;
+    -- The owner's helper records the batch (application roles may not write the table).
+    RETURN pgmq._spark_batch_record(queue_name::text, consumer::text, min_batch::bigint, ids, stamp);
 END
 $function$
 ;
@@ -5015,25 +6357,16 @@ GRANT EXECUTE ON FUNCTION pgmq.spark_hold(text,text,bigint,bigint,integer) TO PU
 CREATE OR REPLACE FUNCTION pgmq.spark_stage_abort(stage text)
  RETURNS boolean
  LANGUAGE plpgsql
+ SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 DECLARE
-    entry pgmq.spark_stage;
+    entry pgmq.spark_stage := pgmq._spark_stage_entry(stage);
 BEGIN
-    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
-    IF NOT FOUND THEN
+    IF entry.stage_table IS NULL THEN
         RETURN false;
     END IF;
-    IF pgmq._spark_stage_table(stage, true) IS NULL THEN
-        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;  -- its table is gone
-        RETURN true;
-    END IF;
-    IF entry.writer_id IS NULL THEN
-        EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', stage);
-        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
-    ELSE
-        EXECUTE pg_catalog.format('TRUNCATE pgmq.%I', stage);
-    END IF;
+    PERFORM pgmq._spark_stage_finish(stage, NULL::bigint, true);
     RETURN true;
 END
 $function$
@@ -5050,8 +6383,8 @@ DECLARE
     entry pgmq.spark_stage;
     moved bigint;
 BEGIN
-    SELECT * INTO entry FROM pgmq.spark_stage s WHERE s.stage_table = stage FOR UPDATE;
-    IF NOT FOUND THEN
+    entry := pgmq._spark_stage_lock(stage);
+    IF entry.stage_table IS NULL THEN
         RAISE EXCEPTION 'staging table pgmq.% does not exist (already committed or dropped)', stage
             USING ERRCODE = 'PQ004';
     END IF;
@@ -5061,33 +6394,22 @@ BEGIN
         WHERE k.queue_name::text = entry.queue_name::text AND k.writer_id = entry.writer_id
           AND k.batch_id >= $3
     ) THEN
-        EXECUTE pg_catalog.format('TRUNCATE pgmq.%I', stage);
+        PERFORM pgmq._spark_stage_finish(stage, NULL::bigint, false);
         RETURN -1;
     END IF;
-    IF pgmq._spark_checked_send(entry.queue_name::text) THEN
-        moved := pgmq._spark_send_staged(entry.queue_name::text, pg_catalog.format('pgmq.%I', stage)::regclass,
+    IF pgmq._spark_checked_send(entry.queue_name) THEN
+        moved := pgmq._spark_send_staged(entry.queue_name, pg_catalog.format('pgmq.%I', stage)::regclass,
                                          coalesce(attempts, '{}'));
     ELSE
         EXECUTE pg_catalog.format(
             'INSERT INTO pgmq.%I (vt, message, headers) '
             'SELECT coalesce(vt, pg_catalog.clock_timestamp()), message, headers FROM pgmq.%I '
             'WHERE attempt = ANY ($1) ORDER BY part, seq',
-            pgmq.format_table_name(entry.queue_name::text, 'q'::text), stage
+            pgmq.format_table_name(entry.queue_name, 'q'::text), stage
         ) USING attempts;
         GET DIAGNOSTICS moved = ROW_COUNT;
     END IF;
-    IF entry.writer_id IS NULL THEN
-        EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', stage);
-        DELETE FROM pgmq.spark_stage s WHERE s.stage_table = stage;
-    ELSE
-        EXECUTE pg_catalog.format('TRUNCATE pgmq.%I', stage);
-        IF batch_id IS NOT NULL THEN
-            INSERT INTO pgmq.spark_sink_batch AS k (queue_name, writer_id, batch_id)
-            VALUES (entry.queue_name, entry.writer_id, batch_id)
-            ON CONFLICT (queue_name, writer_id)
-            DO UPDATE SET batch_id = excluded.batch_id, committed_at = pg_catalog.now();
-        END IF;
-    END IF;
+    PERFORM pgmq._spark_stage_finish(stage, batch_id, true);
     RETURN moved;
 END
 $function$
@@ -5097,31 +6419,9 @@ GRANT EXECUTE ON FUNCTION pgmq.spark_stage_commit(text,bigint[],bigint) TO PUBLI
 
 CREATE OR REPLACE FUNCTION pgmq.spark_stage_create(queue_name text, writer_id text DEFAULT NULL::text)
  RETURNS text
- LANGUAGE plpgsql
- SET search_path TO 'pg_catalog', 'pg_temp'
+ LANGUAGE sql
 AS $function$
-DECLARE
-    stored text := pgmq._require_queue(queue_name);
-    stage text;
-BEGIN
-    IF writer_id IS NOT NULL THEN
-        PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('pgmq.spark.stage.' || pg_catalog.lower(stored) || '.' || writer_id));
-        SELECT s.stage_table INTO stage FROM pgmq.spark_stage s
-        WHERE s.queue_name::text = stored AND s.writer_id = $2;
-        IF stage IS NOT NULL AND pgmq._spark_stage_table(stage, true) IS NOT NULL THEN
-            RETURN stage;
-        END IF;
-        DELETE FROM pgmq.spark_stage s WHERE s.queue_name::text = stored AND s.writer_id = $2;
-    END IF;
-    stage := 'spark_stage_' || pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', '');
-    EXECUTE pg_catalog.format(
-        'CREATE UNLOGGED TABLE pgmq.%I (part integer NOT NULL, attempt bigint NOT NULL, '
-        'seq bigint GENERATED ALWAYS AS IDENTITY, vt timestamptz, message jsonb, headers jsonb)',
-        stage
-    );
-    INSERT INTO pgmq.spark_stage (stage_table, queue_name, writer_id) VALUES (stage, stored, $2);
-    RETURN stage;
-END
+    SELECT pgmq._spark_stage_make($1::text, $2::text, CURRENT_USER::name);
 $function$
 ;
 COMMENT ON FUNCTION pgmq.spark_stage_create(text,text) IS NULL;
@@ -5130,12 +6430,17 @@ GRANT EXECUTE ON FUNCTION pgmq.spark_stage_create(text,text) TO PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq.spark_stage_drop_stale(older_than interval)
  RETURNS integer
  LANGUAGE plpgsql
+ SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 DECLARE
     stale text;
     dropped integer := 0;
 BEGIN
+    PERFORM pgmq._require_app_role();
+    IF older_than IS NULL OR older_than < interval '1 hour' THEN
+        PERFORM pgmq._require_privilege('manage_queues'::text);
+    END IF;
     FOR stale IN
         SELECT s.stage_table FROM pgmq.spark_stage s
         WHERE s.writer_id IS NULL AND s.created_at < pg_catalog.now() - older_than
@@ -5163,8 +6468,11 @@ GRANT EXECUTE ON FUNCTION pgmq.spark_stage_drop_stale(interval) TO PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq.unbind_topic(pattern text, queue_name text)
  RETURNS boolean
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 BEGIN
+    PERFORM pgmq._require_privilege('manage_queues'::text);
     IF pattern IS NULL OR pattern = '' THEN
         RAISE EXCEPTION 'pattern cannot be NULL or empty' USING ERRCODE = 'PQ004';
     END IF;
@@ -5278,3 +6586,9 @@ $function$
 COMMENT ON FUNCTION pgmq.validate_topic_pattern(text) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.validate_topic_pattern(text) TO PUBLIC;
 
+-- BY HAND (done above): index pgmq.app_role_pkey
+-- BY HAND (done above): index pgmq.queue_creator_pkey
+-- BY HAND (done above): table pgmq.app_role
+-- BY HAND (done above): table pgmq.celery_queue
+-- BY HAND (done above): table pgmq.queue_creator
+-- BY HAND (done above): table pgmq.spark_stage

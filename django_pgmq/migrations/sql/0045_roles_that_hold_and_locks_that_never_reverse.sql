@@ -1,6 +1,82 @@
--- 0045_qualified_calls: qualified calls
+-- 0045_roles_that_hold_and_locks_that_never: roles that hold and locks that never stall
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+-- BEGIN HAND side
+ALTER TABLE pgmq.spark_stage DROP COLUMN IF EXISTS writer_role;
+ALTER TABLE pgmq.celery_queue DROP COLUMN IF EXISTS created_by_celery;
+-- END HAND side
+-- BEGIN HAND sec
+-- Back to the old grant model for every registered role (as the old
+-- pgmq.grant_app_role gave it: every table and sequence of pgmq, present and future,
+-- CREATE on pgmq for create_queues), then the registry goes. Queue tables stay the
+-- schema owner's.
+DO $sec$
+DECLARE
+    rec record;
+BEGIN
+    FOR rec IN
+        SELECT a.role_name, a.create_queues FROM pgmq.app_role a
+        JOIN pg_catalog.pg_roles r ON r.rolname = a.role_name
+        ORDER BY 1
+    LOOP
+        EXECUTE pg_catalog.format(
+            'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA pgmq TO %I', rec.role_name);
+        EXECUTE pg_catalog.format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA pgmq TO %I', rec.role_name);
+        EXECUTE pg_catalog.format(
+            'ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq '
+            'GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLES TO %I', rec.role_name);
+        EXECUTE pg_catalog.format(
+            'ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT USAGE, SELECT ON SEQUENCES TO %I', rec.role_name);
+        IF rec.create_queues THEN
+            EXECUTE pg_catalog.format('GRANT CREATE ON SCHEMA pgmq TO %I', rec.role_name);
+        ELSE
+            EXECUTE pg_catalog.format(
+                'REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON pgmq.meta FROM %I', rec.role_name);
+        END IF;
+    END LOOP;
+END
+$sec$;
+DROP TABLE pgmq.app_role;
+DROP TABLE pgmq.queue_creator;
+-- END HAND sec
+-- (the table goes in the HAND block above, with its key app_role_pkey)
+-- (the table goes in the HAND block above, with its key queue_creator_pkey)
+DROP FUNCTION IF EXISTS pgmq._apply_queue_attributes(text,jsonb,text);
+DROP FUNCTION IF EXISTS pgmq._celery_cleanup_queues();
+DROP FUNCTION IF EXISTS pgmq._celery_own_session(integer);
+DROP FUNCTION IF EXISTS pgmq._dedup_claim(text,text[],bigint[]);
+DROP FUNCTION IF EXISTS pgmq._dedup_expire(text);
+DROP FUNCTION IF EXISTS pgmq._dedup_record(text,text[],bigint[]);
+DROP FUNCTION IF EXISTS pgmq._dedup_window(text);
+DROP FUNCTION IF EXISTS pgmq._drop_queue(text);
+DROP FUNCTION IF EXISTS pgmq._grant_queue(text,name);
+DROP FUNCTION IF EXISTS pgmq._grant_queue_table(regclass,name);
+DROP FUNCTION IF EXISTS pgmq._maintenance_lock_timeout();
+DROP FUNCTION IF EXISTS pgmq._notify_throttle_pass(text);
+DROP FUNCTION IF EXISTS pgmq._queue_index_columns(text);
+DROP FUNCTION IF EXISTS pgmq._queue_ops_kept_held(text,"char");
+DROP FUNCTION IF EXISTS pgmq._queue_ops_kept_prepare_sql(text,"char");
+DROP FUNCTION IF EXISTS pgmq._rearm_notify(text);
+DROP FUNCTION IF EXISTS pgmq._record_creator(text);
+DROP FUNCTION IF EXISTS pgmq._refuse_foreign_tables(text);
+DROP FUNCTION IF EXISTS pgmq._require_app_role();
+DROP FUNCTION IF EXISTS pgmq._require_privilege(text);
+DROP FUNCTION IF EXISTS pgmq._schedule_claim_due(timestamp with time zone);
+DROP FUNCTION IF EXISTS pgmq._schedule_tick_done(text,timestamp with time zone,bigint,text);
+DROP FUNCTION IF EXISTS pgmq._session_is_owner();
+DROP FUNCTION IF EXISTS pgmq._spark_batch_ack(text,text,bigint);
+DROP FUNCTION IF EXISTS pgmq._spark_batch_record(text,text,bigint,bigint[],timestamp with time zone);
+DROP FUNCTION IF EXISTS pgmq._spark_export_run(text,text,double precision);
+DROP FUNCTION IF EXISTS pgmq._spark_export_set_stage(uuid,text,bigint,bigint);
+DROP FUNCTION IF EXISTS pgmq._spark_stage_entry(text);
+DROP FUNCTION IF EXISTS pgmq._spark_stage_finish(text,bigint,boolean);
+DROP FUNCTION IF EXISTS pgmq._spark_stage_lock(text);
+DROP FUNCTION IF EXISTS pgmq._spark_stage_make(text,text,name);
+DROP FUNCTION IF EXISTS pgmq._spark_stats_upsert(text,timestamp with time zone,bigint,double precision,double precision,double precision,bigint);
+DROP FUNCTION IF EXISTS pgmq.celery_delete_queue(text);
+DROP FUNCTION IF EXISTS pgmq.celery_enable_priorities(text);
+DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[],boolean);
+DROP FUNCTION IF EXISTS pgmq.set_schedule_origin(text[],text);
 CREATE OR REPLACE FUNCTION pgmq._archive_idle(queue_name text)
  RETURNS boolean
  LANGUAGE sql
@@ -3670,6 +3746,19 @@ $function$
 COMMENT ON FUNCTION pgmq.celery_ack(text,bigint[],boolean) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.celery_ack(text,bigint[],boolean) TO PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq.celery_bind(exchange text, exchange_type text, routing_key text, queue text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    INSERT INTO pgmq.celery_binding (exchange, exchange_type, routing_key, queue_name, key_regex)
+    VALUES ($1, $2, $3, $4, CASE WHEN $2 = 'topic' THEN pgmq._celery_topic_regex($3) END)
+    ON CONFLICT (exchange, queue_name, routing_key) DO UPDATE
+    SET exchange_type = EXCLUDED.exchange_type, key_regex = EXCLUDED.key_regex;
+$function$
+;
+COMMENT ON FUNCTION pgmq.celery_bind(text,text,text,text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_bind(text,text,text,text) TO PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq.celery_cancel(queue text, session integer)
  RETURNS boolean
  LANGUAGE plpgsql
@@ -3784,6 +3873,16 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.celery_declare_queue(text,text,boolean,boolean,bigint,bigint) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.celery_declare_queue(text,text,boolean,boolean,bigint,bigint) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.celery_delete_exchange(exchange text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    DELETE FROM pgmq.celery_binding b WHERE b.exchange = $1;
+$function$
+;
+COMMENT ON FUNCTION pgmq.celery_delete_exchange(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.celery_delete_exchange(text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.celery_extend(queue text, msg_ids bigint[], vt integer)
  RETURNS integer
@@ -4146,6 +4245,19 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq.drop_queue(text) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.drop_queue(text) TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.drop_schedule(schedule_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM pgmq.schedules s WHERE s.schedule_name = drop_schedule.schedule_name;
+    RETURN FOUND;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.drop_schedule(text) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.drop_schedule(text) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.enable_notify_insert(queue_name text, throttle_interval_ms integer DEFAULT 250)
  RETURNS void
@@ -5278,3 +5390,9 @@ $function$
 COMMENT ON FUNCTION pgmq.validate_topic_pattern(text) IS NULL;
 GRANT EXECUTE ON FUNCTION pgmq.validate_topic_pattern(text) TO PUBLIC;
 
+-- BY HAND (done above): index pgmq.app_role_pkey
+-- BY HAND (done above): index pgmq.queue_creator_pkey
+-- BY HAND (done above): table pgmq.app_role
+-- BY HAND (done above): table pgmq.celery_queue
+-- BY HAND (done above): table pgmq.queue_creator
+-- BY HAND (done above): table pgmq.spark_stage

@@ -1,7 +1,7 @@
-"""trusted session state.
+"""roles that hold and locks that never stall.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0045_trusted_session_state.sql, and its _reverse) and is never edited.
+migrations/sql/ (0045_roles_that_hold_and_locks_that_never.sql, and its _reverse) and is never edited.
 """
 
 from django.db import migrations
@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0045_trusted_session_state.sql"),
-            reverse_sql=_frozen.read("0045_trusted_session_state_reverse.sql"),
+            sql=_frozen.read("0045_roles_that_hold_and_locks_that_never.sql"),
+            reverse_sql=_frozen.read("0045_roles_that_hold_and_locks_that_never_reverse.sql"),
         )
     ]
