@@ -18,5 +18,5 @@ class ScheduleSyncOps(Base):
         return [row[0] for row in self._fetch("settings_schedule_names", {}, None)]
 
     def schedules_installed(self) -> bool:
-        """Whether this database has the schedules' tables (migrated far enough)."""
+        """Whether this database has the schedule API this code syncs through (0045 on)."""
         return bool(self._fetch("schedules_installed", {}, None)[0][0])

@@ -412,7 +412,7 @@ SELECT pgmq.create_fifo_index(queue_name => %(queue)s);
 -- name: defer_index_builds
 -- For the rest of the transaction: pgmq._want_queue_index records the wish, never builds
 -- in it (a build's SHARE lock would hold the queue's writers until the commit).
-SELECT set_config('pgmq.defer_index_builds', 'on', true);
+SELECT pg_catalog.set_config('pgmq.defer_index_builds', 'on', true);
 
 -- Schedules (sql/65_schedules.sql; manager/schedule_ops.py) ---------------------------
 
@@ -456,7 +456,9 @@ SELECT s FROM pgmq.set_schedule_origin(%(names)s::text[], %(origin)s::text) s;
 SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY schedule_name;
 
 -- name: schedules_installed
-SELECT pg_catalog.to_regclass('pgmq.schedules') IS NOT NULL;
+-- The schedule API this code syncs through (set_schedule_origin came with 0045): a
+-- database migrated back before it is left alone by the settings sync.
+SELECT pg_catalog.to_regprocedure('pgmq.set_schedule_origin(text[],text)') IS NOT NULL;
 
 -- name: refuse_foreign_schema
 -- Migrate's pre-flight (django_pgmq/schema_guard.py): catalogue reads only, so they run

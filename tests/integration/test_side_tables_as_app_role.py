@@ -1,8 +1,8 @@
 """Side tables under the grant model: an application role writes only queue tables.
 
-Real roles (LOGIN, not superuser) on the test database. After pgmq.grant_app_role each
-role keeps, of pgmq's tables, SELECT on all and INSERT/UPDATE/DELETE/TRUNCATE on the
-queue tables (q_*, a_*) only, and no CREATE on schema pgmq: what the grant model gives.
+Real roles (LOGIN, not superuser) on the test database, granted by pgmq.grant_app_role:
+of pgmq's tables, SELECT on all and INSERT/UPDATE/DELETE/TRUNCATE on the queue tables
+(q_*, a_*) only, and no CREATE on schema pgmq.
 Every message operation still works (its side writes go through the owner's helpers),
 and every change of policy takes the manage_queues right (42501 otherwise).
 """
@@ -19,25 +19,6 @@ from psycopg.conninfo import make_conninfo
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# The grant model's direct table rights (set up here until pgmq.grant_app_role gives them).
-ONLY_QUEUE_TABLES = """
-DO $do$
-DECLARE
-    t record;
-BEGIN
-    FOR t IN SELECT c.relname FROM pg_class c
-             WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p')
-               AND c.relname !~ '^[qa]_'
-    LOOP
-        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON pgmq.%I FROM %I',
-                       t.relname, %(role)s::text);
-    END LOOP;
-    EXECUTE format('REVOKE CREATE ON SCHEMA pgmq FROM %I', %(role)s::text);
-END
-$do$
-"""
-
-
 class Role:
     def __init__(self, name: str, dsn: str) -> None:
         self.name = name
@@ -52,7 +33,7 @@ def make_role(pg_connect, pg_dsn) -> Iterator[Callable[..., Role]]:
     admin = pg_connect()
     made: list[str] = []
 
-    def make(manage_queues: bool = False) -> Role:
+    def make(manage_queues: bool = False, create_queues: bool = False) -> Role:
         name, password = f"pgmq_side_{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
         admin.execute(
             sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER PASSWORD {}").format(
@@ -60,20 +41,14 @@ def make_role(pg_connect, pg_dsn) -> Iterator[Callable[..., Role]]:
             )
         )
         made.append(name)
-        admin.execute("SELECT pgmq.grant_app_role(%s)", [name])
         admin.execute(
-            sql.SQL(ONLY_QUEUE_TABLES.replace("%(role)s", sql.Literal(name).as_string(admin)))
-        )
-        admin.execute(
-            "INSERT INTO pgmq.app_role (role_name, manage_queues) VALUES (%s, %s) "
-            "ON CONFLICT (role_name) DO UPDATE SET manage_queues = excluded.manage_queues",
-            [name, manage_queues],
+            "SELECT pgmq.grant_app_role(%s, %s, '{}', %s)", [name, create_queues, manage_queues]
         )
         return Role(name, make_conninfo(pg_dsn, user=name, password=password))
 
     yield make
     for name in made:
-        admin.execute("DELETE FROM pgmq.app_role WHERE role_name = %s", [name])
+        admin.execute("SELECT pgmq.revoke_app_role(%s)", [name])
         admin.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(name)))
         admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
 
@@ -258,7 +233,10 @@ def test_attributes_and_bindings_take_manage_queues(app, manager_role, queues):
         ).fetchone() == (True,)
 
 
-def test_celery_declare_publish_consume_cleanup(pg_connect, app):
+def test_celery_declare_publish_consume_cleanup(pg_connect, make_role):
+    """Declaring a new queue creates it: the transport's role needs --create-queues (as
+    for pgmq.create); declaring, publishing and consuming an existing one need nothing."""
+    app = make_role(create_queues=True)
     q = f"side_celery_{uuid.uuid4().hex[:8]}"
     owner = pg_connect()
     try:

@@ -232,7 +232,9 @@ def test_the_owners_index_build_gives_way_to_the_application_roles_drop(deployed
     with owner.connect() as look, psycopg.connect(app.dsn) as dropper:
         dropper.execute("SELECT pgmq.create('mine_idx')")
         dropper.commit()
-        look.execute("SELECT pgmq.set_queue_attributes('mine_idx', '{\"priorities\": true}')")
+        with look.transaction():  # deferred, as inside the manager's atomic(): a wish
+            look.execute("SELECT pg_catalog.set_config('pgmq.defer_index_builds', 'on', true)")
+            look.execute("SELECT pgmq.set_queue_attributes('mine_idx', '{\"priorities\": true}')")
         dropper.execute("SELECT pgmq.send('mine_idx', '{}')")  # older than the build
         build = Run(lambda: index_builds.build_pending_dsn(owner.dsn))
         build.start()

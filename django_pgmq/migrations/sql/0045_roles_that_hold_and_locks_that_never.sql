@@ -157,6 +157,8 @@ BEGIN
         LOOP
             EXECUTE pg_catalog.format('REVOKE ALL ON SEQUENCE %s FROM %I', tbl, grantee);
         END LOOP;
+        -- Celery's consumer session numbers (as pgmq.grant_app_role gives them).
+        EXECUTE pg_catalog.format('GRANT USAGE ON SEQUENCE pgmq.celery_session_seq TO %I', grantee);
         FOR tbl IN
             WITH RECURSIVE queue_table(oid) AS (
                 SELECT c.oid FROM pgmq.meta m
@@ -5660,6 +5662,9 @@ BEGIN
     LOOP
         EXECUTE pg_catalog.format('GRANT SELECT ON TABLE %s TO %I', tbl, role);
     END LOOP;
+    -- The Celery transport numbers its consumer sessions from this sequence
+    -- (pgmq.celery_open_session runs as the caller): nextval only, no policy in it.
+    EXECUTE pg_catalog.format('GRANT USAGE ON SEQUENCE pgmq.celery_session_seq TO %I', role);
 
     FOR queue IN SELECT m.queue_name::text FROM pgmq.meta m ORDER BY 1 LOOP
         PERFORM pgmq._grant_queue(queue, role);
