@@ -1,7 +1,8 @@
 """roles that hold and locks that never stall.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0045_roles_that_hold_and_locks_that_never.sql, and its _reverse) and is never edited.
+migrations/sql/ (0045_roles_that_hold_and_locks_that_never.sql, and its _reverse) and is
+never edited.
 """
 
 from django.db import migrations

@@ -19,6 +19,7 @@ from psycopg.conninfo import make_conninfo
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
 class Role:
     def __init__(self, name: str, dsn: str) -> None:
         self.name = name
