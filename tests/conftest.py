@@ -136,5 +136,6 @@ def app_role(pg_connect, pg_dsn, transactional_db) -> Iterator[tuple[str, str]]:
     try:
         yield name, make_conninfo(pg_dsn, user=name, password=password)
     finally:
+        admin.execute("SELECT pgmq.revoke_app_role(%s)", [name])
         admin.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(sql.Identifier(name)))
         admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))

@@ -169,6 +169,8 @@ def test_an_application_role_gets_its_index_built_by_the_owner(app_role, pg_conn
     owner.execute("SELECT pgmq.create(%s)", [big])
     try:
         fill(owner, big)
+        # create_fifo_index is any application role's; priorities is policy (--manage-queues)
+        owner.execute("SELECT pgmq.grant_app_role(%s, manage_queues => true)", [name])
         with psycopg.connect(dsn, autocommit=True) as app:
             app.execute("SELECT pgmq.create_fifo_index(%s)", [queue])
             app.execute("SELECT pgmq.set_queue_attributes(%s, '{\"priorities\": true}')", [queue])
