@@ -406,8 +406,10 @@ $fn$;
 --   allowed            how many of the qty asked for the reader may claim now (0 when
 --                      the queue is paused; NULL qty, "all", stays NULL unless a limit
 --                      caps it). max_in_flight (not for a pop) and rate_limit lower it
---                      (sql/26_limits.sql): the claim then holds the queue's limit state
---                      row until its transaction ends, and records what it claimed with
+--                      (sql/26_limits.sql): the claim then holds one slot (and one
+--                      token) per message it may take until its transaction ends (taken
+--                      SKIP LOCKED: it never waits for another claim), and records what
+--                      it claimed with
 --                      pgmq._claim_record(queue_name, held, stamps, counts, claimed ids).
 --   max_receive_count  with dead_letter_queue: a visible message already read this often
 --   dead_letter_queue  is moved there instead of being handed out (NULL: no redrive); the
@@ -431,7 +433,11 @@ BEGIN
     dead_letter_queue := attrs ->> 'dead_letter_queue';
     by_priority := coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
     IF allowed IS DISTINCT FROM 0 AND (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
-        SELECT l.allowed, l.held, l.stamps, l.counts INTO allowed, held, stamps, counts
+        -- held: the max_in_flight slots taken for the claim; counts: the rate_limit
+        -- tokens; stamps: '{}' when the queue has a rate limit (sql/26_limits.sql).
+        SELECT l.allowed, l.slots::bigint[],
+               CASE WHEN l.tokens IS NOT NULL THEN '{}'::timestamptz[] END, l.tokens
+        INTO allowed, held, stamps, counts
         FROM pgmq._claim_limits(queue_name, allowed, pops, NOT peek) l;
     END IF;
 END
@@ -692,11 +698,11 @@ BEGIN
         USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
     IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= clock_timestamp()))
        AND attrs ? 'max_in_flight' THEN
-        -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
-        -- worker waiting at the limit (at commit).
+        -- A slot may have freed (not by a heartbeat's set_vt into the future): free it,
+        -- and wake a worker waiting at the limit (at commit) if the queue was at it.
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-            PERFORM pg_notify(pgmq._limit_channel(pgmq._stored_queue_name(queue_name)), '');
+            PERFORM pgmq._limit_free(queue_name, p_ids);
         END IF;
     END IF;
 END
