@@ -422,7 +422,7 @@ CREATE FUNCTION pgmq._claim_filter(
     queue_name text, attrs jsonb, qty integer, pops boolean DEFAULT false,
     peek boolean DEFAULT false,
     OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text,
-    OUT by_priority boolean, OUT held bigint[], OUT stamps timestamptz[], OUT counts integer[]
+    OUT by_priority boolean, OUT held tid[], OUT stamps timestamptz[], OUT counts tid[]
 )
 LANGUAGE plpgsql
 AS $fn$
@@ -434,8 +434,9 @@ BEGIN
     by_priority := coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
     IF allowed IS DISTINCT FROM 0 AND (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
         -- held: the max_in_flight slots taken for the claim; counts: the rate_limit
-        -- tokens; stamps: '{}' when the queue has a rate limit (sql/26_limits.sql).
-        SELECT l.allowed, l.slots::bigint[],
+        -- tokens (their rows' ctids); stamps: '{}' when the queue has a rate limit
+        -- (sql/26_limits.sql).
+        SELECT l.allowed, l.slots,
                CASE WHEN l.tokens IS NOT NULL THEN '{}'::timestamptz[] END, l.tokens
         INTO allowed, held, stamps, counts
         FROM pgmq._claim_limits(queue_name, allowed, pops, NOT peek) l;

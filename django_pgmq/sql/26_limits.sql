@@ -188,26 +188,28 @@ AS $fn$
 $fn$;
 
 -- Take up to want (NULL: all there are) free rows of kind, numbered 1..cap, for this
--- transaction (FOR UPDATE SKIP LOCKED: a row another claim holds is skipped, never
--- waited for), making more rows when too few are free and fewer than cap exist. A row
+-- transaction (their ctids: the rows stay where they are while it holds them) (FOR UPDATE SKIP LOCKED: a row another claim holds is skipped, never
+-- waited for), making more rows when too few are free and fewer than cap exist (made,
+-- as the state row said; re-read under its lock). A row
 -- is free when t <= free_before ('f': now; 'r': now - S). An 'f' slot whose t passed
 -- while its message is still in flight under the same read (a heartbeat moved its vt)
 -- is kept, its t moved to the new vt. None while a row above cap is still taken (a
 -- lowered limit). Called by pgmq._claim_limits only (it runs as the owner).
 CREATE FUNCTION pgmq._limit_take(
-    lq text, kind "char", want integer, cap integer, free_before timestamptz, qtable text
+    lq text, kind "char", want integer, cap integer, made integer, free_before timestamptz,
+    qtable text
 )
-RETURNS integer[]
+RETURNS tid[]
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
-    got integer[] := '{}';
+    got tid[] := '{}';
     seen integer[] := '{}';
+    c_tids tid[];
     c_slots integer[];
     c_ids bigint[];
     c_rcs integer[];
-    still integer[];
-    made integer;
+    still tid[];
     n integer;
     rounds integer := 0;
     snap_strict boolean := pg_catalog.current_setting('transaction_isolation') <> 'read committed';
@@ -221,38 +223,38 @@ BEGIN
     END IF;
     LOOP
         rounds := rounds + 1;
-        SELECT pg_catalog.array_agg(x.slot), pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct)
-        INTO c_slots, c_ids, c_rcs
-        FROM (SELECT l.slot, l.msg_id, l.read_ct FROM pgmq.queue_limit_slots l
+        SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
+               pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct)
+        INTO c_tids, c_slots, c_ids, c_rcs
+        FROM (SELECT l.ctid, l.slot, l.msg_id, l.read_ct FROM pgmq.queue_limit_slots l
               WHERE l.queue_name = lq AND l.kind = $2 AND l.t <= free_before AND l.slot <= cap
                 AND l.slot <> ALL (seen)
               ORDER BY l.t
               LIMIT want - pg_catalog.cardinality(got)
               FOR UPDATE SKIP LOCKED) x;
-        EXIT WHEN c_slots IS NULL;
+        EXIT WHEN c_tids IS NULL;
         still := '{}';
         IF kind = 'f' AND EXISTS (SELECT 1 FROM pg_catalog.unnest(c_ids) i WHERE i IS NOT NULL) THEN
             -- Timed-out slots: a message still in flight under the same read keeps its
             -- slot (its t follows the vt). At REPEATABLE READ the message is locked
             -- FOR SHARE, so one changed since the snapshot refuses the claim (40001).
+            -- (Rows by ctid: this transaction holds them.)
             EXECUTE pg_catalog.format(
-                'WITH c AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($1::integer[]), pg_catalog.unnest($2::bigint[]), '
-                '                                pg_catalog.unnest($3::integer[])) AS c(slot, id, rc)), '
-                'h AS (SELECT c.slot, q.vt FROM c JOIN pgmq.%I q ON q.msg_id = c.id AND q.read_ct = c.rc '
+                'WITH c AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($1::tid[]), pg_catalog.unnest($2::bigint[]), '
+                '                                pg_catalog.unnest($3::integer[])) AS c(tid, id, rc)), '
+                'h AS (SELECT c.tid, q.vt FROM c JOIN pgmq.%I q ON q.msg_id = c.id AND q.read_ct = c.rc '
                 '      WHERE q.vt > pg_catalog.clock_timestamp() %s), '
                 'u AS (UPDATE pgmq.queue_limit_slots l SET t = h.vt FROM h '
-                '      WHERE l.queue_name = $4 AND l.kind = ''f'' AND l.slot = h.slot RETURNING l.slot) '
-                'SELECT coalesce(pg_catalog.array_agg(u.slot), ''{}'') FROM u',
+                '      WHERE l.ctid = h.tid AND l.queue_name = $4 RETURNING h.tid) '
+                'SELECT coalesce(pg_catalog.array_agg(u.tid), ''{}'') FROM u',
                 qtable, CASE WHEN snap_strict THEN 'FOR SHARE OF q SKIP LOCKED' ELSE '' END)
-            INTO still USING c_slots, c_ids, c_rcs, lq;
+            INTO still USING c_tids, c_ids, c_rcs, lq;
         END IF;
         seen := seen || c_slots;
-        got := got || ARRAY(SELECT x FROM pg_catalog.unnest(c_slots) x WHERE x <> ALL (still));
+        got := got || ARRAY(SELECT x FROM pg_catalog.unnest(c_tids) x WHERE x <> ALL (still));
         EXIT WHEN pg_catalog.cardinality(still) = 0 OR rounds >= 8
                OR (want IS NOT NULL AND pg_catalog.cardinality(got) >= want);
     END LOOP;
-    SELECT CASE WHEN $2 = 'f' THEN l.slots_made ELSE l.tokens_made END INTO made
-    FROM pgmq.queue_limit_state l WHERE l.queue_name = lq;
     IF (want IS NULL OR pg_catalog.cardinality(got) < want) AND made < cap THEN
         -- Make more rows, under the state row (SKIP LOCKED: a claim making rows now, or
         -- idle after it, leaves this one with what it has).
@@ -265,13 +267,13 @@ BEGIN
                                 LEAST(made, pgmq._limit_prefill())));
             -- Rows above made may exist (kept while taken when the limit was lowered).
             WITH m AS (
-                INSERT INTO pgmq.queue_limit_slots (queue_name, kind, slot)
+                INSERT INTO pgmq.queue_limit_slots AS l (queue_name, kind, slot)
                 SELECT lq, $2, g FROM pg_catalog.generate_series(made + 1, made + n) g
                 ON CONFLICT DO NOTHING
-                RETURNING slot
+                RETURNING l.ctid, l.slot
             )
             SELECT got || coalesce(ARRAY(
-                SELECT m.slot FROM m ORDER BY m.slot
+                SELECT m.ctid FROM m ORDER BY m.slot
                 LIMIT coalesce(want - pg_catalog.cardinality(got), n)), '{}')
             INTO got;
             IF kind = 'f' THEN
@@ -294,7 +296,7 @@ $fn$;
 -- > 0 or not known). No state row: nothing limits (allowed = qty, the rest NULL).
 CREATE FUNCTION pgmq._claim_limits(
     queue_name text, qty integer, pops boolean, take_lock boolean,
-    OUT allowed integer, OUT slots integer[], OUT tokens integer[],
+    OUT allowed integer, OUT slots tid[], OUT tokens tid[],
     OUT max_in_flight integer, OUT in_flight integer,
     OUT rate_count integer, OUT rate_seconds double precision, OUT handed_out integer,
     OUT next_free_at timestamptz
@@ -323,11 +325,11 @@ BEGIN
     END IF;
     IF take_lock THEN
         IF s.rate_count IS NOT NULL AND allowed IS DISTINCT FROM 0 THEN
-            tokens := pgmq._limit_take(lq, 'r', allowed, s.rate_count, window_start, qtable);
+            tokens := pgmq._limit_take(lq, 'r', allowed, s.rate_count, s.tokens_made, window_start, qtable);
             allowed := pg_catalog.cardinality(tokens);
         END IF;
         IF s.max_in_flight IS NOT NULL AND NOT pops AND allowed IS DISTINCT FROM 0 THEN
-            slots := pgmq._limit_take(lq, 'f', allowed, s.max_in_flight, now_, qtable);
+            slots := pgmq._limit_take(lq, 'f', allowed, s.max_in_flight, s.slots_made, now_, qtable);
             allowed := pg_catalog.cardinality(slots);
         END IF;
         IF s.rate_count IS NOT NULL AND tokens IS NULL THEN
@@ -406,7 +408,7 @@ $fn$;
 -- queue's: a call with made-up arguments can use up the caller's own claims, not free
 -- anyone else's.
 CREATE FUNCTION pgmq._claim_record(
-    queue_name text, held bigint[], stamps timestamptz[], counts integer[], claimed bigint[],
+    queue_name text, held tid[], stamps timestamptz[], counts tid[], claimed bigint[],
     pops boolean DEFAULT false
 )
 RETURNS void
@@ -416,6 +418,9 @@ DECLARE
     lq text := pg_catalog.lower(queue_name);
     n integer := coalesce(pg_catalog.cardinality(claimed), 0);
     s pgmq.queue_limit_state;
+    ids bigint[];
+    rcs integer[];
+    vts timestamptz[];
 BEGIN
     IF n = 0 THEN
         RETURN;
@@ -424,34 +429,39 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
+    -- Row by row, each by its ctid (a plan that cannot turn into a scan of the queue's
+    -- rows, whatever the table's statistics); the other conditions check it is a free
+    -- row of this queue.
     IF counts IS NOT NULL AND s.rate_count IS NOT NULL THEN
-        UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
-        WHERE l.queue_name = lq AND l.kind = 'r' AND l.slot = ANY (counts[1:n])
-          AND l.slot <= s.rate_count
-          AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
+        FOR i IN 1 .. LEAST(n, pg_catalog.cardinality(counts)) LOOP
+            UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
+            WHERE l.ctid = counts[i] AND l.queue_name = lq AND l.kind = 'r'
+              AND l.slot <= s.rate_count
+              AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
+        END LOOP;
     END IF;
     IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
         EXECUTE pg_catalog.format(
-            'UPDATE pgmq.queue_limit_slots l SET t = m.vt, msg_id = m.msg_id, read_ct = m.read_ct '
-            'FROM (SELECT x.slot, y.msg_id, y.read_ct, y.vt '
-            '      FROM pg_catalog.unnest($2::integer[]) WITH ORDINALITY AS x(slot, i) '
-            '      JOIN (SELECT q.msg_id, q.read_ct, q.vt, '
-            '                   pg_catalog.row_number() OVER (ORDER BY q.msg_id) AS i '
-            '            FROM pgmq.%I q WHERE q.msg_id = ANY ($3) AND q.read_ct > 0 '
-            '              AND q.vt > pg_catalog.clock_timestamp()) y ON y.i = x.i) m '
-            'WHERE l.queue_name = $1 AND l.kind = ''f'' AND l.slot = m.slot AND l.slot <= $4 '
-            '  AND l.t <= pg_catalog.clock_timestamp()',
+            'SELECT pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), '
+            '       pg_catalog.array_agg(q.read_ct ORDER BY q.msg_id), '
+            '       pg_catalog.array_agg(q.vt ORDER BY q.msg_id) '
+            'FROM pgmq.%I q WHERE q.msg_id = ANY ($1) AND q.read_ct > 0 '
+            '  AND q.vt > pg_catalog.clock_timestamp()',
             pgmq.format_table_name(queue_name, 'q'))
-        USING lq, held::integer[], claimed, s.max_in_flight;
+        INTO ids, rcs, vts USING claimed;
+        FOR i IN 1 .. LEAST(coalesce(pg_catalog.cardinality(ids), 0), pg_catalog.cardinality(held)) LOOP
+            UPDATE pgmq.queue_limit_slots l SET t = vts[i], msg_id = ids[i], read_ct = rcs[i]
+            WHERE l.ctid = held[i] AND l.queue_name = lq AND l.kind = 'f'
+              AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp();
+        END LOOP;
     END IF;
 END
 $fn$;
 
 -- Free the slots of msg_ids after an archive, delete or release (set_vt to now) of a
 -- queue with max_in_flight, in the caller's transaction (the caller's own statement
--- changed the queue table). Only a slot whose message is no longer in flight under the
--- read that took it is freed, and a slot a claim holds is skipped (it frees when its t
--- passes). Notifies pgmq._limit_channel only when the queue was at its limit: no other
+-- changed the queue table). Only a slot whose message is no longer in flight is freed,
+-- and a slot a claim holds is skipped (it frees when its t passes). Notifies pgmq._limit_channel only when the queue was at its limit: no other
 -- slot free or to be made (a notifying commit takes PostgreSQL's database-wide NOTIFY
 -- lock, so an unlimited stream of them would serialize every commit).
 CREATE FUNCTION pgmq._limit_free(queue_name text, msg_ids bigint[])
@@ -461,26 +471,35 @@ AS $fn$
 DECLARE
     lq text := pg_catalog.lower(queue_name);
     s pgmq.queue_limit_state;
+    c_tids tid[];
+    c_ids bigint[];
+    busy bigint[];
     freed integer[];
-    other boolean;
 BEGIN
-    SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lq;
-    IF NOT FOUND OR s.max_in_flight IS NULL OR msg_ids IS NULL THEN
+    -- The slots these messages hold (skipping one a claim holds: no wait).
+    -- (Only 'f' rows hold a msg_id: no kind here, so the plan is the msg_id index's.)
+    SELECT pg_catalog.array_agg(l.ctid), pg_catalog.array_agg(l.msg_id) INTO c_tids, c_ids
+    FROM (SELECT x.ctid, x.msg_id FROM pgmq.queue_limit_slots x
+          WHERE x.queue_name = lq AND x.msg_id = ANY (msg_ids)
+            AND x.t > pg_catalog.clock_timestamp()
+          FOR UPDATE SKIP LOCKED) l;
+    IF c_tids IS NULL THEN
         RETURN;
     END IF;
+    -- Those still in flight keep their slot.
     EXECUTE pg_catalog.format(
-        'WITH c AS (SELECT l.slot FROM pgmq.queue_limit_slots l '
-        '           WHERE l.queue_name = $1 AND l.msg_id = ANY ($2) AND l.kind = ''f'' '
-        '             AND l.t > pg_catalog.clock_timestamp() '
-        '             AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
-        '                             AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
-        '           FOR UPDATE OF l SKIP LOCKED), '
-        'u AS (UPDATE pgmq.queue_limit_slots l SET t = ''-infinity'', msg_id = NULL, read_ct = NULL '
-        '      FROM c WHERE l.queue_name = $1 AND l.kind = ''f'' AND l.slot = c.slot RETURNING l.slot) '
-        'SELECT pg_catalog.array_agg(u.slot) FROM u',
+        'SELECT pg_catalog.array_agg(q.msg_id) FROM pgmq.%I q '
+        'WHERE q.msg_id = ANY ($1) AND q.vt > pg_catalog.clock_timestamp()',
         pgmq.format_table_name(queue_name, 'q'))
-    INTO freed USING lq, msg_ids;
-    IF freed IS NULL OR s.slots_made < s.max_in_flight THEN
+    INTO busy USING c_ids;
+    WITH u AS (
+        UPDATE pgmq.queue_limit_slots l SET t = '-infinity', msg_id = NULL, read_ct = NULL
+        WHERE l.ctid = ANY (c_tids) AND l.msg_id <> ALL (coalesce(busy, '{}'))
+        RETURNING l.slot
+    )
+    SELECT pg_catalog.array_agg(u.slot) INTO freed FROM u;
+    SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lq;
+    IF freed IS NULL OR s.max_in_flight IS NULL OR s.slots_made < s.max_in_flight THEN
         RETURN;  -- nothing freed, or a reader could still have made a slot: nobody waits
     END IF;
     -- Another free slot within the limit (not one a claim is taking) means no reader
@@ -496,8 +515,7 @@ BEGIN
           AND l.slot <= s.max_in_flight AND l.slot <> ALL (freed)
         LIMIT 1;
     END IF;
-    other := FOUND;
-    IF NOT other THEN
+    IF NOT FOUND THEN
         PERFORM pg_catalog.pg_notify(pgmq._limit_channel(
             (SELECT m.queue_name::text FROM pgmq.meta m
              WHERE pg_catalog.lower(m.queue_name::text) = lq)), '');

@@ -33,11 +33,13 @@ FROM pgmq.queue_limit_state_new s;
 DROP TABLE pgmq.queue_limit_slots;
 DROP TABLE pgmq.queue_limit_state_new;
 -- END HAND limits
+DROP FUNCTION IF EXISTS pgmq._claim_filter(text,jsonb,integer,boolean,boolean);
 DROP FUNCTION IF EXISTS pgmq._claim_limits(text,integer,boolean,boolean);
+DROP FUNCTION IF EXISTS pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean);
 DROP FUNCTION IF EXISTS pgmq._limit_drop_rows(text,"char",integer);
 DROP FUNCTION IF EXISTS pgmq._limit_free(text,bigint[]);
 DROP FUNCTION IF EXISTS pgmq._limit_prefill();
-DROP FUNCTION IF EXISTS pgmq._limit_take(text,"char",integer,integer,timestamp with time zone,text);
+DROP FUNCTION IF EXISTS pgmq._limit_take(text,"char",integer,integer,integer,timestamp with time zone,text);
 DROP INDEX IF EXISTS pgmq.queue_limit_slots_free;
 DROP INDEX IF EXISTS pgmq.queue_limit_slots_key;
 DROP INDEX IF EXISTS pgmq.queue_limit_slots_msg;
