@@ -5,12 +5,16 @@ the runs interleaved.
 
 - read+archive at batch 10, one connection: a queue without attributes against one with
   max_in_flight 1,000,000 that is never reached (target: >= 0.7x);
-- one read of 10 on a queue with max_in_flight 50,000 and 5,000, then 20,000, messages in
-  flight (the claim's cost must not grow with what is in flight): median milliseconds;
+- one read of 10 with 5,000, then 20,000, messages in flight, on a queue without
+  attributes and one with max_in_flight 50,000 (the claim's cost must not grow with what
+  is in flight; the queue's own read walks the messages in flight either way): median
+  milliseconds;
 - 16 sessions of single deletes (``pgmq.delete(q, id)``, autocommit), each its own ids:
   of unread messages, and of messages in flight (read beforehand, so each delete of the
   limited queue frees a slot); a queue without attributes against one with
-  max_in_flight 1,000,000 (target: >= 0.8x). Deletes per second, all sessions together.
+  max_in_flight 1,000,000 (target: >= 0.8x), and one whose attributes change nothing an
+  acknowledgement does (the attribute path's own cost, apart from the limit's). Deletes
+  per second, all sessions together.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from .server import resolve
 from .stores import Store
 
 BIG = {"max_in_flight": 1_000_000}
+# Attributes that change nothing an acknowledgement does: the attribute path's own cost.
+PLAIN_ATTRS = {"priorities": False}
 
 
 def new_queue(conn: psycopg.Connection, attributes: dict | None, messages: int) -> str:
@@ -45,10 +51,9 @@ def new_queue(conn: psycopg.Connection, attributes: dict | None, messages: int) 
     return name
 
 
-def read_latency(conn: psycopg.Connection, held: int, reads: int) -> float:
-    """Median ms of a read of 10 (each archived after) with ``held`` in flight, at
-    max_in_flight 50,000."""
-    queue = new_queue(conn, {"max_in_flight": 50_000}, held + reads * 10 + 10)
+def read_latency(conn: psycopg.Connection, held: int, reads: int, attributes: dict | None) -> float:
+    """Median ms of a read of 10 (each archived after) with ``held`` in flight."""
+    queue = new_queue(conn, attributes, held + reads * 10 + 10)
     for _ in range(0, held, 1000):
         conn.execute("SELECT count(*) FROM pgmq.read(%s, 3600, %s)", [queue, min(1000, held)])
     times = []
@@ -61,7 +66,9 @@ def read_latency(conn: psycopg.Connection, held: int, reads: int) -> float:
     return statistics.median(times)
 
 
-def deletes(store: Store, attributes: dict | None, sessions: int, per: int, read_first: bool) -> float:
+def deletes(
+    store: Store, attributes: dict | None, sessions: int, per: int, read_first: bool
+) -> float:
     """Deletes per second, ``sessions`` sessions each deleting its own ``per`` messages one
     at a time."""
     with connect(store) as admin:
@@ -131,30 +138,46 @@ def main() -> None:
                 args.rounds,
                 {
                     "read+archive unlimited": lambda: read_archive(conn, None, args.messages),
-                    "read+archive max_in_flight 1e6": lambda: read_archive(conn, BIG, args.messages),
+                    "read+archive max_in_flight 1e6": lambda: read_archive(
+                        conn, BIG, args.messages
+                    ),
                 },
             )
             report["read_archive_msgs_per_s"] = ra
             report["read_archive_ratio (target >= 0.7)"] = (
                 ra["read+archive max_in_flight 1e6"] / ra["read+archive unlimited"]
             )
-            report["read_ms_at_max_50000"] = {
-                f"{held} in flight": read_latency(conn, held, args.reads) for held in (5_000, 20_000)
+            # The queue's own read walks the messages in flight (msg_id order), limited
+            # or not: the unlimited figure is the floor.
+            report["read_ms"] = {
+                f"{label}, {held} in flight": read_latency(conn, held, args.reads, attrs)
+                for held in (5_000, 20_000)
+                for label, attrs in (
+                    ("unlimited", None),
+                    ("max_in_flight 50000", {"max_in_flight": 50_000}),
+                )
             }
         dl = interleaved(
             args.rounds,
             {
                 f"{kind} {label}": (
-                    lambda a=attrs, r=read_first: deletes(ours, a, args.sessions, args.per_session, r)
+                    lambda a=attrs, r=read_first: deletes(
+                        ours, a, args.sessions, args.per_session, r
+                    )
                 )
                 for kind, read_first in (("unread", False), ("in flight", True))
-                for label, attrs in (("unlimited", None), ("max_in_flight 1e6", BIG))
+                for label, attrs in (
+                    ("unlimited", None),
+                    ("attributes, no limit", PLAIN_ATTRS),
+                    ("max_in_flight 1e6", BIG),
+                )
             },
         )
         report[f"deletes_per_s_{args.sessions}_sessions"] = dl
         report["delete_ratios (target >= 0.8)"] = {
-            kind: dl[f"{kind} max_in_flight 1e6"] / dl[f"{kind} unlimited"]
+            f"{kind} {label} / unlimited": dl[f"{kind} {label}"] / dl[f"{kind} unlimited"]
             for kind in ("unread", "in flight")
+            for label in ("attributes, no limit", "max_in_flight 1e6")
         }
     finally:
         ours.close()
