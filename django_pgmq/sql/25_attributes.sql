@@ -695,8 +695,14 @@ BEGIN
             RETURN;
         END IF;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
-        USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    IF p_op = 'a' OR p_op = 'd' OR p_op = 'v' THEN
+        -- The plain statements, whatever the attributes: not worth writing them anew.
+        RETURN QUERY EXECUTE pgmq._queue_ops_sql(queue_name, p_op, '$9')
+            USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    ELSE
+        RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+            USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    END IF;
     IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= clock_timestamp()))
        AND attrs ? 'max_in_flight' THEN
         -- A slot may have freed (not by a heartbeat's set_vt into the future): free it,

@@ -146,6 +146,46 @@ $function$
 COMMENT ON FUNCTION pgmq._claim_record(text,bigint[],timestamp with time zone[],integer[],bigint[],boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._claim_record(text,bigint[],timestamp with time zone[],integer[],bigint[],boolean) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._dead_letter(queue_name text, msg_id bigint, dead_letter_queue text, error text DEFAULT NULL::text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    source text := pgmq._require_queue(queue_name);
+    qtable text := pgmq.format_table_name(source, 'q');
+    there bigint;
+    new_id bigint;
+BEGIN
+    PERFORM pgmq.validate_queue_name(dead_letter_queue);
+    IF lower(dead_letter_queue) = lower(source) THEN
+        RAISE EXCEPTION 'queue "%" cannot be its own dead-letter queue', source
+            USING ERRCODE = 'PQ004';
+    END IF;
+    -- Locked first, so that a message already gone creates no dead-letter queue.
+    EXECUTE format('SELECT msg_id FROM pgmq.%I WHERE msg_id = $1 FOR UPDATE', qtable)
+        INTO there USING msg_id;
+    IF there IS NULL THEN
+        RETURN NULL;
+    END IF;
+    PERFORM pgmq._ensure_dead_letter_queue(dead_letter_queue);
+    EXECUTE format(
+        $q$
+        WITH dead AS (
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = $1
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers,
+                      $2::text AS error
+        ), %2$s
+        SELECT msg_id FROM moved
+        $q$,
+        qtable, pgmq._dead_letter_move_sql(source, dead_letter_queue)
+    ) INTO new_id USING msg_id, error;
+    RETURN new_id;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._dead_letter(text,bigint,text,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._dead_letter(text,bigint,text,text) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._forget_queue_limits()
  RETURNS trigger
  LANGUAGE plpgsql
