@@ -668,6 +668,8 @@ DECLARE
     qty integer := p_qty;
     rec pgmq.message_record;
     claimed bigint[] := '{}';
+    claimed_rcs integer[] := '{}';
+    claimed_vts timestamptz[] := '{}';
     n bigint;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
@@ -689,9 +691,12 @@ BEGIN
                 USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
             LOOP
                 claimed := claimed || rec.msg_id;
+                claimed_rcs := claimed_rcs || rec.read_ct;
+                claimed_vts := claimed_vts || rec.vt;
                 RETURN NEXT rec;
             END LOOP;
-            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p');
+            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p',
+                                       claimed_rcs, claimed_vts);
             RETURN;
         END IF;
     END IF;

@@ -402,14 +402,16 @@ $fn$;
 
 -- Record a claim of a limited queue (after pgmq._claim_filter allowed it, in the same
 -- transaction, which holds the rows it was given): the claimed messages take the slots
--- in held (not for a pop), one each, t their vt; as many tokens of counts are stamped
+-- in held (not for a pop), one each, t their vt (claimed_vts and claimed_read_cts when
+-- the caller has the claimed rows, else looked up); as many tokens of counts are stamped
 -- now. stamps only says the queue has a rate limit (the filter's marker). Only free
 -- rows are written, only messages in flight take a slot, and the limits are the
 -- queue's: a call with made-up arguments can use up the caller's own claims, not free
 -- anyone else's.
 CREATE FUNCTION pgmq._claim_record(
     queue_name text, held tid[], stamps timestamptz[], counts tid[], claimed bigint[],
-    pops boolean DEFAULT false
+    pops boolean DEFAULT false, claimed_read_cts integer[] DEFAULT NULL,
+    claimed_vts timestamptz[] DEFAULT NULL
 )
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -440,7 +442,18 @@ BEGIN
               AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
         END LOOP;
     END IF;
-    IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
+    IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL
+       AND pg_catalog.cardinality(claimed_read_cts) = n AND pg_catalog.cardinality(claimed_vts) = n THEN
+        -- The claim's own rows (the router's): a slot whose message is not in flight
+        -- under that read is taken again after its t passes (pgmq._limit_take checks).
+        FOR i IN 1 .. LEAST(n, pg_catalog.cardinality(held)) LOOP
+            UPDATE pgmq.queue_limit_slots l
+            SET t = claimed_vts[i], msg_id = claimed[i], read_ct = claimed_read_cts[i]
+            WHERE l.ctid = held[i] AND l.queue_name = lq AND l.kind = 'f'
+              AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp()
+              AND claimed_vts[i] > pg_catalog.clock_timestamp() AND claimed_read_cts[i] > 0;
+        END LOOP;
+    ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
         EXECUTE pg_catalog.format(
             'SELECT pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), '
             '       pg_catalog.array_agg(q.read_ct ORDER BY q.msg_id), '
@@ -461,8 +474,9 @@ $fn$;
 -- Free the slots of msg_ids after an archive, delete or release (set_vt to now) of a
 -- queue with max_in_flight, in the caller's transaction (the caller's own statement
 -- changed the queue table). Only a slot whose message is no longer in flight is freed,
--- and a slot a claim holds is skipped (it frees when its t passes). Notifies pgmq._limit_channel only when the queue was at its limit: no other
--- slot free or to be made (a notifying commit takes PostgreSQL's database-wide NOTIFY
+-- and a slot a claim holds is skipped (it frees when its t passes). Notifies
+-- pgmq._limit_channel only when the queue was at its limit: no other slot free or to be
+-- made (a notifying commit takes PostgreSQL's database-wide NOTIFY
 -- lock, so an unlimited stream of them would serialize every commit).
 CREATE FUNCTION pgmq._limit_free(queue_name text, msg_ids bigint[])
 RETURNS void
@@ -472,32 +486,29 @@ DECLARE
     lq text := pg_catalog.lower(queue_name);
     s pgmq.queue_limit_state;
     c_tids tid[];
-    c_ids bigint[];
-    busy bigint[];
     freed integer[];
 BEGIN
     -- The slots these messages hold (skipping one a claim holds: no wait).
     -- (Only 'f' rows hold a msg_id: no kind here, so the plan is the msg_id index's.)
-    SELECT pg_catalog.array_agg(l.ctid), pg_catalog.array_agg(l.msg_id) INTO c_tids, c_ids
-    FROM (SELECT x.ctid, x.msg_id FROM pgmq.queue_limit_slots x
+    SELECT pg_catalog.array_agg(l.ctid) INTO c_tids
+    FROM (SELECT x.ctid FROM pgmq.queue_limit_slots x
           WHERE x.queue_name = lq AND x.msg_id = ANY (msg_ids)
             AND x.t > pg_catalog.clock_timestamp()
           FOR UPDATE SKIP LOCKED) l;
     IF c_tids IS NULL THEN
         RETURN;
     END IF;
-    -- Those still in flight keep their slot.
+    -- Freed, but those still in flight keep their slot.
     EXECUTE pg_catalog.format(
-        'SELECT pg_catalog.array_agg(q.msg_id) FROM pgmq.%I q '
-        'WHERE q.msg_id = ANY ($1) AND q.vt > pg_catalog.clock_timestamp()',
+        'WITH u AS ('
+        '    UPDATE pgmq.queue_limit_slots l SET t = ''-infinity'', msg_id = NULL, read_ct = NULL'
+        '    WHERE l.ctid = ANY ($1) AND NOT EXISTS ('
+        '        SELECT 1 FROM pgmq.%I q'
+        '        WHERE q.msg_id = l.msg_id AND q.vt > pg_catalog.clock_timestamp())'
+        '    RETURNING l.slot) '
+        'SELECT pg_catalog.array_agg(u.slot) FROM u',
         pgmq.format_table_name(queue_name, 'q'))
-    INTO busy USING c_ids;
-    WITH u AS (
-        UPDATE pgmq.queue_limit_slots l SET t = '-infinity', msg_id = NULL, read_ct = NULL
-        WHERE l.ctid = ANY (c_tids) AND l.msg_id <> ALL (coalesce(busy, '{}'))
-        RETURNING l.slot
-    )
-    SELECT pg_catalog.array_agg(u.slot) INTO freed FROM u;
+    INTO freed USING c_tids;
     SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lq;
     IF freed IS NULL OR s.max_in_flight IS NULL OR s.slots_made < s.max_in_flight THEN
         RETURN;  -- nothing freed, or a reader could still have made a slot: nobody waits

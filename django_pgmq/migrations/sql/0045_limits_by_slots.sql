@@ -199,7 +199,7 @@ $function$
 COMMENT ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._claim_record(queue_name text, held tid[], stamps timestamp with time zone[], counts tid[], claimed bigint[], pops boolean DEFAULT false)
+CREATE OR REPLACE FUNCTION pgmq._claim_record(queue_name text, held tid[], stamps timestamp with time zone[], counts tid[], claimed bigint[], pops boolean DEFAULT false, claimed_read_cts integer[] DEFAULT NULL::integer[], claimed_vts timestamp with time zone[] DEFAULT NULL::timestamp with time zone[])
  RETURNS void
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -231,7 +231,18 @@ BEGIN
               AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
         END LOOP;
     END IF;
-    IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
+    IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL
+       AND pg_catalog.cardinality(claimed_read_cts) = n AND pg_catalog.cardinality(claimed_vts) = n THEN
+        -- The claim's own rows (the router's): a slot whose message is not in flight
+        -- under that read is taken again after its t passes (pgmq._limit_take checks).
+        FOR i IN 1 .. LEAST(n, pg_catalog.cardinality(held)) LOOP
+            UPDATE pgmq.queue_limit_slots l
+            SET t = claimed_vts[i], msg_id = claimed[i], read_ct = claimed_read_cts[i]
+            WHERE l.ctid = held[i] AND l.queue_name = lq AND l.kind = 'f'
+              AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp()
+              AND claimed_vts[i] > pg_catalog.clock_timestamp() AND claimed_read_cts[i] > 0;
+        END LOOP;
+    ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
         EXECUTE pg_catalog.format(
             'SELECT pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), '
             '       pg_catalog.array_agg(q.read_ct ORDER BY q.msg_id), '
@@ -249,8 +260,8 @@ BEGIN
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean) FROM PUBLIC;
+COMMENT ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._dead_letter(queue_name text, msg_id bigint, dead_letter_queue text, error text DEFAULT NULL::text)
  RETURNS bigint
@@ -343,32 +354,29 @@ DECLARE
     lq text := pg_catalog.lower(queue_name);
     s pgmq.queue_limit_state;
     c_tids tid[];
-    c_ids bigint[];
-    busy bigint[];
     freed integer[];
 BEGIN
     -- The slots these messages hold (skipping one a claim holds: no wait).
     -- (Only 'f' rows hold a msg_id: no kind here, so the plan is the msg_id index's.)
-    SELECT pg_catalog.array_agg(l.ctid), pg_catalog.array_agg(l.msg_id) INTO c_tids, c_ids
-    FROM (SELECT x.ctid, x.msg_id FROM pgmq.queue_limit_slots x
+    SELECT pg_catalog.array_agg(l.ctid) INTO c_tids
+    FROM (SELECT x.ctid FROM pgmq.queue_limit_slots x
           WHERE x.queue_name = lq AND x.msg_id = ANY (msg_ids)
             AND x.t > pg_catalog.clock_timestamp()
           FOR UPDATE SKIP LOCKED) l;
     IF c_tids IS NULL THEN
         RETURN;
     END IF;
-    -- Those still in flight keep their slot.
+    -- Freed, but those still in flight keep their slot.
     EXECUTE pg_catalog.format(
-        'SELECT pg_catalog.array_agg(q.msg_id) FROM pgmq.%I q '
-        'WHERE q.msg_id = ANY ($1) AND q.vt > pg_catalog.clock_timestamp()',
+        'WITH u AS ('
+        '    UPDATE pgmq.queue_limit_slots l SET t = ''-infinity'', msg_id = NULL, read_ct = NULL'
+        '    WHERE l.ctid = ANY ($1) AND NOT EXISTS ('
+        '        SELECT 1 FROM pgmq.%I q'
+        '        WHERE q.msg_id = l.msg_id AND q.vt > pg_catalog.clock_timestamp())'
+        '    RETURNING l.slot) '
+        'SELECT pg_catalog.array_agg(u.slot) FROM u',
         pgmq.format_table_name(queue_name, 'q'))
-    INTO busy USING c_ids;
-    WITH u AS (
-        UPDATE pgmq.queue_limit_slots l SET t = '-infinity', msg_id = NULL, read_ct = NULL
-        WHERE l.ctid = ANY (c_tids) AND l.msg_id <> ALL (coalesce(busy, '{}'))
-        RETURNING l.slot
-    )
-    SELECT pg_catalog.array_agg(u.slot) INTO freed FROM u;
+    INTO freed USING c_tids;
     SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name = lq;
     IF freed IS NULL OR s.max_in_flight IS NULL OR s.slots_made < s.max_in_flight THEN
         RETURN;  -- nothing freed, or a reader could still have made a slot: nobody waits
@@ -507,6 +515,8 @@ DECLARE
     qty integer := p_qty;
     rec pgmq.message_record;
     claimed bigint[] := '{}';
+    claimed_rcs integer[] := '{}';
+    claimed_vts timestamptz[] := '{}';
     n bigint;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
@@ -528,9 +538,12 @@ BEGIN
                 USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
             LOOP
                 claimed := claimed || rec.msg_id;
+                claimed_rcs := claimed_rcs || rec.read_ct;
+                claimed_vts := claimed_vts || rec.vt;
                 RETURN NEXT rec;
             END LOOP;
-            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p');
+            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p',
+                                       claimed_rcs, claimed_vts);
             RETURN;
         END IF;
     END IF;

@@ -35,7 +35,7 @@ DROP TABLE pgmq.queue_limit_state_new;
 -- END HAND limits
 DROP FUNCTION IF EXISTS pgmq._claim_filter(text,jsonb,integer,boolean,boolean);
 DROP FUNCTION IF EXISTS pgmq._claim_limits(text,integer,boolean,boolean);
-DROP FUNCTION IF EXISTS pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean);
+DROP FUNCTION IF EXISTS pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]);
 DROP FUNCTION IF EXISTS pgmq._limit_drop_rows(text,"char",integer);
 DROP FUNCTION IF EXISTS pgmq._limit_free(text,bigint[]);
 DROP FUNCTION IF EXISTS pgmq._limit_prefill();
