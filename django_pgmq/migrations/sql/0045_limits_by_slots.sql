@@ -220,28 +220,25 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    -- Row by row, each by its ctid (a plan that cannot turn into a scan of the queue's
-    -- rows, whatever the table's statistics); the other conditions check it is a free
-    -- row of this queue.
+    -- Each row by its ctid (a plan that cannot turn into a scan of the queue's rows,
+    -- whatever the table's statistics); the other conditions check it is a free row of
+    -- this queue.
     IF counts IS NOT NULL AND s.rate_count IS NOT NULL THEN
-        FOR i IN 1 .. LEAST(n, pg_catalog.cardinality(counts)) LOOP
-            UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
-            WHERE l.ctid = counts[i] AND l.queue_name = lq AND l.kind = 'r'
-              AND l.slot <= s.rate_count
-              AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
-        END LOOP;
+        UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
+        WHERE l.ctid = ANY (counts[1:n]) AND l.queue_name = lq AND l.kind = 'r'
+          AND l.slot <= s.rate_count
+          AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
     END IF;
     IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL
        AND pg_catalog.cardinality(claimed_read_cts) = n AND pg_catalog.cardinality(claimed_vts) = n THEN
         -- The claim's own rows (the router's): a slot whose message is not in flight
         -- under that read is taken again after its t passes (pgmq._limit_take checks).
-        FOR i IN 1 .. LEAST(n, pg_catalog.cardinality(held)) LOOP
-            UPDATE pgmq.queue_limit_slots l
-            SET t = claimed_vts[i], msg_id = claimed[i], read_ct = claimed_read_cts[i]
-            WHERE l.ctid = held[i] AND l.queue_name = lq AND l.kind = 'f'
-              AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp()
-              AND claimed_vts[i] > pg_catalog.clock_timestamp() AND claimed_read_cts[i] > 0;
-        END LOOP;
+        UPDATE pgmq.queue_limit_slots l
+        SET t = claimed_vts[x.i], msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
+        FROM (SELECT h.tid, h.i FROM ROWS FROM (pg_catalog.unnest(held[1:n])) WITH ORDINALITY AS h(tid, i)) x
+        WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name = lq AND l.kind = 'f'
+          AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp()
+          AND claimed_vts[x.i] > pg_catalog.clock_timestamp() AND claimed_read_cts[x.i] > 0;
     ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
         EXECUTE pg_catalog.format(
             'SELECT pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), '
