@@ -184,3 +184,16 @@ def test_the_application_role_needs_no_right_on_the_limit_tables(pg_connect, db,
     assert app.execute(READ, [q, 5]).fetchall() == []
     assert in_flight(db, q) == 2
     del ids
+
+
+def test_a_message_the_worker_dead_letters_frees_its_slot_at_once(db, q):
+    set_attributes(db, q, max_in_flight=1)
+    fill(db, q, 3)
+    [held] = [r[0] for r in db.execute(READ, [q, 5])]
+    assert db.execute(READ, [q, 5]).fetchall() == []
+    dlq = f"{q}_dlq"
+    try:
+        db.execute("SELECT pgmq._dead_letter(%s, %s, %s, 'boom')", [q, held, dlq])
+        assert len(db.execute(READ, [q, 5]).fetchall()) == 1  # not after its vt: now
+    finally:
+        db.execute("SELECT pgmq.drop_queue(%s)", [dlq])
