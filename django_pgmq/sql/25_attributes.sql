@@ -545,8 +545,10 @@ $fn$;
 --   allowed            how many of the qty asked for the reader may claim now (0 when
 --                      the queue is paused; NULL qty, "all", stays NULL unless a limit
 --                      caps it). max_in_flight (not for a pop) and rate_limit lower it
---                      (sql/26_limits.sql): the claim then holds the queue's limit state
---                      row until its transaction ends, and records what it claimed with
+--                      (sql/26_limits.sql): the claim then holds one slot (and one
+--                      token) per message it may take until its transaction ends (taken
+--                      SKIP LOCKED: it never waits for another claim), and records what
+--                      it claimed with
 --                      pgmq._claim_record(queue_name, held, stamps, counts, claimed ids).
 --   max_receive_count  with dead_letter_queue: a visible message already read this often
 --   dead_letter_queue  is moved there instead of being handed out (NULL: no redrive); the
@@ -559,7 +561,7 @@ CREATE FUNCTION pgmq._claim_filter(
     queue_name text, attrs jsonb, qty integer, pops boolean DEFAULT false,
     peek boolean DEFAULT false,
     OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text,
-    OUT by_priority boolean, OUT held bigint[], OUT stamps timestamptz[], OUT counts integer[]
+    OUT by_priority boolean, OUT held tid[], OUT stamps timestamptz[], OUT counts tid[]
 )
 LANGUAGE plpgsql
 AS $fn$
@@ -570,7 +572,12 @@ BEGIN
     dead_letter_queue := attrs ->> 'dead_letter_queue';
     by_priority := coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
     IF allowed IS DISTINCT FROM 0 AND (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
-        SELECT l.allowed, l.held, l.stamps, l.counts INTO allowed, held, stamps, counts
+        -- held: the max_in_flight slots taken for the claim; counts: the rate_limit
+        -- tokens (their rows' ctids); stamps: '{}' when the queue has a rate limit
+        -- (sql/26_limits.sql).
+        SELECT l.allowed, l.slots,
+               CASE WHEN l.tokens IS NOT NULL THEN '{}'::timestamptz[] END, l.tokens
+        INTO allowed, held, stamps, counts
         FROM pgmq._claim_limits(queue_name, allowed, pops, NOT peek) l;
     END IF;
 END
@@ -797,6 +804,8 @@ DECLARE
     qty integer := p_qty;
     rec pgmq.message_record;
     claimed bigint[] := '{}';
+    claimed_rcs integer[] := '{}';
+    claimed_vts timestamptz[] := '{}';
     n bigint;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
@@ -818,21 +827,30 @@ BEGIN
                 USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
             LOOP
                 claimed := claimed || rec.msg_id;
+                claimed_rcs := claimed_rcs || rec.read_ct;
+                claimed_vts := claimed_vts || rec.vt;
                 RETURN NEXT rec;
             END LOOP;
-            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p');
+            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p',
+                                       claimed_rcs, claimed_vts);
             RETURN;
         END IF;
     END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
-        USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    IF p_op = 'a' OR p_op = 'd' OR p_op = 'v' THEN
+        -- The plain statements, whatever the attributes: not worth writing them anew.
+        RETURN QUERY EXECUTE pgmq._queue_ops_sql(queue_name, p_op, '$9')
+            USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    ELSE
+        RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+            USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    END IF;
     IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= pg_catalog.clock_timestamp()))
        AND attrs ? 'max_in_flight' THEN
-        -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
-        -- worker waiting at the limit (at commit).
+        -- A slot may have freed (not by a heartbeat's set_vt into the future): free it,
+        -- and wake a worker waiting at the limit (at commit) if the queue was at it.
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-            PERFORM pg_catalog.pg_notify(pgmq._limit_channel(pgmq._stored_queue_name(queue_name)), '');
+            PERFORM pgmq._limit_free(queue_name, p_ids);
         END IF;
     END IF;
 END

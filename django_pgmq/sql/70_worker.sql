@@ -79,6 +79,10 @@ BEGIN
         $q$,
         qtable, pgmq._dead_letter_move_sql(source, dead_letter_queue)
     ) INTO new_id USING msg_id, error;
+    IF pgmq._queue_attributes(source) ? 'max_in_flight' THEN
+        -- Its max_in_flight slot frees now, not when its vt passes (sql/26_limits.sql).
+        PERFORM pgmq._limit_free(source, ARRAY[msg_id]);
+    END IF;
     RETURN new_id;
 END
 $fn$;

@@ -1,6 +1,38 @@
 -- 0045_roles_that_hold_and_locks_that_never: roles that hold and locks that never stall
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+-- BEGIN HAND limits
+-- Back to one state row per limited queue with the ids in flight and the window's claims
+-- as arrays, rebuilt from the slot and token rows; the rows go.
+ALTER TABLE pgmq.queue_limit_state RENAME TO queue_limit_state_new;
+ALTER TABLE pgmq.queue_limit_state_new RENAME CONSTRAINT queue_limit_state_pkey TO queue_limit_state_new_pkey;
+CREATE TABLE pgmq.queue_limit_state (
+    queue_name text PRIMARY KEY,
+    max_in_flight integer,
+    rate_count integer,
+    rate_seconds double precision,
+    in_flight bigint[] NOT NULL DEFAULT '{}',
+    handed_out_at timestamptz[] NOT NULL DEFAULT '{}',
+    handed_out_n integer[] NOT NULL DEFAULT '{}'
+);
+INSERT INTO pgmq.queue_limit_state
+    (queue_name, max_in_flight, rate_count, rate_seconds, in_flight, handed_out_at, handed_out_n)
+SELECT s.queue_name, s.max_in_flight, s.rate_count, s.rate_seconds,
+       CASE WHEN s.max_in_flight IS NULL THEN '{}' ELSE coalesce((
+           SELECT pg_catalog.array_agg(DISTINCT l.msg_id ORDER BY l.msg_id) FROM pgmq.queue_limit_slots l
+           WHERE l.queue_name = s.queue_name AND l.kind = 'f' AND l.msg_id IS NOT NULL), '{}') END,
+       CASE WHEN s.rate_count IS NULL THEN '{}' ELSE coalesce((
+           SELECT pg_catalog.array_agg(l.t ORDER BY l.t) FROM pgmq.queue_limit_slots l
+           WHERE l.queue_name = s.queue_name AND l.kind = 'r'
+             AND l.t > pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds)), '{}') END,
+       CASE WHEN s.rate_count IS NULL THEN '{}' ELSE coalesce((
+           SELECT pg_catalog.array_agg(1 ORDER BY l.t) FROM pgmq.queue_limit_slots l
+           WHERE l.queue_name = s.queue_name AND l.kind = 'r'
+             AND l.t > pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds)), '{}') END
+FROM pgmq.queue_limit_state_new s;
+DROP TABLE pgmq.queue_limit_slots;
+DROP TABLE pgmq.queue_limit_state_new;
+-- END HAND limits
 -- BEGIN HAND side
 ALTER TABLE pgmq.spark_stage DROP COLUMN IF EXISTS writer_role;
 ALTER TABLE pgmq.celery_queue DROP COLUMN IF EXISTS created_by_celery;
@@ -44,6 +76,9 @@ DROP TABLE pgmq.queue_creator;
 DROP FUNCTION IF EXISTS pgmq._apply_queue_attributes(text,jsonb,text);
 DROP FUNCTION IF EXISTS pgmq._celery_cleanup_queues();
 DROP FUNCTION IF EXISTS pgmq._celery_own_session(integer);
+DROP FUNCTION IF EXISTS pgmq._claim_filter(text,jsonb,integer,boolean,boolean);
+DROP FUNCTION IF EXISTS pgmq._claim_limits(text,integer,boolean,boolean);
+DROP FUNCTION IF EXISTS pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]);
 DROP FUNCTION IF EXISTS pgmq._dedup_claim(text,text[],bigint[]);
 DROP FUNCTION IF EXISTS pgmq._dedup_expire(text);
 DROP FUNCTION IF EXISTS pgmq._dedup_record(text,text[],bigint[]);
@@ -51,6 +86,10 @@ DROP FUNCTION IF EXISTS pgmq._dedup_window(text);
 DROP FUNCTION IF EXISTS pgmq._drop_queue(text);
 DROP FUNCTION IF EXISTS pgmq._grant_queue(text,name);
 DROP FUNCTION IF EXISTS pgmq._grant_queue_table(regclass,name);
+DROP FUNCTION IF EXISTS pgmq._limit_drop_rows(text,"char",integer);
+DROP FUNCTION IF EXISTS pgmq._limit_free(text,bigint[]);
+DROP FUNCTION IF EXISTS pgmq._limit_prefill();
+DROP FUNCTION IF EXISTS pgmq._limit_take(text,"char",integer,integer,integer,timestamp with time zone,text);
 DROP FUNCTION IF EXISTS pgmq._maintenance_lock_timeout();
 DROP FUNCTION IF EXISTS pgmq._notify_throttle_pass(text);
 DROP FUNCTION IF EXISTS pgmq._queue_index_columns(text);
@@ -77,6 +116,9 @@ DROP FUNCTION IF EXISTS pgmq.celery_delete_queue(text);
 DROP FUNCTION IF EXISTS pgmq.celery_enable_priorities(text);
 DROP FUNCTION IF EXISTS pgmq.grant_app_role(name,boolean,regclass[],boolean);
 DROP FUNCTION IF EXISTS pgmq.set_schedule_origin(text[],text);
+DROP INDEX IF EXISTS pgmq.queue_limit_slots_free;
+DROP INDEX IF EXISTS pgmq.queue_limit_slots_key;
+DROP INDEX IF EXISTS pgmq.queue_limit_slots_msg;
 CREATE OR REPLACE FUNCTION pgmq._archive_idle(queue_name text)
  RETURNS boolean
  LANGUAGE sql
@@ -424,6 +466,26 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._checked_message(text,jsonb,jsonb,integer,boolean,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._checked_message(text,jsonb,jsonb,integer,boolean,boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._claim_filter(queue_name text, attrs jsonb, qty integer, pops boolean DEFAULT false, peek boolean DEFAULT false, OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text, OUT by_priority boolean, OUT held bigint[], OUT stamps timestamp with time zone[], OUT counts integer[])
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    allowed := CASE WHEN (attrs -> 'paused') = 'true'::jsonb THEN 0 ELSE qty END;
+    max_receive_count := CASE WHEN attrs ? 'dead_letter_queue'
+                              THEN (attrs ->> 'max_receive_count')::integer END;
+    dead_letter_queue := attrs ->> 'dead_letter_queue';
+    by_priority := coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
+    IF allowed IS DISTINCT FROM 0 AND (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
+        SELECT l.allowed, l.held, l.stamps, l.counts INTO allowed, held, stamps, counts
+        FROM pgmq._claim_limits(queue_name, allowed, pops, NOT peek) l;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._claim_filter(text,jsonb,integer,boolean,boolean) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._claim_filter(text,jsonb,integer,boolean,boolean) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._claim_limits(queue_name text, qty integer, pops boolean, take_lock boolean, OUT allowed integer, OUT held bigint[], OUT stamps timestamp with time zone[], OUT counts integer[], OUT max_in_flight integer, OUT rate_count integer, OUT rate_seconds double precision, OUT next_free_at timestamp with time zone)
  RETURNS record
@@ -5395,4 +5457,6 @@ GRANT EXECUTE ON FUNCTION pgmq.validate_topic_pattern(text) TO PUBLIC;
 -- BY HAND (done above): table pgmq.app_role
 -- BY HAND (done above): table pgmq.celery_queue
 -- BY HAND (done above): table pgmq.queue_creator
+-- BY HAND (done above): table pgmq.queue_limit_slots
+-- BY HAND (done above): table pgmq.queue_limit_state
 -- BY HAND (done above): table pgmq.spark_stage
