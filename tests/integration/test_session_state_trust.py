@@ -18,9 +18,9 @@ import psycopg
 import pytest
 from django.db import connection
 from psycopg import sql
-from psycopg.types.json import Jsonb
 
 from django_pgmq.manager import QueueManager
+from tests.integration.test_sql_prepared_plans import read, send
 
 PERIOD = 1.0  # the mark's full look (sql/15_queue_ops.sql, pgmq._low_water_mark_for)
 SLACK = 0.6  # the machine is shared: scheduling, not the mark
@@ -33,20 +33,6 @@ def app_queue(pg_connect, app_role, queue_name) -> Iterator[tuple[str, str]]:
     admin.execute("SELECT pgmq.create(%s)", [queue_name])
     yield queue_name, app_role[1]
     admin.execute("SELECT pgmq.drop_queue(%s)", [queue_name])
-
-
-def send(db: psycopg.Connection, queue: str, n: int = 1) -> list[int]:
-    return [
-        r[0]
-        for r in db.execute(
-            "SELECT * FROM pgmq.send_batch(%s, %s::jsonb[])",
-            [queue, [Jsonb({"n": i}) for i in range(n)]],
-        )
-    ]
-
-
-def read(db: psycopg.Connection, queue: str, qty: int = 10, vt: int = 30) -> list[int]:
-    return [r[0] for r in db.execute("SELECT msg_id FROM pgmq.read(%s, %s, %s)", [queue, vt, qty])]
 
 
 def now(db: psycopg.Connection) -> float:
