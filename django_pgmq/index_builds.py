@@ -33,6 +33,7 @@ consumer's too), then give way and try again later (`BACKGROUND_TRIES`);
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -221,6 +222,11 @@ def _build_one(
 def _create_index(
     conn: psycopg.Connection, queue: str, index: str, kind: str, invalid: bool
 ) -> None:
+    table = table_name(queue)
+    leaves = conn.execute(_LEAVES, [index, table]).fetchall()
+    if leaves:  # a partitioned queue: CONCURRENTLY cannot build on its parent
+        _create_partitioned_index(conn, table, index, kind, leaves)
+        return
     if invalid:  # left by a failed build: drop it, then build again
         conn.execute(
             sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier("pgmq", index))
@@ -354,3 +360,64 @@ def wait_for_background(timeout: float | None = None) -> None:
     thread = _background
     if thread is not None:
         thread.join(timeout)
+
+
+# A partitioned queue table's leaf partitions (none for a plain table), each with the
+# index of that leaf already attached to the parent's index `index`, if any.
+_LEAVES = """
+SELECT c.relname::text AS leaf,
+       (SELECT i.indexrelid FROM pg_catalog.pg_index i
+        JOIN pg_catalog.pg_inherits h ON h.inhrelid = i.indexrelid
+        WHERE i.indrelid = c.oid
+          AND h.inhparent = pg_catalog.to_regclass(pg_catalog.format('pgmq.%%I', %s::text)))
+           IS NOT NULL AS attached
+FROM pg_catalog.pg_partition_tree(
+         pg_catalog.to_regclass(pg_catalog.format('pgmq.%%I', %s::text))) t
+JOIN pg_catalog.pg_class c ON c.oid = t.relid
+WHERE t.isleaf AND t.level > 0
+ORDER BY 1
+"""
+
+
+def _leaf_index_name(leaf: str, table: str, index: str) -> str:
+    """The name of a leaf partition's part of ``index``: the leaf's name and the index's
+    suffix, shortened with a hash of the leaf's name where that passes 63 bytes."""
+    suffix = index[len(table) :]
+    name = leaf + suffix
+    if len(name.encode()) <= 63:
+        return name
+    digest = hashlib.md5(leaf.encode()).hexdigest()[:8]
+    return f"{leaf[: 63 - len(suffix) - 9]}_{digest}{suffix}"
+
+
+def _create_partitioned_index(
+    conn: psycopg.Connection, table: str, index: str, kind: str, leaves: list[Any]
+) -> None:
+    """A partitioned table's index without holding its writers: the parent's index ON ONLY
+    the parent (invalid until complete), each leaf's built CONCURRENTLY and attached; the
+    parent's becomes valid once every leaf's is attached. A leaf made later by partition
+    maintenance gets its part when it is attached (PostgreSQL builds it then)."""
+    conn.execute(
+        sql.SQL("CREATE INDEX IF NOT EXISTS {} ON ONLY {} ({})").format(
+            sql.Identifier(index), sql.Identifier("pgmq", table), EXPRESSIONS[kind]
+        )
+    )
+    for leaf, attached in leaves:
+        if attached:
+            continue
+        part = _leaf_index_name(leaf, table, index)
+        state = conn.execute(_INDEX_STATE, [part]).fetchone()
+        if state is not None and not state[0]:  # left invalid by a failed build
+            conn.execute(
+                sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier("pgmq", part))
+            )
+        conn.execute(
+            sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON {} ({})").format(
+                sql.Identifier(part), sql.Identifier("pgmq", leaf), EXPRESSIONS[kind]
+            )
+        )
+        conn.execute(
+            sql.SQL("ALTER INDEX {} ATTACH PARTITION {}").format(
+                sql.Identifier("pgmq", index), sql.Identifier("pgmq", part)
+            )
+        )

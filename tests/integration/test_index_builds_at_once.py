@@ -289,3 +289,32 @@ def test_an_application_role_s_index_under_a_non_superuser_owner(roles):
             "JOIN pg_class i ON i.oid = x.indexrelid WHERE i.oid = 'pgmq.q_ixq_fifo_idx'::regclass"
         ).fetchall()
     assert valid and index_owner == owner.name
+
+
+def test_a_partitioned_queues_deferred_index_is_built_leaf_by_leaf(pg_connect, queue_name):
+    """CREATE INDEX CONCURRENTLY refuses a partitioned table: its wish is built ON ONLY the
+    parent, then CONCURRENTLY on each partition and attached, so it ends valid."""
+    owner = pg_connect()
+    owner.execute("SELECT pgmq.create_partitioned(%s, '10', '20')", [queue_name])
+    try:
+        with owner.transaction():  # a transaction that wrote: the build is deferred
+            owner.execute(
+                "SELECT pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[25]))", [queue_name]
+            )
+            owner.execute("SELECT pgmq.create_fifo_index(%s)", [queue_name])
+        index = f"q_{queue_name}_fifo_idx"
+        assert index_valid(owner, index) is None
+        assert QueueManager().build_pending_indexes() == [index]
+        assert index_valid(owner, index) is True
+        parts = owner.execute(
+            "SELECT count(*) FILTER (WHERE i.indisvalid), count(*) FROM pg_inherits h "
+            "JOIN pg_index i ON i.indexrelid = h.inhrelid WHERE h.inhparent = to_regclass(%s)",
+            [f"pgmq.{index}"],
+        ).fetchone()
+        leaves = owner.execute(
+            "SELECT count(*) FROM pg_partition_tree(to_regclass(%s)) WHERE isleaf AND level > 0",
+            [f"pgmq.q_{queue_name}"],
+        ).fetchone()[0]
+        assert parts == (leaves, leaves) and leaves >= 2
+    finally:
+        owner.execute("SELECT pgmq.drop_queue(%s)", [queue_name])

@@ -9,6 +9,21 @@ SET LOCAL check_function_bodies = off;
 -- token per message of the window's claims, free tokens up to min(count, 1024).
 ALTER TABLE pgmq.queue_limit_state RENAME TO queue_limit_state_old;
 ALTER TABLE pgmq.queue_limit_state_old RENAME CONSTRAINT queue_limit_state_pkey TO queue_limit_state_old_pkey;
+-- PostgreSQL 18 names NOT NULL constraints after the table: rename the renamed table's
+-- too, so the new table's take their usual names.
+DO $hand_limits_nn$
+DECLARE
+    c name;
+BEGIN
+    FOR c IN SELECT k.conname FROM pg_catalog.pg_constraint k
+             WHERE k.conrelid = 'pgmq.queue_limit_state_old'::regclass AND k.contype = 'n'
+               AND k.conname LIKE 'queue\_limit\_state\_%'
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE pgmq.queue_limit_state_old RENAME CONSTRAINT %I TO %I', c,
+                                  pg_catalog.replace(c::text, 'queue_limit_state_', 'queue_limit_state_old_'));
+    END LOOP;
+END
+$hand_limits_nn$;
 CREATE TABLE pgmq.queue_limit_state (
     queue_name text PRIMARY KEY,
     max_in_flight integer,

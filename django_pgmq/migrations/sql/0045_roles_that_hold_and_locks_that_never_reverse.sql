@@ -6,6 +6,21 @@ SET LOCAL check_function_bodies = off;
 -- as arrays, rebuilt from the slot and token rows; the rows go.
 ALTER TABLE pgmq.queue_limit_state RENAME TO queue_limit_state_new;
 ALTER TABLE pgmq.queue_limit_state_new RENAME CONSTRAINT queue_limit_state_pkey TO queue_limit_state_new_pkey;
+-- PostgreSQL 18 names NOT NULL constraints after the table: rename the renamed table's
+-- too, so the new table's take their usual names.
+DO $hand_limits_nn$
+DECLARE
+    c name;
+BEGIN
+    FOR c IN SELECT k.conname FROM pg_catalog.pg_constraint k
+             WHERE k.conrelid = 'pgmq.queue_limit_state_new'::regclass AND k.contype = 'n'
+               AND k.conname LIKE 'queue\_limit\_state\_%'
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE pgmq.queue_limit_state_new RENAME CONSTRAINT %I TO %I', c,
+                                  pg_catalog.replace(c::text, 'queue_limit_state_', 'queue_limit_state_new_'));
+    END LOOP;
+END
+$hand_limits_nn$;
 CREATE TABLE pgmq.queue_limit_state (
     queue_name text PRIMARY KEY,
     max_in_flight integer,
