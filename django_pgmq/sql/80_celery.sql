@@ -60,13 +60,12 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER AND r.rolsuper)
-       OR pg_catalog.pg_has_role(SESSION_USER,
-                                 (SELECT n.nspowner FROM pg_catalog.pg_namespace n
-                                  WHERE n.nspname = 'pgmq'), 'MEMBER')
+    -- Joined to pg_roles: a recorded role dropped since (without pgmq_grant --revoke)
+    -- is no one's, and never an error.
+    IF pgmq._session_is_owner()
        OR EXISTS (SELECT 1 FROM pgmq.app_role a
-                  WHERE pg_catalog.to_regrole(pg_catalog.quote_ident(a.role_name::text)) IS NOT NULL
-                    AND pg_catalog.pg_has_role(SESSION_USER, a.role_name, 'MEMBER')) THEN
+                  JOIN pg_catalog.pg_roles r ON r.rolname = a.role_name
+                  WHERE pg_catalog.pg_has_role(SESSION_USER, r.oid, 'MEMBER'::text)) THEN
         RETURN;
     END IF;
     RAISE EXCEPTION 'role "%" is not an application role of pgmq', SESSION_USER

@@ -425,3 +425,23 @@ def test_spark_source_and_staging_bookkeeping(pg_connect, app, manager_role, que
             True,
         )
     assert owner.execute(f'SELECT count(*) FROM pgmq."q_{q}"').fetchone() == (2,)
+
+
+def test_a_recorded_role_dropped_without_revoke_troubles_no_other(pg_connect, make_role, queues):
+    """A DBA drops a granted role without pgmq_grant --revoke: its registry row stays, and
+    every check that reads the registry still answers for the other roles."""
+    owner = pg_connect()
+    gone = f"pgmq_gone_{uuid.uuid4().hex[:8]}"
+    owner.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(gone)))
+    owner.execute("SELECT pgmq.grant_app_role(%s, true, '{}', true)", [gone])
+    owner.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(gone)))
+    owner.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(gone)))
+    try:
+        app = make_role()
+        q = queues()
+        with app.connect() as conn:
+            conn.execute("SELECT pgmq.celery_declare_queue(%s::text, %s::text)", [q, q])
+            assert conn.execute("SELECT count(*) FROM pgmq.send(%s, '{}')", [q]).fetchone() == (1,)
+            refused(conn, "SELECT pgmq.set_queue_attributes(%s, '{\"paused\": true}')", [q])
+    finally:
+        owner.execute("DELETE FROM pgmq.app_role WHERE role_name = %s", [gone])
