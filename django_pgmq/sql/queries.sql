@@ -458,7 +458,9 @@ SELECT schedule_name FROM pgmq.schedules WHERE origin = 'settings' ORDER BY sche
 -- name: schedules_installed
 -- The schedule API this code syncs through (set_schedule_origin came with 0045): a
 -- database migrated back before it is left alone by the settings sync.
-SELECT pg_catalog.to_regprocedure('pgmq.set_schedule_origin(text[],text)') IS NOT NULL;
+SELECT EXISTS (SELECT FROM pg_catalog.pg_proc p
+               JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+               WHERE n.nspname = 'pgmq' AND p.proname = 'set_schedule_origin');
 
 -- name: refuse_foreign_schema
 -- Migrate's pre-flight (django_pgmq/schema_guard.py): catalogue reads only, so they run

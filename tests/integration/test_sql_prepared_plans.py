@@ -174,11 +174,12 @@ def test_attributes_take_effect_at_once_in_a_session_with_prepared_statements(pg
 def test_archive_takes_the_attribute_path_at_once_in_a_session_with_prepared_statements(
     pg_connect, queue
 ):
-    """An archive on a queue with max_in_flight wakes workers waiting at the limit: the
-    kept statement's guard must send it the router's way as soon as the queue has it."""
+    """An archive on a queue at its max_in_flight wakes workers waiting there: the kept
+    statement's guard must send it the router's way as soon as the queue has the limit
+    (two messages read of a limit of two: the archive frees a slot of a full queue)."""
     db, admin, listener = pg_connect(), pg_connect(), pg_connect()
     cycle(db, queue)
-    admin.execute("SELECT pgmq.set_queue_attributes(%s, '{\"max_in_flight\": 5}')", [queue])
+    admin.execute("SELECT pgmq.set_queue_attributes(%s, '{\"max_in_flight\": 2}')", [queue])
     [channel] = admin.execute(
         "SELECT pgmq._limit_channel(pgmq._stored_queue_name(%s))", [queue]
     ).fetchone()
