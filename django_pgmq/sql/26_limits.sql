@@ -1,4 +1,4 @@
--- Per-queue concurrency and rate limits (issue 25; redesigned for issue 38): the queue
+-- Per-queue concurrency and rate limits (slot and token rows since migration 0045): the queue
 -- attributes max_in_flight (at most N messages read and not yet deleted, archived or
 -- visible again) and rate_limit ({"count": N, "seconds": S}: at most N handed out in any
 -- S-second window), exact across any number of sessions, at any isolation level.
