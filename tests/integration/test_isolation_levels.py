@@ -132,9 +132,9 @@ def test_the_worker_s_level_is_put_back_after_its_transaction(higher_level, queu
         assert cursor.fetchone()[0] != "read committed"
 
 
+# Their own connections take the server's default, never Django's option: only that case.
+@pytest.mark.parametrize("higher_level", ["server_default"], indirect=True)
 def test_the_transport_s_and_the_spark_source_s_own_connections_read_committed(higher_level):
-    if higher_level == "django_option":
-        pytest.skip("their own connections take the server's default, not Django's option")
     params = connection.get_connection_params()
     keep = {"host", "port", "user", "password", "dbname", "options"}
     conninfo = psycopg.conninfo.make_conninfo(
