@@ -21,21 +21,18 @@ import pytest
 from psycopg import errors, sql
 from psycopg.types.json import Jsonb
 
+from tests.integration import test_limits
+
 pytestmark = pytest.mark.usefixtures("django_db_setup")
 
 READ = "SELECT msg_id FROM pgmq.read(queue_name => %s, vt => 300, qty => %s)"
+
+q = test_limits.q  # the queue fixture (made and dropped by this module's db)
 
 
 @pytest.fixture
 def db(pg_connect) -> psycopg.Connection:
     return pg_connect()
-
-
-@pytest.fixture
-def q(db, queue_name) -> Iterator[str]:
-    db.execute("SELECT pgmq.create(queue_name => %s)", [queue_name])
-    yield queue_name
-    db.execute("SELECT pgmq.drop_queue(queue_name => %s)", [queue_name])
 
 
 def set_attributes(db: psycopg.Connection, queue: str, **attributes: object) -> None:
