@@ -4,7 +4,7 @@ Every statement Python sends is named once, in the named-query file (`FILES`:
 ``sql/queries.sql``, in sections by caller), under a ``-- name:`` line; `statements`
 reads it into one registry, and a name defined twice is an error. Where a statement calls one SQL
 function it takes that function's name (without a leading underscore), and so does
-the Python method that runs it (CONTRIBUTING.md, "How to add a command").
+the Python method that runs it (CONTRIBUTING.md, "A SQL statement").
 
 `run` sends a named statement on a psycopg connection: Django's (a
 ``DatabaseWrapper``: the manager, the internal layer, the Tasks backend, Celery's

@@ -75,7 +75,7 @@ AS $fn$
 $fn$;
 
 -- The advisory-lock key of a queue's live table, shared by index builds and the DDL on
--- that table (docs/design.md, "Index builds and queue DDL"): the two-int form, class
+-- that table (docs/internals/locks.md, "Index builds and queue DDL"): the two-int form, class
 -- 1885826417 (the bytes 'pgmq') and hashtext of the lower-cased queue name, which is
 -- what names the table. The two-int space never meets acquire_queue_lock's bigint keys.
 CREATE FUNCTION pgmq._queue_table_lock_key(queue_name text, OUT class_id integer, OUT object_id integer)

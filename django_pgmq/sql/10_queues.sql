@@ -145,8 +145,8 @@ $fn$;
 -- (pgmq.queue_creator) and every registered application role is granted the new tables.
 -- Locks: an existing queue is recognised before any lock is taken, so a transaction
 -- that sent to the queue (holding its table) and declares it again never waits for the
--- queue lock a concurrent drop_queue holds while it waits for that table (docs/design.md,
--- "Lock order"). A new queue takes the queue lock, then looks again.
+-- queue lock a concurrent drop_queue holds while it waits for that table (docs/internals/locks.md,
+-- "Locks: how each is bounded"). A new queue takes the queue lock, then looks again.
 CREATE OR REPLACE FUNCTION pgmq._create_queue(queue_name text, unlogged boolean)
 RETURNS void
 LANGUAGE plpgsql

@@ -14,8 +14,8 @@
 -- call sees the queue's attributes as its own statement's snapshot does: nothing is
 -- remembered from an earlier transaction.
 --
--- Why no generated functions (docs/design.md, "How a message operation reaches a
--- queue"): up to migration 0019 a busy queue got a generated access function whose plans
+-- Why no generated functions (docs/internals/message-path.md, "How a message operation
+-- reaches a queue"): up to migration 0019 a busy queue got a generated access function whose plans
 -- each session kept. It was faster at batch 10, and wrong: a function built inside a
 -- REPEATABLE READ transaction carried that transaction's old view of the attributes,
 -- a role able to create objects in pgmq could plant a function the router then called,
@@ -265,7 +265,7 @@ AS $fn$
     SELECT pgmq._low_water_mark_for(pgmq._message_table_name(queue_name, 'q'::text));
 $fn$;
 
--- Kept plans, per session (docs/design.md, "Plans kept per session"): EXECUTE parses
+-- Kept plans, per session (docs/internals/message-path.md, "Plans kept per session"): EXECUTE parses
 -- and plans the statement on every call, which cost read+archive at batch 10 about a
 -- third of its speed. So after three uses in a session of read, pop, archive or delete
 -- on a queue without attributes, the router PREPAREs that statement and from then on
@@ -407,7 +407,7 @@ $fn$;
 
 -- A client's own statement of op on queue_name (its name checked), for a client that
 -- prepares statements itself (the Python manager with psycopg's prepared statements on,
--- docs/design.md "The manager's own statements"): the kept statement of read (r), pop (p),
+-- docs/internals/message-path.md "The manager's own statements"): the kept statement of read (r), pop (p),
 -- archive (a), delete (d) or send (s), attribute guard and all, with the low-water mark
 -- looked up by the statement itself (an initplan: the session's mark, as the router's),
 -- the quantity and the condition (none) as constants, and its parameters from $1: read's

@@ -859,7 +859,7 @@ $fn$;
 -- A send to a queue with a deduplication window: the fast send first, then, when an id
 -- was taken, the ON CONFLICT statement.
 --
--- Why (docs/design.md, measured on PostgreSQL 18): INSERT ... ON CONFLICT inserts each
+-- Why (docs/internals/attributes.md, measured on PostgreSQL 18): INSERT ... ON CONFLICT inserts each
 -- row speculatively (a pre-check of the index, a lock per row, a confirming WAL record),
 -- about 4.5 us per message, twice what the message itself costs. The fast send inserts
 -- the ids plainly, in a subtransaction; an id already claimed raises unique_violation,

@@ -3,7 +3,7 @@
 -- visible again) and rate_limit ({"count": N, "seconds": S}: at most N handed out in any
 -- S-second window), exact across any number of sessions, at any isolation level.
 --
--- How (docs/design.md, "Concurrency and rate limits"): a limited queue has a few
+-- How (docs/internals/attributes.md, "Concurrency and rate limits"): a limited queue has a few
 -- numbered rows in pgmq.queue_limit_slots, and a claim takes one row per message it
 -- hands out, with FOR UPDATE SKIP LOCKED, so readers of one queue take different rows at
 -- once and none waits for another (nor for a session idle in its transaction: it just

@@ -1,4 +1,4 @@
-"""One way to run SQL (design.md, "Running SQL"): named statements in one registry, sent
+"""One way to run SQL (docs/internals/running-sql.md): named statements in one registry, sent
 through `django_pgmq.sqlrun` only."""
 
 from __future__ import annotations
@@ -150,8 +150,9 @@ def test_each_caller_keeps_its_words_for_a_missing_schema():
         assert isinstance(sqlrun.translate(missing, "q", errors), QueueNotFound)
 
 
-# The internal layer's methods run statements of their own name (design.md, "Running
-# SQL"): ``<method>``, or ``<method>_<variant>`` for a method that picks one of several.
+# The internal layer's methods run statements of their own name (docs/internals/
+# running-sql.md): ``<method>``, or ``<method>_<variant>`` for a method that picks one
+# of several.
 INTERNAL_OPS = sorted((PACKAGE / "internal").glob("*_ops.py"))
 # (method, statement) pairs that differ, each with its reason; none at present.
 RUNS_OTHERWISE: dict[tuple[str, str], str] = {}
