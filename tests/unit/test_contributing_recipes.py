@@ -1,0 +1,311 @@
+"""CONTRIBUTING.md's "How to add ..." recipes stay true.
+
+Every recipe is read as text: each file, SQL object, Python name and docs link it names
+must exist. And a recipe must name every place the code has for its kind of change,
+found from the code itself: for a figure of a queue, every template that shows a queue's
+figures, every function that builds a `QueueStats` field by field, every SQL object that
+lists the dashboard's figures and the Prometheus gauge table; for a command, a row in the
+command reference (or a guide named below it); for an attribute, the docs it must touch.
+The attribute recipe has a working test of its own besides
+(`tests/integration/test_attribute_declaration.py` adds an attribute and follows it).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "django_pgmq"
+EXTENSIONS = (".py", ".sql", ".html", ".md", ".po", ".pot", ".mo", ".yml", ".toml", ".txt")
+
+
+@cache
+def recipes() -> dict[str, str]:
+    """The recipes of CONTRIBUTING's "How to add ..." section, by their ``###`` title."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text.split("\n## How to add ...\n", 1)[1].split("\n## ", 1)[0]
+    parts = re.split(r"^### (.+)$", section, flags=re.M)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def recipe(title_start: str) -> str:
+    """The one recipe whose title starts with ``title_start``."""
+    [text] = [body for title, body in recipes().items() if title.startswith(title_start)]
+    return text
+
+
+def inline_code(text: str) -> list[str]:
+    """The backticked spans of ``text``, fenced blocks left out."""
+    prose = re.sub(r"^ *```.*?^ *```", "", text, flags=re.S | re.M)
+    return re.findall(r"`([^`\n]+)`", prose)
+
+
+def named(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a word (``pgmq.`` or a path before it is fine)."""
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+
+
+@cache
+def sql_objects() -> dict[str, str]:
+    """Every function, type and table the SQL files define (``pgmq.name``), with its text,
+    comments left out (a comment above an object is not part of it)."""
+    found: dict[str, str] = {}
+    for path in sorted((PACKAGE / "sql").glob("*.sql")):
+        text = re.sub(r"--[^\n]*", "", path.read_text(encoding="utf-8"))
+        pattern = (
+            r"^CREATE (?:OR REPLACE )?(?:FUNCTION|TYPE|TABLE|VIEW) (?:IF NOT EXISTS )?(pgmq\.\w+)"
+        )
+        starts = list(re.finditer(pattern, text, flags=re.M))
+        ends = [s.start() for s in starts[1:]] + [len(text)] * bool(starts)
+        for here, end in zip(starts, ends, strict=True):
+            found[here.group(1)] = found.get(here.group(1), "") + text[here.start() : end]
+    return found
+
+
+def _existing(token: str) -> bool:
+    """Whether a path a recipe names is in the tree (beside the repository root, the
+    package or the tests; a ``*`` in it must match something)."""
+    for base in (ROOT, PACKAGE):
+        if any(base.glob(token.rstrip("/"))):
+            return True
+    if "/" not in token:
+        return any(p for d in (PACKAGE, ROOT / "tests", ROOT / "docs") for p in d.rglob(token))
+    return False
+
+
+def _defines(path: Path, name: str) -> bool:
+    """Whether the module at ``path`` (a file, or a package's modules) defines ``name``."""
+    files = [path] if path.suffix == ".py" else sorted(path.glob("*.py"))
+    if path.is_dir() and (path / f"{name}.py").is_file():
+        return True
+    pattern = rf"^\s*(?:def {name}\b|class {name}\b|{name}\s*[:=])"
+    return any(re.search(pattern, f.read_text(encoding="utf-8"), flags=re.M) for f in files)
+
+
+def _modules(name: str) -> list[Path]:
+    """The package's modules and packages called ``name`` (``a/b`` for a path)."""
+    found = [p for p in PACKAGE.rglob(f"{name}.py") if ".venv" not in p.parts]
+    found += [p for p in PACKAGE.rglob(name) if p.is_dir() and (p / "__init__.py").is_file()]
+    return found
+
+
+def problems(text: str) -> list[str]:
+    """What a recipe names that is not there, one line each."""
+    found = []
+    for token in inline_code(text):
+        token = token.strip()
+        if any(c in token for c in " <>{}()\"'") and not token.endswith("()"):
+            continue
+        token = token.removesuffix("()")
+        sql_name = re.fullmatch(r"pgmq\.(\w+)", token)
+        dotted = re.fullmatch(r"([\w/]+)\.([A-Za-z_]\w*\*?)", token)
+        if sql_name:
+            if token not in sql_objects():
+                found.append(f"{token}: no such function or type in django_pgmq/sql/")
+        elif token.endswith(EXTENSIONS) or token.endswith("/"):
+            if not _existing(token):
+                found.append(f"{token}: no such file or folder")
+        elif dotted and not token[0].isupper():
+            module, name = dotted.groups()
+            modules = _modules(module)
+            if not modules:
+                continue  # not a module of ours (``q.stats``, ``Base._fetch``)
+            if name.endswith("*"):
+                prefix = name[:-1]
+                ok = any(
+                    re.search(rf"^{prefix}\w*\s*[:=]", m.read_text(encoding="utf-8"), re.M)
+                    for m in modules
+                    if m.is_file()
+                )
+            else:
+                ok = any(_defines(m, name) for m in modules)
+            if not ok:
+                found.append(f"{token}: {module} defines no {name}")
+    for target, anchor in re.findall(r"\]\(([^)#\s]+\.md)(?:#([\w-]+))?\)", text):
+        page = ROOT / target
+        if not page.is_file():
+            found.append(f"{target}: no such page")
+        elif anchor and anchor not in heading_ids(page):
+            found.append(f"{target}#{anchor}: no such heading")
+    return found
+
+
+def heading_ids(page: Path) -> set[str]:
+    """The anchors of a Markdown page's headings, as mkdocs' toc makes them."""
+    ids = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", page.read_text(encoding="utf-8"), flags=re.M):
+        slug = re.sub(r"[^\w\s-]", "", heading.lower()).strip()
+        ids.add(re.sub(r"[\s]+", "-", slug))
+    return ids
+
+
+def test_the_recipes_are_found():
+    titles = list(recipes())
+    assert len(titles) >= 5, titles
+    for start in ("A queue attribute", "A figure of a queue", "A management command"):
+        assert recipe(start)
+
+
+@pytest.mark.parametrize("title", sorted(recipes()))
+def test_what_a_recipe_names_exists(title: str):
+    assert problems(recipes()[title]) == []
+
+
+def test_the_reading_catches_a_name_that_is_gone():
+    """The checks can fail: a recipe naming a file, an SQL function, a module's name or a
+    heading that do not exist is caught."""
+    made_up = (
+        "`django_pgmq/nowhere.py`, `pgmq._no_such_builder`, `sqlrun.NO_SUCH_NAME`, "
+        "`attribute_spec.KINDS`, [x](docs/guide/attributes.md#no-such-heading)"
+    )
+    assert [line.split(":")[0] for line in problems(made_up)] == [
+        "django_pgmq/nowhere.py",
+        "pgmq._no_such_builder",
+        "sqlrun.NO_SUCH_NAME",
+        "docs/guide/attributes.md#no-such-heading",
+    ]
+
+
+# A figure of a queue --------------------------------------------------------------------
+
+
+def dashboard_figures() -> list[str]:
+    """The figures ``pgmq.queue_figures`` has beyond pgmq's ``metrics_result``: those
+    only the dashboard's paths compute, so an object naming all of them lists figures."""
+    text = sql_objects()["pgmq.queue_figures"]
+    columns = re.findall(r"^\s+(\w+) [\w\[\] ]+,?$", text, flags=re.M)
+    after = columns[columns.index("default_partition_length") + 1 :]
+    return [c for c in after if c != "estimated"]
+
+
+def figure_places() -> list[str]:
+    """Every place the code has for a new figure, found from the code."""
+    figures = dashboard_figures()
+    assert len(figures) >= 4, figures
+    places = [
+        name
+        for name, text in sql_objects().items()
+        if all(named(text, f) for f in figures) and not name.startswith("pgmq.metrics")
+    ]
+    for path in sorted((PACKAGE / "templates").rglob("*.html")):
+        if "{% figure " in path.read_text(encoding="utf-8"):
+            places.append(path.name)
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and any(
+                isinstance(call, ast.Call) and getattr(call.func, "id", "") == "QueueStats"
+                for call in ast.walk(node)
+            ):
+                places.append(node.name)
+        for node in tree.body:  # a table of gauges that reads a queue's figures (q.stats)
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else []
+            targets += node.targets if isinstance(node, ast.Assign) else []
+            reads_stats = any(
+                isinstance(n, ast.Attribute) and n.attr == "stats" for n in ast.walk(node)
+            )
+            places += [
+                t.id
+                for t in targets
+                if isinstance(t, ast.Name) and "GAUGES" in t.id and reads_stats
+            ]
+    return places
+
+
+def test_the_figure_recipe_names_every_place_the_code_has_for_a_figure():
+    places = figure_places()
+    # What the code has today; a new place is found without changing this test.
+    assert {
+        "pgmq.queue_figures",
+        "pgmq._queue_figures_counted",
+        "pgmq._dashboard_stats",
+        "overview.html",
+        "overview_all.html",
+        "total_stats",
+        "QUEUE_GAUGES",
+    } <= set(places), places
+    text = recipe("A figure of a queue")
+    missing = [p for p in places if not named(text, p.removeprefix("pgmq."))]
+    assert missing == [], f"CONTRIBUTING's figure recipe does not name {missing}"
+
+
+# A management command -------------------------------------------------------------------
+
+
+def command_names() -> list[str]:
+    """The app's management commands."""
+    return sorted(p.stem for p in (PACKAGE / "management" / "commands").glob("pgmq_*.py"))
+
+
+REFERENCE = ROOT / "docs" / "reference" / "commands.md"
+TABLE = "What they print and when they fail"
+
+
+def referenced_commands() -> tuple[set[str], set[str]]:
+    """The commands with a row in the reference's table, and those named below it."""
+    text = REFERENCE.read_text(encoding="utf-8")
+    section = text.split(f"\n## {TABLE}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `pgmq_")]
+    in_rows = {n for row in rows for n in re.findall(r"`(pgmq_\w+)", row.split(" | ")[0])}
+    after = section[section.rindex("\n|") :]
+    return in_rows, set(re.findall(r"`(pgmq_\w+)`", after))
+
+
+def test_every_command_has_a_row_in_the_reference_or_a_guide():
+    in_rows, below = referenced_commands()
+    assert {"pgmq_create", "pgmq_send"} <= in_rows and "pgmq_consume" in below
+    missing = [c for c in command_names() if c not in in_rows | below]
+    assert missing == [], f"no row in {REFERENCE.name} ({TABLE!r}) nor a guide for {missing}"
+    assert (in_rows | below) <= set(command_names()), "a row for a command that is gone"
+
+
+def test_the_command_recipe_says_where_the_row_goes():
+    text = recipe("A management command")
+    assert "docs/reference/commands.md" in text and f'"{TABLE}"' in text
+    assert f"## {TABLE}" in REFERENCE.read_text(encoding="utf-8")
+
+
+def test_every_command_is_built_on_the_base_the_recipe_names():
+    """The recipe says `PgmqCommand`: every command's class derives from it."""
+    bases = {"PgmqCommand"}
+    for path in [PACKAGE / "management" / "command_base.py", *PACKAGE.rglob("*_command.py")]:
+        classes = [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ClassDef)]
+        bases |= {c.name for c in classes if {getattr(b, "id", None) for b in c.bases} & bases}
+    assert "PgmqCommand" in recipe("A management command")
+    for name in command_names():
+        tree = ast.parse((PACKAGE / "management" / "commands" / f"{name}.py").read_text())
+        [command] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Command"]
+        assert {getattr(b, "id", None) for b in command.bases} & bases, name
+
+
+# A queue attribute ----------------------------------------------------------------------
+
+ATTRIBUTES_GUIDE = ROOT / "docs" / "guide" / "attributes.md"
+
+
+def test_the_attribute_recipe_names_the_docs_it_must_touch():
+    """Its explanation in the guide, and its row in "What holds for which client"."""
+    text = recipe("A queue attribute")
+    guide = ATTRIBUTES_GUIDE.read_text(encoding="utf-8")
+    assert "docs/guide/attributes.md" in text
+    assert '"What each does, in detail"' in text and "\nWhat each does, in detail:" in guide
+    assert '"What holds for which client"' in text
+    assert "What holds for which client" in {
+        h.strip() for h in re.findall(r"^## (.+)$", guide, flags=re.M)
+    }
+
+
+def test_the_attribute_recipe_names_every_side():
+    """Every side the declaration uses is one the recipe lists."""
+    from django_pgmq.attributes_declared import DECLARED
+
+    text = recipe("A queue attribute")
+    missing = sorted({s.side for s in DECLARED if f"`{s.side}`" not in text})
+    assert missing == [], missing
