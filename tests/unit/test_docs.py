@@ -71,6 +71,8 @@ def page_text(site: Path, page: str) -> str:
         "reference/python",
         "reference/commands",
         "design",
+        "internals/message-path",
+        "internals/attributes",
         "benchmarks",
         "changelog",
     ],
@@ -138,6 +140,15 @@ def test_the_site_loads_nothing_from_elsewhere(site: Path) -> None:
 def test_the_design_page_shows_the_diagram(site: Path) -> None:
     assert 'src="../architecture.svg"' in (site / "design/index.html").read_text()
     assert (site / "architecture.svg").is_file()
+
+
+def test_the_design_page_is_a_map_that_links_every_internals_page() -> None:
+    """design.md stays short enough to read first; the detail is in docs/internals/."""
+    text = (ROOT / "docs" / "design.md").read_text()
+    assert len(text.splitlines()) <= 250
+    pages = sorted(p.name for p in (ROOT / "docs" / "internals").glob("*.md"))
+    assert pages, "the detail pages are gone"
+    assert [p for p in pages if f"(internals/{p})" not in text] == []
 
 
 def test_pgmq_113_signatures_match_the_pgmq_wheel() -> None:
