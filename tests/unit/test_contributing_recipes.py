@@ -144,6 +144,30 @@ def heading_ids(page: Path) -> set[str]:
     return ids
 
 
+def package_modules() -> list[Path]:
+    """The package's Python modules, migrations left out."""
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if "migrations" not in p.parts]
+
+
+def builders(cls: str) -> list[str]:
+    """The module-level functions and methods that build a ``cls`` field by field (a call
+    with more than one argument, nested functions included): each must learn of a new
+    field."""
+    found = []
+    for path in package_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        methods = [n for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body]
+        for node in [*tree.body, *methods]:
+            if isinstance(node, ast.FunctionDef) and any(
+                isinstance(call, ast.Call)
+                and getattr(call.func, "id", "") == cls
+                and len(call.args) + len(call.keywords) > 1
+                for call in ast.walk(node)
+            ):
+                found.append(node.name)
+    return found
+
+
 def test_the_recipes_are_found():
     titles = list(recipes())
     assert len(titles) >= 5, titles
@@ -195,16 +219,9 @@ def figure_places() -> list[str]:
     for path in sorted((PACKAGE / "templates").rglob("*.html")):
         if "{% figure " in path.read_text(encoding="utf-8"):
             places.append(path.name)
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if "migrations" in path.parts:
-            continue
+    places += builders("QueueStats")
+    for path in package_modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and any(
-                isinstance(call, ast.Call) and getattr(call.func, "id", "") == "QueueStats"
-                for call in ast.walk(node)
-            ):
-                places.append(node.name)
         for node in tree.body:  # a table of gauges that reads a queue's figures (q.stats)
             targets = [node.target] if isinstance(node, ast.AnnAssign) else []
             targets += node.targets if isinstance(node, ast.Assign) else []
@@ -309,3 +326,53 @@ def test_the_attribute_recipe_names_every_side():
     text = recipe("A queue attribute")
     missing = sorted({s.side for s in DECLARED if f"`{s.side}`" not in text})
     assert missing == [], missing
+
+
+# A worker behaviour ---------------------------------------------------------------------
+
+
+def test_the_worker_recipe_names_every_place_that_builds_a_consumer_or_its_settings():
+    """A new setting is a new field of `Consumer` and `QueueSettings`: every function that
+    builds one field by field must decide its value, so the recipe names each."""
+    places = builders("Consumer") + builders("QueueSettings")
+    assert {"consumer", "plan", "resolve"} <= set(places), places
+    text = recipe("A worker behaviour")
+    assert [p for p in places if not named(text, p)] == []
+
+
+def test_every_worker_default_is_a_field_of_both_records_the_recipe_names():
+    from dataclasses import fields
+
+    from django_pgmq.worker.config import DEFAULTS, QueueSettings
+    from django_pgmq.worker.registry import Consumer
+
+    for record in (Consumer, QueueSettings):
+        names = {f.name for f in fields(record)}
+        assert [key for key in DEFAULTS if key not in names] == [], record.__name__
+
+
+# A record, or a module ------------------------------------------------------------------
+
+
+def layout_names() -> set[str]:
+    """The names in the first column of design.md's layout table."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    cells = [line.split(" | ")[0] for line in section.splitlines() if line.startswith("| `")]
+    return {name.rstrip("/") for cell in cells for name in re.findall(r"`([^`]+)`", cell)}
+
+
+def test_the_layout_table_has_every_top_level_module_and_package():
+    """The module recipe says: add it to the layout table; the table then maps the tree."""
+    assert "docs/design.md" in recipe("A record, or a module")
+    tree = {p.name for p in PACKAGE.glob("*.py")} | {
+        p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
+    }
+    tree.add("pyspark_pgmq")  # beside the app, listed with the Spark source
+    names = layout_names()
+    listed = names | {n.split("/")[0] for n in names}  # contrib/celery/ lists contrib
+    assert sorted(tree - listed) == [], "design.md's layout table lacks these"
+    stale = sorted(
+        n for n in names - tree if not (PACKAGE / n).exists() and not (ROOT / n).exists()
+    )
+    assert stale == [], "design.md's layout table names what is gone"
