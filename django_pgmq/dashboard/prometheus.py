@@ -92,7 +92,7 @@ QUEUE_GAUGES: list[tuple[str, str, Callable[[ScrapedQueue, Scrape], float | None
 
 
 # The ``figure`` label of pgmq_figure_estimated for the figures QueueStats renamed to
-# pgmq's names (issue 28): scrapers' alerts match the label's value, so it stays as it was.
+# pgmq's names: scrapers' alerts match the label's value, so it stays as it was.
 ESTIMATED_LABELS = {
     "queue_length": "depth",
     "queue_visible_length": "visible",

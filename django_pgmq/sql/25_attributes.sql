@@ -592,7 +592,7 @@ $fn$;
 -- A send with checks (max_message_size, priorities, deduplication_window) checks the
 -- whole batch before it takes any msg_id (an uncorrelated subquery in WHERE, which runs
 -- once before the first row), so a refused batch uses up no ids and total_messages
--- counts only messages (issue 22 #12).
+-- counts only messages.
 CREATE FUNCTION pgmq._queue_ops_attr_sql(queue_name text, op "char", low text, attrs jsonb)
 RETURNS text
 LANGUAGE plpgsql STABLE

@@ -3,7 +3,7 @@
 --
 -- The queue's own figures (lengths, ages, total) come from pgmq._queue_figures
 -- (30_metrics.sql), the one source pgmq.metrics() reads too; this file adds the
--- archive's figures; the dashboard says the source's names (issue 28), no other.
+-- archive's figures; the dashboard says the source's names, no other.
 --
 -- Counting rule: a table is counted exactly while it holds at most `exact_limit` rows
 -- (checked with a LIMITed scan, so the check itself is bounded). Past that, figures

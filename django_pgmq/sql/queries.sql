@@ -246,7 +246,7 @@ FROM pgmq.read(
             FROM pgmq.delete(queue_name => %(queue)s, msg_ids => %(ids)s::bigint[])));
 
 -- name: list_notify_insert_throttles
--- Notifications, FIFO groups, topics and partitions (issue 3).
+-- Notifications, FIFO groups, topics and partitions.
 SELECT queue_name, throttle_interval_ms, last_notified_at FROM pgmq.list_notify_insert_throttles();
 
 -- name: update_notify_insert
