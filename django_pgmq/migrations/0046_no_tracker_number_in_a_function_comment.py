@@ -1,7 +1,8 @@
 """no tracker number in a function comment.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0046_no_tracker_number_in_a_function_comment.sql, and its _reverse) and is never edited.
+migrations/sql/ (0046_no_tracker_number_in_a_function_comment.sql, and its _reverse)
+and is never edited.
 """
 
 from django.db import migrations
