@@ -1,6 +1,6 @@
 """``python -m benchmarks.limits_scale``: what max_in_flight costs when much is in flight,
-and what a limited queue's acknowledgements cost many sessions at once (issue 38, items
-5 and 6). Real sessions on a real server; each figure the median of ``--rounds`` runs,
+and what a limited queue's acknowledgements cost many sessions at once.
+Real sessions on a real server; each figure the median of ``--rounds`` runs,
 the runs interleaved.
 
 - read+archive at batch 10, one connection: a queue without attributes against one with

@@ -28,7 +28,7 @@ TARGETS = [
     Target("pgmq-sql", "pgmq 1.13 SQL functions", "pgmq", "sql", ALL),
     Target("raw", "raw table (PK only)", "raw", "sql", ALL),
     Target("ours-sql", "django-pgmq SQL functions", "ours", "sql", ALL),
-    # Queue attributes (issue 16): a read of a queue with priorities, and send_batch with a
+    # Queue attributes: a read of a queue with priorities, and send_batch with a
     # deduplication window, every message carrying its own deduplication_id.
     Target(
         "ours-priorities",

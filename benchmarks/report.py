@@ -9,17 +9,17 @@ from typing import Any, TextIO
 
 from .plan import PEERS
 
-# Issue 8's goals at batch 10: (phase, ours target, peer target, minimum ratio).
+# The speed goals at batch 10: (phase, ours target, peer target, minimum ratio).
 GOALS = [
     ("read+archive b10", "ours-sql", "pgmq-sql", 1.3),
     ("e2e 22B", "ours-sql", "pgmq-sql", 1.3),
     ("e2e 22B", "ours-worker", "pgmq-sql", 1.2),
-    # issue 22: the floors the static SQL core must hold
+    # the floors the static SQL core must hold (no code written at run time)
     ("e2e 22B", "ours-sql", "pgmq-sql", 1.5),
     # ... and the manager, with psycopg's prepared statements on (its own statements)
     ("read+archive b10", "ours-manager-prepared", "pgmq-sql", 1.3),
     ("e2e 22B", "ours-manager-prepared", "pgmq-sql", 1.5),
-    # issue 16: queue attributes
+    # queue attributes
     ("read+archive b10", "ours-priorities", "pgmq-sql", 1.0),
     ("send b100", "ours-dedup", "ours-sql", 0.7),
     ("send b100", "ours-dedup", "ours-dedup-ids", 0.7),
@@ -106,7 +106,7 @@ def medians(ran: list[dict]) -> list[dict]:
 
 
 def goals(rows: list[dict]) -> list[dict]:
-    """Issue 8's speed goals, each with the measured ratio and whether it is met (from the
+    """The speed goals, each with the measured ratio and whether it is met (from the
     median lines when the phases ran in rounds)."""
     if any(r.get("round") == "median" for r in rows):
         rows = [r for r in rows if r.get("round") == "median"]
@@ -202,7 +202,7 @@ def print_table(rows: list[dict], out: TextIO) -> None:
 
 
 def print_summary(result: dict, out: TextIO) -> None:
-    """Legend, setup and issue 8's goals under the table."""
+    """Legend, setup and the speed goals under the table."""
     meta = result["meta"]
     server = meta["server"]
     print("\n" + "\n".join(LEGEND), file=out)

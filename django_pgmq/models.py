@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 def _renamed(new: str) -> property:
-    """A deprecated alias of field ``new`` (one term per idea): reading or setting
+    """A deprecated alias of field ``new`` (pgmq's vocabulary now): reading or setting
     it, or passing it to the model's constructor, warns and uses ``new``."""
 
     def warn(record: models.Model) -> None:

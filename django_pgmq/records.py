@@ -250,7 +250,7 @@ class QueueStats:
     total_messages: int
     estimated: frozenset[str]
 
-    # Deprecated names of figures (before pgmq's names), for templates that still say them.
+    # Deprecated names of figures (now pgmq's names), for templates that still say them.
     RENAMED: ClassVar[dict[str, str]] = {
         "depth": "queue_length",
         "visible": "queue_visible_length",

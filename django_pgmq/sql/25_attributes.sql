@@ -724,7 +724,7 @@ BEGIN
     order_by := CASE WHEN f.by_priority THEN 'pgmq._task_priority(%1$s.headers) DESC, %1$s.msg_id'
                      ELSE '%1$s.msg_id' END;
     -- Only messages that may still be delivered are picked, so redrive never uses up
-    -- the qty (issue 22 #11); the over-read ones among those the pick walked past (all
+    -- the qty; the over-read ones among those the pick walked past (all
     -- of them when it found fewer than qty) move to the dead-letter queue, at most
     -- max(qty, 100) per call.
     pick := pg_catalog.format(

@@ -425,7 +425,7 @@ def _samples(now) -> None:
     )
 
 
-# -- issue 23, item 6: what a new user saw at 1280 x 800 ------------------------------
+# -- what a new user saw at 1280 x 800 ----------------------------------------------
 
 
 def _right(page, selector: str) -> float:

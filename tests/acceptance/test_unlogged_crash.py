@@ -1,4 +1,4 @@
-"""An unlogged queue survives a crash of PostgreSQL without reusing ids (issue 22, #7).
+"""An unlogged queue survives a crash of PostgreSQL without reusing ids.
 
 Its messages are lost by design, but its id sequence is logged: after an immediate
 shutdown (no checkpoint, a crash and recovery) new messages get new ids, so archiving

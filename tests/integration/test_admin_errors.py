@@ -1,4 +1,4 @@
-"""Issue 23 items 3 and 7: no action answers a 500 or an empty 405; names lead to their page."""
+"""No action answers a 500 or an empty 405; names lead to their page."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def other_not_migrated(scratch):
 
 @pytest.mark.django_db(transaction=True, databases=["default", "other"])
 def test_a_database_without_django_pgmq_says_how_to_migrate_it(client, other_not_migrated):
-    """Issue 23 item 5: one plain line with the command, no SQL error."""
+    """One plain line with the command, no SQL error."""
     login(client, *ALL_PERMS)
     for address in (ADMIN, page("orders"), f"{ADMIN}workers/"):
         response = client.get(address, {"db": "other"})

@@ -111,7 +111,7 @@ def test_a_page_shows_its_range_the_total_and_links_to_the_next(viewer):
 
 
 def test_the_old_depth_sort_key_still_sorts_by_queue_length(viewer):
-    """Issue 28: ``?o=depth`` (bookmarks made before the rename) is ``?o=queue_length``."""
+    """``?o=depth`` (bookmarks made before the rename) is ``?o=queue_length``."""
     old = viewer.get(ADMIN, {"q": PREFIX, "o": "depth", "dir": "desc"})
     assert shown(old) == expected("queue_length", True)[:PAGE_SIZE]
 

@@ -112,7 +112,7 @@ def test_a_worker_samples_queues_it_does_not_consume(queue, queue_name):
 
 
 def test_the_old_names_of_the_renamed_fields_still_work_with_a_warning(db, queue_name):
-    """Issue 28: ``QueueSample.depth``, ``visible``, ``in_flight`` and ``delayed`` are
+    """``QueueSample.depth``, ``visible``, ``in_flight`` and ``delayed`` are
     ``queue_length``, ``queue_visible_length``, ``in_flight_length`` and ``delayed_length``,
     ``QueueConfig.max_reads`` is ``max_receive_count``; the old names stay as deprecated
     properties, the columns as they were."""

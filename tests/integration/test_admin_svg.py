@@ -94,7 +94,7 @@ def test_day_ticks_fall_on_local_midnight():
 
 
 def test_a_chart_of_lone_points_says_it_has_too_little_data():
-    """Issue 23 item 6: a fresh install's single sample is a dot at the right edge."""
+    """A fresh install's single sample is a dot at the right edge."""
     lone = svg.chart([svg.Series("s", [(0, None), (120, 5)])], title="t", **FRAME)
     assert "too little data for a line yet" in lone
     line = svg.chart([svg.Series("s", [(0, 4), (120, 5)])], title="t", **FRAME)
@@ -109,7 +109,7 @@ def test_a_sparkline_of_one_sample_draws_no_dot():
 
 
 def test_sent_per_minute_spreads_a_gap_between_samples_and_counts_from_creation():
-    """Issue 23 item 6: 90 sent between samples two minutes apart is not 0."""
+    """90 sent between samples two minutes apart is not 0."""
     from datetime import timedelta
 
     from django_pgmq.dashboard.charts import sent_per_minute

@@ -217,7 +217,7 @@ def test_queue_page_rejects_a_bad_filter_with_a_message(viewer, queue, manager):
 
 
 def test_one_bad_filter_keeps_the_others_and_names_itself(viewer, queue, manager):
-    """Issue 23 item 4: a page size not offered must not drop the archive's filter."""
+    """A page size not offered must not drop the archive's filter."""
     ids = manager.send_batch(queue, [{"fail": False}, {"fail": True}, {"n": 3}])
     manager.archive(queue, ids[:2])
     response = viewer.get(

@@ -1,9 +1,9 @@
 """The claim filter (pgmq._claim_filter): every reader x every read-side attribute.
 
 Each reader claims through the one definition, so a paused queue hands out nothing,
-redrive moves over-read messages without using up the reader's qty (issue 22 #11), and
+redrive moves over-read messages without using up the reader's qty, and
 priorities order what is claimed (except the FIFO readers, which keep a group's order).
-Also #12: total_messages counts messages, not ids used up by duplicates or refused batches.
+Also: total_messages counts messages, not ids used up by duplicates or refused batches.
 """
 
 from __future__ import annotations
@@ -166,14 +166,14 @@ def test_priorities_order_what_is_claimed(db, q, reader):
 
 
 def test_a_read_of_one_returns_one_while_many_are_over_read(db, q):
-    """#11 as reported: read(q, 30, 1) returned 0 rows with about 990 visible messages."""
+    """As reported: read(q, 30, 1) returned 0 rows with about 990 visible messages."""
     ids = send(db, q, [0] * 1000)
     db.execute("SELECT * FROM pgmq.read(%s, 0, 990)", [q])
     set_attrs(db, q, {"max_receive_count": 1, "dead_letter_queue": f"{q}_dlq"})
     assert [r[0] for r in db.execute("SELECT msg_id FROM pgmq.read(%s, 30, 1)", [q])] == [ids[990]]
 
 
-# -- total_messages (#12) ---------------------------------------------------------------------
+# -- total_messages ---------------------------------------------------------------------------
 
 
 def total(db: psycopg.Connection, queue: str) -> tuple[int, int]:

@@ -252,7 +252,7 @@ def test_send_file_bad_line_names_it_and_sends_nothing(manager, queue, text, exp
 
 
 def test_send_file_names_the_line_the_queue_refuses(manager, queue):
-    """Issue 23 item 8: a message refused by max_message_size names its own line."""
+    """A message refused by max_message_size names its own line."""
     manager.set_queue_attributes(queue, max_message_size=30)
     lines = '{"n": 1}\n{"n": 2}\n{"text": "far too long for this queue"}\n{"n": 4}\n'
     message = fails("pgmq_send", queue, "--file", "-", stdin=lines)  # one chunk of 4

@@ -1,4 +1,4 @@
-"""One dead-letter rule (issue 28): the worker and the read-time redrive move a
+"""One dead-letter rule: the worker and the read-time redrive move a
 failed message the same way, and the worker tells a refused retry from a retry."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Going back to 0.1.0 (0007) from the head, with queues of every kind (issue 22, #13).
+"""Going back to 0.1.0 (0007) from the head, with queues of every kind.
 
 Queue attributes came with 0013, whose reverse drops them: going back past it is
 refused, with nothing changed, while any queue has attributes (a paused queue would

@@ -1,4 +1,4 @@
-"""Index builds and the DDL on a queue's table never meet (issue 22, #8 residual).
+"""Index builds and the DDL on a queue's table never meet.
 
 A CREATE INDEX CONCURRENTLY on a queue's table and a drop_queue / purge_queue on it at
 the same moment made the drop fail (``tuple concurrently updated``, or a deadlock: the

@@ -1,4 +1,4 @@
-"""Per-queue indexes are built CONCURRENTLY, outside the caller's transaction (issue 22, #8).
+"""Per-queue indexes are built CONCURRENTLY, outside the caller's transaction.
 
 A consumer holds a transaction open on the queue; priorities are turned on (or the
 queue becomes a task queue, or gets its FIFO index); a send from a third session
@@ -100,7 +100,7 @@ def test_an_invalid_index_left_by_a_failed_build_is_dropped_and_built_again(pg_c
 
 
 def test_the_wanted_indexes_are_read_by_column_name(pg_connect, queue, monkeypatch):
-    """A build reads pgmq.pending_indexes()' rows by column name (issue 28): with the
+    """A build reads pgmq.pending_indexes()' rows by column name: with the
     columns reversed and one added in front, it builds the same index."""
     db = pg_connect()
     db.execute("SET pgmq.defer_index_builds = on")  # a small table: else built at once

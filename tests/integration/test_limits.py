@@ -1,4 +1,4 @@
-"""max_in_flight and rate_limit (issue 25), in SQL, from many sessions at once.
+"""max_in_flight and rate_limit, in SQL, from many sessions at once.
 
 Each session is its own psycopg connection, as separate workers would be. The claims of a
 limited queue are serialized on its state row (sql/26_limits.sql), so however many

@@ -1,4 +1,4 @@
-"""Topic, schedule, notification and browsing records are read by column name (issue 28):
+"""Topic, schedule, notification and browsing records are read by column name:
 each statement below is run with a column added in front of its result, which shifts
 every column a positional read (``Cls(*row)``, ``row[0]``) would take; the records
 must come out as they do from the statement as written."""

@@ -1,4 +1,4 @@
-"""pgmq.redrive skips dead letters naming a bad queue and reports them (issue 22, #9)."""
+"""pgmq.redrive skips dead letters naming a bad queue and reports them."""
 
 from __future__ import annotations
 

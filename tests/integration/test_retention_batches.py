@@ -1,4 +1,4 @@
-"""Retention commits per queue and per batch (issue 22, #10).
+"""Retention commits per queue and per batch.
 
 A row trigger on the queues' tables writes down the transaction of every deletion:
 the manager (outside a transaction: what pgmq_maintain and the workers' sampler run)

@@ -1,4 +1,4 @@
-"""Internal helpers take a queue or a fixed choice, never SQL text or any table (issue 22, #14)."""
+"""Internal helpers take a queue or a fixed choice, never SQL text or any table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No code written at run time (issue 22 #1-#5): message operations change no function.
+"""No code written at run time: message operations change no function.
 
 Until 0.3 a queue a session used three times was "promoted": the session wrote a
 per-queue function and the router in its own transaction. Each test here reproduces
@@ -72,7 +72,7 @@ def queues(db) -> Callable[..., list[str]]:
 def test_1_a_pause_after_a_repeatable_read_transaction_began_holds_for_new_sessions(
     pg_connect, queues, queue_name
 ):
-    """#1: an RR transaction that keeps using a queue cannot carry its old view of the
+    """An RR transaction that keeps using a queue cannot carry its old view of the
     attributes into other sessions (it built the queue's function from it)."""
     [q] = queues(queue_name)
     admin, old = pg_connect(), pg_connect(autocommit=False)
@@ -89,7 +89,7 @@ def test_1_a_pause_after_a_repeatable_read_transaction_began_holds_for_new_sessi
 
 
 def test_2_a_function_planted_under_a_queue_s_name_is_never_called(pg_connect, queues, queue_name):
-    """#2: a role that may create objects in pgmq defines pgmq._ops_<queue>; no use of
+    """A role that may create objects in pgmq defines pgmq._ops_<queue>; no use of
     the queue, by any role, runs it."""
     q, other = queues(queue_name, f"{queue_name}_other")
     owner = pg_connect()
@@ -130,7 +130,7 @@ def test_2_a_function_planted_under_a_queue_s_name_is_never_called(pg_connect, q
 def test_3_dropping_a_busy_queue_never_waits_for_a_worker_using_another(
     pg_connect, queues, queue_name
 ):
-    """#3: a worker transaction that keeps using one queue and an admin dropping another
+    """A worker transaction that keeps using one queue and an admin dropping another
     busy queue: the drop commits at once and the worker goes on (no deadlock)."""
     a, b = queues(f"{queue_name}_a", f"{queue_name}_b")
     warm = pg_connect()
@@ -155,7 +155,7 @@ def test_3_dropping_a_busy_queue_never_waits_for_a_worker_using_another(
 def test_4_a_second_role_keeps_administering_its_queue_after_others_used_it(
     pg_connect, db, queue_name
 ):
-    """#4: an application role made appq; after the owner's sessions used it, the role
+    """An application role made appq; after the owner's sessions used it, the role
     can still drop it (promotion made a function it did not own). Its tables are the
     owner's, as every queue's (docs/guide/roles.md); its attributes are the owner's or a
     --manage-queues role's to set."""
@@ -187,7 +187,7 @@ def test_4_a_second_role_keeps_administering_its_queue_after_others_used_it(
 
 @pytest.mark.parametrize("value", ["off", "many"])
 def test_5_the_removed_setting_pgmq_hot_queues_has_no_effect(pg_connect, queues, queue_name, value):
-    """#5: a typo in pgmq.hot_queues made every third call to a queue fail."""
+    """A typo in pgmq.hot_queues made every third call to a queue fail."""
     [q] = queues(queue_name)
     db = pg_connect()
     db.execute("SELECT set_config('pgmq.hot_queues', %s, false)", [value])

@@ -486,7 +486,7 @@ def test_an_attempt_whose_worker_died_counts_as_failed(m):
 
 def test_the_started_row_is_read_by_column_name(m, monkeypatch):
     """The started row of ``task_finish_and_start`` (``SELECT *`` of the results table) is
-    read by column name (issue 28): its columns reversed, with one added in front, give
+    read by column name: its columns reversed, with one added in front, give
     the same record as the table holds, where a read by position would shift every field."""
     from django_pgmq import sqlrun
     from django_pgmq.tasks import results
@@ -592,7 +592,7 @@ def test_the_admin_lists_filters_and_retries_failed_tasks(m, admin_client_):
         reverse("admin:django_pgmq_taskresultrecord_change", args=[failed.id])
     )
     assert "builtins.ValueError" in detail.content.decode()
-    # Read-only, and it says so: no "Change task result" with save buttons (issue 23).
+    # Read-only, and it says so: no "Change task result" with save buttons.
     assert "View task result" in detail.content.decode()
     assert 'name="_save"' not in detail.content.decode()
 

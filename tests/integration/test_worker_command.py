@@ -81,7 +81,7 @@ def test_a_run_until_empty_handles_everything_and_records_its_settings(queue):
 
 
 def test_the_deprecated_max_reads_option_still_sets_max_receive_count_with_a_warning(queue):
-    """Issue 28: --max-reads is the old spelling of --max-receives, kept with a warning."""
+    """--max-reads is the old spelling of --max-receives, kept with a warning."""
     pgmq.send(queue, {"n": 1})
     err = io.StringIO()
     with pytest.warns(DeprecationWarning, match="--max-reads is deprecated: use --max-receives"):
@@ -148,7 +148,7 @@ def test_a_batch_handler_gets_whole_batches(queue):
 
 
 def test_a_default_never_overwrites_the_queues_redrive_attributes(queue, manager, caplog):
-    """Issue 23 item 2: max_receive_count 2 stays 2 when the worker is given no --max-receives."""
+    """max_receive_count 2 stays 2 when the worker is given no --max-receives."""
     dead = f"{queue}_strict"
     manager.set_queue_attributes(queue, max_receive_count=2, dead_letter_queue=dead)
     try:

@@ -146,7 +146,7 @@ def test_all_errors_share_the_base_class():
     ids=["read-positional-vt", "pop-extra", "send-no-message", "metrics-unknown-keyword"],
 )
 def test_arguments_that_do_not_fit_a_module_function_are_an_invalid_argument(call, named):
-    """Issue 23 item 8: not a TypeError naming the internal ``MessageOps.read()``."""
+    """Not a TypeError naming the internal ``MessageOps.read()``."""
     import django_pgmq
 
     with pytest.raises(InvalidArgument) as info:

@@ -92,7 +92,7 @@ def test_notify_channel_keeps_the_name_as_given():
 
 
 def test_the_error_names_every_refused_character_space_and_non_ascii_included():
-    """Issue 23 item 7: ``ord'ers ✓`` is refused for the quote, the space and the check mark."""
+    """``ord'ers ✓`` is refused for the quote, the space and the check mark."""
     with pytest.raises(InvalidQueueName) as info:
         validate_queue_name("ord'ers ✓")
     text = str(info.value)

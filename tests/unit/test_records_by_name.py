@@ -154,7 +154,7 @@ def test_topic_and_schedule_records_take_their_columns_by_name(cls, columns):
 
 
 def test_queue_stats_old_figure_names_warn_and_still_mark_estimates():
-    """Issue 28: ``depth`` and ``visible`` are ``queue_length`` and
+    """``depth`` and ``visible`` are ``queue_length`` and
     ``queue_visible_length``; a template still saying the old name gets the value, a
     DeprecationWarning and the estimate's mark."""
     from django_pgmq.templatetags.pgmq_dashboard import figure
@@ -179,7 +179,7 @@ def test_queue_stats_old_figure_names_warn_and_still_mark_estimates():
     ],
 )
 def test_queue_stats_other_old_figure_names_warn_and_still_mark_estimates(old, new):
-    """Issue 28, after ``depth``: the dashboard's other figures take the source's names
+    """After ``depth``, the dashboard's other figures take the source's names
     (``pgmq._queue_figures``'); the old names read the same value, warn, and keep the
     estimate's mark in ``{% figure %}``."""
     from django_pgmq.templatetags.pgmq_dashboard import figure
