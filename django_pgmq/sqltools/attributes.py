@@ -24,17 +24,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..attribute_spec import KINDS, NUMBER_KINDS, SIDES, AttributeSpec
-
-# How the docs table names a value's kind (with the minimum where it has one).
-_KIND_VALUES = {
-    "seconds": "integer seconds >= {minimum}",
-    "bytes": "integer bytes >= {minimum}",
-    "count": "integer >= {minimum}",
-    "switch": "true / false",
-    "queue": "another queue's name",
-    "rate": '`{{"count": N, "seconds": S}}`, N integer >= 1, 0 < S <= 1 year',
-}
+from ..attribute_spec import KINDS, SIDES, AttributeSpec
 
 DOCS_TABLE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "attributes.md"
 GENERATED = Path(__file__).resolve().parents[1] / "attributes_declared.py"
@@ -96,7 +86,7 @@ def render_docs_table(specs: tuple[AttributeSpec, ...]) -> str:
         "|---|---|---|---|---|",
     ]
     for spec in specs:
-        value = _KIND_VALUES[spec.kind].format(minimum=spec.minimum)
+        value = KINDS[spec.kind].docs.format(minimum=spec.minimum)
         option = f"`{spec.option}`" if spec.option else ""
         rows.append(f"| `{spec.key}` | {value} | {spec.side} | {option} | {spec.help} |")
     return "\n".join(rows) + "\n"
@@ -122,8 +112,8 @@ def check(specs: tuple[AttributeSpec, ...]) -> list[str]:
             problems.append(f"{spec.key}: kind {spec.kind!r} is not one of {', '.join(KINDS)}")
         if spec.side not in SIDES:
             problems.append(f"{spec.key}: side {spec.side!r} is not one of {', '.join(SIDES)}")
-        numeric = spec.kind in NUMBER_KINDS
-        if numeric != (spec.minimum is not None):
+        numeric = spec.kind in KINDS and KINDS[spec.kind].number
+        if spec.kind in KINDS and numeric != (spec.minimum is not None):
             problems.append(f"{spec.key}: a minimum goes with (and only with) a number kind")
     return problems
 
