@@ -118,26 +118,36 @@ def check(specs: tuple[AttributeSpec, ...]) -> list[str]:
     return problems
 
 
-def write() -> list[Path]:
-    """Regenerate the module and the docs table from the live SQL files (a scratch
-    database on the configured server); returns the files that changed."""
+def rendered(conninfo: str | None = None) -> dict[Path, str]:
+    """What the generated files should hold, from the live SQL files (a scratch database
+    on the configured server, or on ``conninfo``'s)."""
     from . import migrate
 
-    with migrate.scratch_database(migrate.server_conninfo(), migrate.live_sql()) as conn:
+    server = conninfo or migrate.server_conninfo()
+    with migrate.scratch_database(server, migrate.live_sql()) as conn:
         specs = read_declaration(conn)
     problems = check(specs)
     if problems:
         raise SystemExit("\n".join(problems))
-    changed = []
-    module = render_module(specs)
-    if GENERATED.read_text(encoding="utf-8") != module:
-        GENERATED.write_text(module, encoding="utf-8")
-        changed.append(GENERATED)
     docs = DOCS_TABLE.read_text(encoding="utf-8")
-    new_docs = with_docs_table(docs, render_docs_table(specs))
-    if docs != new_docs:
-        DOCS_TABLE.write_text(new_docs, encoding="utf-8")
-        changed.append(DOCS_TABLE)
+    return {
+        GENERATED: render_module(specs),
+        DOCS_TABLE: with_docs_table(docs, render_docs_table(specs)),
+    }
+
+
+def stale(wanted: dict[Path, str]) -> list[Path]:
+    """The files whose text is not what ``rendered`` says it should be."""
+    return [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
+
+
+def write(conninfo: str | None = None) -> list[Path]:
+    """Regenerate the module and the docs table from the live SQL files; returns the
+    files that changed."""
+    wanted = rendered(conninfo)
+    changed = stale(wanted)
+    for path in changed:
+        path.write_text(wanted[path], encoding="utf-8")
     return changed
 
 
