@@ -6,7 +6,9 @@ of help. The SQL checks read it at run time, so every client of the SQL API gets
 Python cannot ask a database at import time, so the rows are copied into the generated
 module ``attributes_declared.py``; from those come the admin form's fields, pgmq_create's
 options, the ``--set KEY=VALUE`` parsing and help of pgmq_attributes, and the table in
-docs/guide/attributes.md. Regenerate both after changing the SQL::
+docs/guide/attributes.md; how a value of each kind is typed and shown is
+``attribute_spec.KINDS``'. Regenerate both after changing the SQL, with everything else
+generated (``python -m django_pgmq.sqltools.regenerate``), or alone::
 
     DJANGO_SETTINGS_MODULE=example_project.settings \
         .venv/bin/python -m django_pgmq.sqltools.attributes write

@@ -36,7 +36,7 @@ DUMMY = AttributeSpec(
 
 
 def test_the_migrated_declaration_is_the_generated_modules(tx):
-    """Fails when the SQL changed and ``python -m django_pgmq.sqltools.attributes write`` was
+    """Fails when the SQL changed and ``python -m django_pgmq.sqltools.regenerate`` was
     not run (or the migration is missing)."""
     assert read_declaration(tx) == DECLARED
 
