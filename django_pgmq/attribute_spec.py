@@ -1,6 +1,7 @@
 """A queue attribute as declared in SQL (``pgmq._queue_attribute_declaration()``), and
 the one declaration of the attribute kinds: how a value of each kind is written, read
-back and shown, wherever a person types or reads one.
+back and shown, wherever a person types or reads one (the errors in the active language:
+the admin's; commands run in English).
 
 The attributes are SQL's (sql/25_attributes.sql); the generated module
 ``attributes_declared.py`` holds its rows as `AttributeSpec`s. The kinds are declared
@@ -20,6 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 SIDES = ("send", "read", "both", "retention")
 
 _DURATION = re.compile(r"^\s*(\d+)\s*(s|m|h|d|w)?\s*$", re.IGNORECASE)
@@ -30,11 +33,22 @@ _SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
 _SWITCHES = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
+def _rate_format() -> str:
+    """What a rate must be (translated when a language is active: the admin's form)."""
+    return _(
+        'must be COUNT/DURATION such as 100/1m, 10/2s or 5/0.5s, or {"count": N, "seconds": S}, '
+        "got %(text)r"
+    )
+
+
 def duration(text: str) -> int:
     """Seconds from ``300``, ``90s``, ``5m``, ``2h``, ``14d`` or ``1w``; ValueError else."""
     match = _DURATION.match(text)
     if not match:
-        raise ValueError(f"must be a duration such as 300, 90s, 5m, 2h, 14d or 1w, got {text!r}")
+        raise ValueError(
+            _("must be a duration such as 300, 90s, 5m, 2h, 14d or 1w, got %(text)r")
+            % {"text": text}
+        )
     return int(match.group(1)) * _DURATION_UNITS[(match.group(2) or "s").lower()]
 
 
@@ -42,7 +56,9 @@ def size(text: str) -> int:
     """Bytes from ``1000``, ``64KB``, ``256KiB``, ``1MB`` or ``1MiB``; ValueError else."""
     match = _SIZE.match(text)
     if not match:
-        raise ValueError(f"must be a size such as 1000, 64KB, 256KiB or 1MiB, got {text!r}")
+        raise ValueError(
+            _("must be a size such as 1000, 64KB, 256KiB or 1MiB, got %(text)r") % {"text": text}
+        )
     return int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()]
 
 
@@ -50,7 +66,7 @@ def switch(text: str) -> bool:
     """A boolean from true/false, yes/no, on/off; ValueError else."""
     value = _SWITCHES.get(text.strip().lower())
     if value is None:
-        raise ValueError(f"must be true or false, got {text!r}")
+        raise ValueError(_("must be true or false, got %(text)r") % {"text": text})
     return value
 
 
@@ -58,7 +74,10 @@ def integer(text: str, minimum: int = 1) -> int:
     """An integer, ``minimum`` or more; ValueError else."""
     text = text.strip()
     if not text.isdigit() or int(text) < minimum:
-        raise ValueError(f"must be an integer, {minimum} or more, got {text!r}")
+        raise ValueError(
+            _("must be an integer, %(minimum)s or more, got %(text)r")
+            % {"minimum": minimum, "text": text}
+        )
     return int(text)
 
 
@@ -70,17 +89,19 @@ def rate(text: str) -> dict[str, int | float]:
         try:
             value = json.loads(text)
         except ValueError:
-            raise ValueError(f"must be COUNT/DURATION such as 100/1m, got {text!r}") from None
+            raise ValueError(_rate_format() % {"text": text}) from None
         if not isinstance(value, dict) or set(value) != {"count", "seconds"}:
-            raise ValueError(f'must be {{"count": N, "seconds": S}}, got {text!r}')
+            raise ValueError(_rate_format() % {"text": text})
         return value
     count, sep, per = text.partition("/")
     match = _RATE_DURATION.match(per)
     if not sep or not count.strip().isdigit() or int(count) < 1 or not match:
-        raise ValueError(f"must be COUNT/DURATION such as 100/1m, 10/2s or 5/0.5s, got {text!r}")
+        raise ValueError(_rate_format() % {"text": text})
     seconds = float(match.group(1)) * _DURATION_UNITS[(match.group(2) or "s").lower()]
     if seconds <= 0:
-        raise ValueError(f"the duration must be more than 0 seconds, got {text!r}")
+        raise ValueError(
+            _("the duration must be more than 0 seconds, got %(text)r") % {"text": text}
+        )
     return {"count": int(count), "seconds": int(seconds) if seconds.is_integer() else seconds}
 
 
@@ -125,7 +146,9 @@ def _number(read: Callable[[str], int]) -> Callable[[str, int | None], int]:
     def parse(text: str, minimum: int | None) -> int:
         value = read(text)
         if minimum is not None and value < minimum:
-            raise ValueError(f"must be {minimum} or more, got {text!r}")
+            raise ValueError(
+                _("must be %(minimum)s or more, got %(text)r") % {"minimum": minimum, "text": text}
+            )
         return value
 
     return parse

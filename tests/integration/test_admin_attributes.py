@@ -124,3 +124,12 @@ def test_get_goes_to_the_queue_page(operator, queue):
     for action in ("attributes/", "redrive/"):
         response = operator.get(page(queue, action))
         assert (response.status_code, response["Location"]) == (302, page(queue))
+
+
+def test_a_value_refused_by_its_kind_says_why_in_the_admins_language(
+    operator, queue, manager, settings
+):
+    settings.LANGUAGE_CODE = "de"
+    response = operator.post(page(queue, "attributes/"), {"rate_limit": "100"}, follow=True)
+    assert "muss ANZAHL/DAUER sein, etwa 100/1m" in text(response)
+    assert manager.get_queue_attributes(queue) == {}
