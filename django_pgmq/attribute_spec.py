@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 SIDES = ("send", "read", "both", "retention")
 
@@ -138,6 +139,8 @@ class Kind:
     examples: str
     # The docs table's "value" column ({minimum} filled in).
     docs: str
+    # The admin form's help beside the field (a lazy translation), when the label is not enough.
+    form_help: Any = ""
 
 
 def _number(read: Callable[[str], int]) -> Callable[[str, int | None], int]:
@@ -160,10 +163,12 @@ KINDS: dict[str, Kind] = {
         Kind(
             "seconds", True, _number(duration), str, "DURATION",
             "durations: 300, 5m, 2h, 14d", "integer seconds >= {minimum}",
+            gettext_lazy("a duration such as 300, 90s, 5m, 2h or 14d; empty: not set"),
         ),
         Kind(
             "bytes", True, _number(size), str, "SIZE",
             "sizes: 1000, 256KiB, 1MiB", "integer bytes >= {minimum}",
+            gettext_lazy("a size such as 1000, 256KiB or 1MiB"),
         ),
         Kind(
             "count", True, lambda text, minimum: integer(text, 1 if minimum is None else minimum),
@@ -181,6 +186,7 @@ KINDS: dict[str, Kind] = {
             "rate", False, lambda text, _minimum: rate(text), show_rate, "COUNT/DURATION",
             "COUNT/DURATION: 100/1m", "`COUNT/DURATION` (`100/1m`) or "
             '`{{"count": N, "seconds": S}}`, N integer >= 1, 0 < S <= 1 year',
+            gettext_lazy("COUNT/DURATION: at most COUNT handed out in any DURATION, e.g. 100/1m"),
         ),
     )
 }  # fmt: skip

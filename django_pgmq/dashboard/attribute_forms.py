@@ -14,18 +14,13 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..attribute_spec import AttributeSpec, show_attribute
+from ..attribute_spec import KINDS, AttributeSpec, show_attribute
 from ..attributes_declared import DECLARED, LABELS
 from ..manager import QueueManager
+from ..names import MAX_QUEUE_NAME_LENGTH
 from .access import url
 from .forms import JsonField
 
-# What a kind of attribute asks for, beside its label (the others say it in the label).
-_KIND_HELP = {
-    "seconds": gettext_lazy("a duration such as 300, 90s, 5m, 2h or 14d; empty: not set"),
-    "bytes": gettext_lazy("a size such as 1000, 256KiB or 1MiB"),
-    "rate": gettext_lazy("COUNT/DURATION: at most COUNT handed out in any DURATION, e.g. 100/1m"),
-}
 # Attributes with a control of their own: a checkbox left empty here would clear them.
 _OWN_CONTROLS = ("paused",)
 
@@ -57,10 +52,13 @@ def attribute_field(spec: AttributeSpec) -> forms.Field:
     label = LABELS.get(spec.key, spec.label)
     if spec.kind == "switch":
         return forms.BooleanField(label=label, required=False)
-    max_length = 47 if spec.kind == "queue" else None
-    help_text = _KIND_HELP.get(spec.kind, "")
+    max_length = MAX_QUEUE_NAME_LENGTH if spec.kind == "queue" else None
     return AttributeValueField(
-        spec, label=label, required=False, help_text=help_text, max_length=max_length
+        spec,
+        label=label,
+        required=False,
+        help_text=KINDS[spec.kind].form_help,
+        max_length=max_length,
     )
 
 
