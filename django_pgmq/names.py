@@ -14,6 +14,14 @@ import re
 from .errors import InvalidQueueName
 
 MAX_QUEUE_NAME_LENGTH = 47
+# The dead-letter queue of a queue that names none: ``<queue>_dlq`` (the worker's
+# default, the admin's overview and the Prometheus scrape, which gets it as a parameter).
+DEAD_LETTER_SUFFIX = "_dlq"
+# A queue's notification channel for an event, as SQL's pgmq._queue_channel spells it
+# (tests/integration/test_notify_channels.py fails when they differ): INSERT_EVENT on a
+# send (pgmq's channel), FREE_EVENT when one of its max_in_flight slots may have freed.
+CHANNEL = "pgmq.q_{queue}.{event}"
+INSERT_EVENT, FREE_EVENT = "INSERT", "FREE"
 _ALLOWED = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
 _PGMQ_FORBIDDEN = re.compile(r"[$;']|--")
 
@@ -65,10 +73,10 @@ def notify_channel(name: str) -> str:
     The trigger uses the spelling stored in pgmq.meta; when the caller's spelling
     may differ in case, ask ``QueueManager.notify_channel(queue)`` instead.
     """
-    return f"pgmq.q_{validate_queue_name(name)}.INSERT"
+    return CHANNEL.format(queue=validate_queue_name(name), event=INSERT_EVENT)
 
 
 def limit_channel(name: str) -> str:
     """The channel a queue stored as ``name`` notifies when one of its ``max_in_flight``
     slots may have freed (an archive, delete or set_vt): ``pgmq.q_<name>.FREE``."""
-    return f"pgmq.q_{validate_queue_name(name)}.FREE"
+    return CHANNEL.format(queue=validate_queue_name(name), event=FREE_EVENT)

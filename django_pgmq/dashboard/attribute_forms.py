@@ -14,35 +14,52 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..attribute_spec import NUMBER_KINDS, AttributeSpec
+from ..attribute_spec import KINDS, AttributeSpec, show_attribute
 from ..attributes_declared import DECLARED, LABELS
 from ..manager import QueueManager
+from ..names import MAX_QUEUE_NAME_LENGTH
 from .access import url
 from .forms import JsonField
 
-# What each kind of attribute asks for, beside its label (from the declaration).
-_KIND_HELP = {
-    "seconds": gettext_lazy("seconds; empty: not set"),
-    "bytes": gettext_lazy("bytes"),
-    "rate": gettext_lazy("COUNT/SECONDS: at most COUNT handed out in any SECONDS, e.g. 100/60"),
-}
 # Attributes with a control of their own: a checkbox left empty here would clear them.
 _OWN_CONTROLS = ("paused",)
+
+
+class AttributeValueField(forms.CharField):
+    """A typed attribute value, read by its kind's parser (the command line's)."""
+
+    def __init__(self, spec: AttributeSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+
+    def prepare_value(self, value: Any) -> Any:
+        """A stored value (the form's initial) in the format every screen shows."""
+        return value if value is None or isinstance(value, str) else self.spec.show(value)
+
+    def to_python(self, value: Any) -> Any:
+        """The value typed, parsed as on the command line (None when empty)."""
+        text = super().to_python(value)
+        if not text:
+            return None
+        try:
+            return self.spec.parse(text)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
 
 def attribute_field(spec: AttributeSpec) -> forms.Field:
     """The form field of one declared attribute (its kind decides the field)."""
     label = LABELS.get(spec.key, spec.label)
-    help_text = _KIND_HELP.get(spec.kind, "")
-    if spec.kind in NUMBER_KINDS:
-        return forms.IntegerField(
-            label=label, min_value=spec.minimum, required=False, help_text=help_text
-        )
     if spec.kind == "switch":
         return forms.BooleanField(label=label, required=False)
-    if spec.kind == "queue":
-        return forms.CharField(label=label, max_length=47, required=False)
-    return forms.CharField(label=label, required=False, help_text=help_text)
+    max_length = MAX_QUEUE_NAME_LENGTH if spec.kind == "queue" else None
+    return AttributeValueField(
+        spec,
+        label=label,
+        required=False,
+        help_text=KINDS[spec.kind].form_help,
+        max_length=max_length,
+    )
 
 
 class BaseAttributesForm(forms.Form):
@@ -54,46 +71,14 @@ class BaseAttributesForm(forms.Form):
     def of(cls, attributes: dict[str, Any]) -> BaseAttributesForm:
         """The form showing a queue's current attributes."""
         initial = {k: v for k, v in attributes.items() if k in cls.base_fields}
-        for spec in cls.specs:
-            if spec.kind == "rate" and isinstance(rate := initial.get(spec.key), dict):
-                initial[spec.key] = f"{rate.get('count')}/{rate.get('seconds')}"
         return cls(initial=initial)
-
-    def clean(self) -> dict[str, Any]:
-        """Rate fields (``COUNT/SECONDS``) as the attribute's object; the SQL API checks
-        the ranges."""
-        cleaned = super().clean() or {}
-        for spec in self.specs:
-            if spec.kind == "rate" and spec.key in cleaned:
-                try:
-                    cleaned[spec.key] = _rate(cleaned[spec.key])
-                except forms.ValidationError as exc:
-                    self.add_error(spec.key, exc)
-        return cleaned
 
     def attributes(self) -> dict[str, Any]:
         """What to merge into the queue's attributes: empty fields remove theirs."""
-        data: dict[str, Any] = {
+        return {
             k: None if v is None or v == "" or v is False else v
             for k, v in self.cleaned_data.items()
         }
-        for spec in self.specs:
-            if spec.kind == "queue" and data.get(spec.key):
-                data[spec.key] = data[spec.key].strip()
-        return data
-
-
-def _rate(text: str | None) -> dict[str, int | float] | None:
-    """``COUNT/SECONDS`` as a rate attribute's object (None when empty)."""
-    text = (text or "").strip()
-    if not text:
-        return None
-    count, _sep, seconds = text.partition("/")
-    try:
-        per = float(seconds)
-        return {"count": int(count), "seconds": int(per) if per.is_integer() else per}
-    except ValueError:
-        raise forms.ValidationError(_("must be COUNT/SECONDS, such as 100/60")) from None
 
 
 def attributes_form_class(specs: tuple[AttributeSpec, ...]) -> type[BaseAttributesForm]:
@@ -127,7 +112,9 @@ def context(db: str, queue: str) -> dict[str, Any]:
     manager = QueueManager(db)
     attributes = manager.get_queue_attributes(queue)
     return {
-        "attributes": sorted(attributes.items()),
+        "attributes": [
+            (key, show_attribute(DECLARED, key, value)) for key, value in sorted(attributes.items())
+        ],
         "attributes_form": AttributesForm.of(attributes),
         "attributes_url": url("attributes", db, queue),
         "redrive_url": url("redrive", db, queue),

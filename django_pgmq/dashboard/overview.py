@@ -15,10 +15,10 @@ from django.utils.translation import gettext as _
 from .. import conf
 from ..internal import InternalManager
 from ..models import Queue, QueueConfig, QueueSample, Worker
+from ..names import DEAD_LETTER_SUFFIX
 from ..pausing import paused_queues
 from ..records import QueueLimits, QueueStats
 
-DLQ_SUFFIX = "_dlq"
 TREND_WINDOW = timedelta(hours=1)
 GROWTH_WINDOW = timedelta(minutes=15)
 
@@ -51,7 +51,7 @@ def dead_letter_name(queue: str, config: QueueConfig | None) -> str:
     """The queue's dead-letter queue: its QueueConfig's, else ``<queue>_dlq``."""
     if config is not None and config.dead_letter_queue:
         return config.dead_letter_queue
-    return queue + DLQ_SUFFIX
+    return queue + DEAD_LETTER_SUFFIX
 
 
 def default_max_receive_count() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..manager.plumbing import Base, _check_int
+from ..names import DEAD_LETTER_SUFFIX
 from ..records import Scrape, ScrapedQueue
 from .dashboard_ops import queue_stats
 
@@ -23,6 +24,7 @@ class ScrapeOps(Base):
             "default_max_receive_count": _check_int(
                 "default_max_receive_count", default_max_receive_count, 0
             ),
+            "dead_letter_suffix": DEAD_LETTER_SUFFIX,
         }
         tables = {"config": QueueConfig._meta.db_table, "worker": Worker._meta.db_table}
         rows = self._fetch_named("prometheus_scrape", params, None, tables)

@@ -1,75 +1,42 @@
 """Command-line values of queue attributes: durations (``14d``), sizes (``256KiB``), switches.
 
 Shared by pgmq_create's attribute options and pgmq_attributes ``--set KEY=VALUE``, both
-derived from the declared attributes (``attribute_spec``); the SQL API checks the
-resulting values again (unknown keys, ranges).
+derived from the declared attributes and kinds (``attribute_spec``, whose parsers the
+admin form uses too); the SQL API checks the resulting values again (unknown keys, ranges).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
-from ..attribute_spec import AttributeSpec
+from .. import attribute_spec
+from ..attribute_spec import KINDS, AttributeSpec, show_attribute
 from ..attributes_declared import DECLARED
 from .command_base import positive_int
 
-_DURATION = re.compile(r"^\s*(\d+)\s*(s|m|h|d|w)?\s*$", re.IGNORECASE)
-_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_SIZE = re.compile(r"^\s*(\d+)\s*(b|kb|kib|mb|mib)?\s*$", re.IGNORECASE)
-_SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
-_SWITCHES = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+def _argument_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type from one of attribute_spec's parsers (ValueError -> argparse's)."""
+
+    def argument_type(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    argument_type.__name__ = parse.__name__
+    argument_type.__doc__ = parse.__doc__
+    return argument_type
 
 
-def duration(text: str) -> int:
-    """Seconds from ``300``, ``90s``, ``5m``, ``2h``, ``14d`` or ``1w``."""
-    match = _DURATION.match(text)
-    if not match:
-        raise argparse.ArgumentTypeError(
-            f"must be a duration such as 300, 90s, 5m, 2h, 14d or 1w, got {text!r}"
-        )
-    return int(match.group(1)) * _DURATION_UNITS[(match.group(2) or "s").lower()]
-
-
-def size(text: str) -> int:
-    """Bytes from ``1000``, ``64KB``, ``256KiB``, ``1MB`` or ``1MiB``."""
-    match = _SIZE.match(text)
-    if not match:
-        raise argparse.ArgumentTypeError(
-            f"must be a size such as 1000, 64KB, 256KiB or 1MiB, got {text!r}"
-        )
-    return int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()]
-
-
-def switch(text: str) -> bool:
-    """A boolean from true/false, yes/no, on/off."""
-    value = _SWITCHES.get(text.strip().lower())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"must be true or false, got {text!r}")
-    return value
-
-
-def rate(text: str) -> dict[str, int]:
-    """A ``rate_limit`` from ``COUNT/DURATION``: ``100/1m`` is at most 100 in any minute."""
-    count, sep, per = text.partition("/")
-    if not sep or not count.strip().isdigit() or int(count) < 1:
-        raise argparse.ArgumentTypeError(
-            f"must be COUNT/DURATION such as 100/1m or 10/2s, got {text!r}"
-        )
-    seconds = duration(per)
-    if seconds < 1:
-        raise argparse.ArgumentTypeError(f"the duration must be 1 second or more, got {text!r}")
-    return {"count": int(count), "seconds": seconds}
-
-
-def positive(text: str) -> int:
-    """An integer, 1 or more."""
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer, 1 or more, got {text!r}")
-    return int(text)
+duration = _argument_type(attribute_spec.duration)
+size = _argument_type(attribute_spec.size)
+switch = _argument_type(attribute_spec.switch)
+rate = _argument_type(attribute_spec.rate)
+positive = _argument_type(attribute_spec.integer)
 
 
 def key_value(text: str) -> tuple[str, Any]:
@@ -83,13 +50,9 @@ def key_value(text: str) -> tuple[str, Any]:
     spec = DECLARED_BY_KEY.get(key)
     if spec is None:  # unknown: the SQL API names it and lists the known keys
         return key, _json_or_text(raw)
-    if spec.kind == "queue":
-        return key, raw.strip()
-    if spec.kind == "rate" and raw.strip().startswith("{"):
-        return key, _json_or_text(raw)
     try:
-        return key, KIND_TYPES[spec.kind](raw)
-    except argparse.ArgumentTypeError as exc:
+        return key, spec.parse(raw)
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{key}: {exc}") from None
 
 
@@ -100,32 +63,6 @@ def _json_or_text(raw: str) -> Any:
         return raw
 
 
-# How each kind of declared attribute is written on a command line: argparse type, metavar.
-KIND_TYPES: dict[str, Callable[[str], Any]] = {
-    "seconds": duration,
-    "bytes": size,
-    "count": positive,
-    "switch": switch,
-    "queue": str,
-    "rate": rate,
-}
-KIND_METAVARS = {
-    "seconds": "DURATION",
-    "bytes": "SIZE",
-    "count": "N",
-    "switch": "true|false",
-    "queue": "QUEUE",
-    "rate": "COUNT/DURATION",
-}
-# What the help says each kind's values look like.
-KIND_VALUES = {
-    "seconds": "durations: 300, 5m, 2h, 14d",
-    "bytes": "sizes: 1000, 256KiB, 1MiB",
-    "count": "N",
-    "switch": "true/false",
-    "queue": "a queue",
-    "rate": "COUNT/DURATION: 100/1m",
-}
 DECLARED_BY_KEY = {spec.key: spec for spec in DECLARED}
 
 
@@ -143,8 +80,8 @@ def add_attribute_options(parser: Any, specs: tuple[AttributeSpec, ...] = DECLAR
                 spec.option,
                 dest=spec.key,
                 # pgmq_create's counts say "a positive integer", as its other options do
-                type=positive_int if spec.kind == "count" else KIND_TYPES[spec.kind],
-                metavar=KIND_METAVARS[spec.kind],
+                type=positive_int if spec.kind == "count" else _argument_type(spec.parse),
+                metavar=KINDS[spec.kind].metavar,
                 help=spec.help,
             )
 
@@ -165,9 +102,9 @@ def keys_help(specs: tuple[AttributeSpec, ...] = DECLARED) -> str:
     groups: dict[str, list[str]] = {}
     for spec in specs:
         groups.setdefault(spec.kind, []).append(spec.key)
-    return "; ".join(f"{', '.join(keys)} ({KIND_VALUES[kind]})" for kind, keys in groups.items())
+    return "; ".join(f"{', '.join(keys)} ({KINDS[kind].examples})" for kind, keys in groups.items())
 
 
-def describe(value: Any) -> str:
-    """An attribute's value as pgmq_attributes prints it (JSON)."""
-    return json.dumps(value)
+def describe(key: str, value: Any) -> str:
+    """An attribute's value as pgmq_attributes prints it (the admin's format too)."""
+    return show_attribute(DECLARED, key, value)

@@ -96,3 +96,13 @@ BEGIN
         USING ERRCODE = '42P01';
 END
 $fn$;
+
+-- The notification channel of a queue (its name as stored in pgmq.meta) for an event:
+-- 'INSERT', a message was sent (pgmq's channel: pgmq.q_<name>.INSERT), or 'FREE', a
+-- slot of its max_in_flight may have freed. The one spelling of the channels in SQL;
+-- django_pgmq/names.py builds the same text (tests/integration/test_notify_channels.py
+-- fails when the two differ, or when a body spells a channel itself).
+CREATE FUNCTION pgmq._queue_channel(queue_name text, event text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$ SELECT 'pgmq.q_' || queue_name || '.' || event $fn$;

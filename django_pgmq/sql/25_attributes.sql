@@ -556,10 +556,11 @@ $fn$;
 --   by_priority        claim by header "priority" (highest first), then msg_id.
 --   held, stamps,      the limit state to record the claim against (all NULL for a
 --   counts             queue without limits: nothing to record).
--- pops: the claim is a pop. peek: only look (no lock; for a caller that does not claim).
+-- pops: the claim is a pop. take_lock false: only look (no lock, nothing to record: for
+-- a caller that does not claim; pgmq._claim_limits' take_lock).
 CREATE FUNCTION pgmq._claim_filter(
     queue_name text, attrs jsonb, qty integer, pops boolean DEFAULT false,
-    peek boolean DEFAULT false,
+    take_lock boolean DEFAULT true,
     OUT allowed integer, OUT max_receive_count integer, OUT dead_letter_queue text,
     OUT by_priority boolean, OUT held tid[], OUT stamps timestamptz[], OUT counts tid[]
 )
@@ -578,7 +579,7 @@ BEGIN
         SELECT l.allowed, l.slots,
                CASE WHEN l.tokens IS NOT NULL THEN '{}'::timestamptz[] END, l.tokens
         INTO allowed, held, stamps, counts
-        FROM pgmq._claim_limits(queue_name, allowed, pops, NOT peek) l;
+        FROM pgmq._claim_limits(queue_name, allowed, pops, take_lock) l;
     END IF;
 END
 $fn$;

@@ -1,4 +1,4 @@
--- Per-queue concurrency and rate limits (slot and token rows since migration 0045): the queue
+-- Per-queue in-flight and rate limits (slot and token rows since migration 0045): the queue
 -- attributes max_in_flight (at most N messages read and not yet deleted, archived or
 -- visible again) and rate_limit ({"count": N, "seconds": S}: at most N handed out in any
 -- S-second window), exact across any number of sessions, at any isolation level.
@@ -537,7 +537,7 @@ $fn$;
 CREATE FUNCTION pgmq._limit_channel(queue_name text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
-AS $fn$ SELECT 'pgmq.q_' || queue_name || '.FREE' $fn$;
+AS $fn$ SELECT pgmq._queue_channel(queue_name, 'FREE'::text) $fn$;
 
 -- The limits of one queue, or of every limited queue: the limits, the messages in flight
 -- now, those handed out in the current window, and (at a limit) when a claim can next

@@ -93,6 +93,74 @@ CREATE TYPE pgmq.queue_figures AS (
     estimated text[]
 );
 
+-- The one way to build a row of a composite type by column name (SQL builds ROW(...)
+-- by position, where a value put among neighbours of the same type is silently wrong).
+-- A builder is a SQL function whose arguments are the type's columns, same names, same
+-- types, same order, each DEFAULT NULL, and whose body is SELECT ROW(<the arguments in
+-- order>)::<the type>; callers name every value they give (`queue_length => 0::bigint`)
+-- and PostgreSQL checks the names. It inlines, so a row costs what ROW(...) costs.
+-- pgmq._require_row_builder fails (at install: the DO blocks after each builder, and in
+-- tests/integration/test_figures_by_name.py) when a builder and its type disagree.
+CREATE FUNCTION pgmq._require_row_builder(builder regproc)
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    columns text;
+    arguments text;
+    wanted_body text;
+    body text;
+BEGIN
+    SELECT pg_catalog.string_agg(a.attname::text || ' ' || pg_catalog.format_type(a.atttypid, NULL::integer), ', '
+                                 ORDER BY a.attnum),
+           'SELECTROW(' || pg_catalog.string_agg(a.attname::text, ',' ORDER BY a.attnum) || ')::'
+           || pg_catalog.format('%I.%I', n.nspname, t.typname)
+    INTO columns, wanted_body
+    FROM pg_catalog.pg_proc p
+    JOIN pg_catalog.pg_type t ON t.oid = p.prorettype
+    JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+    JOIN pg_catalog.pg_attribute a ON a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped
+    WHERE p.oid = builder
+    GROUP BY n.nspname, t.typname;
+    SELECT pg_catalog.string_agg(x.name || ' ' || pg_catalog.format_type(x.type, NULL::integer), ', ' ORDER BY x.i),
+           pg_catalog.regexp_replace(pg_catalog.min(p.prosrc), '\s+', '', 'g')
+    INTO arguments, body
+    FROM pg_catalog.pg_proc p
+    CROSS JOIN LATERAL ROWS FROM (pg_catalog.unnest(p.proargnames), pg_catalog.unnest(p.proargtypes::oid[]))
+        WITH ORDINALITY AS x(name, type, i)
+    WHERE p.oid = builder;
+    IF arguments IS DISTINCT FROM columns THEN
+        RAISE EXCEPTION '%: its arguments must be its result type''s columns in order (%), got (%)',
+            builder, columns, arguments
+            USING ERRCODE = 'PQ000';
+    END IF;
+    IF body IS DISTINCT FROM wanted_body THEN
+        RAISE EXCEPTION '%: its body must be SELECT ROW(<its arguments in order>)::<its result type>', builder
+            USING ERRCODE = 'PQ000';
+    END IF;
+END
+$fn$;
+
+-- A pgmq.queue_figures row by column name (see pgmq._require_row_builder).
+CREATE FUNCTION pgmq._queue_figures_row(
+    queue_name text DEFAULT NULL, queue_length bigint DEFAULT NULL,
+    newest_msg_age_sec integer DEFAULT NULL, oldest_msg_age_sec integer DEFAULT NULL,
+    total_messages bigint DEFAULT NULL, scrape_time timestamptz DEFAULT NULL,
+    queue_visible_length bigint DEFAULT NULL, default_partition_length bigint DEFAULT NULL,
+    in_flight_length bigint DEFAULT NULL, delayed_length bigint DEFAULT NULL,
+    oldest_visible_age_sec integer DEFAULT NULL, poison_length bigint DEFAULT NULL,
+    estimated text[] DEFAULT NULL
+)
+RETURNS pgmq.queue_figures
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT ROW(queue_name, queue_length, newest_msg_age_sec, oldest_msg_age_sec, total_messages,
+               scrape_time, queue_visible_length, default_partition_length, in_flight_length,
+               delayed_length, oldest_visible_age_sec, poison_length, estimated)::pgmq.queue_figures
+$fn$;
+
+DO $check$ BEGIN PERFORM pgmq._require_row_builder('pgmq._queue_figures_row'::regproc); END $check$;
+
 -- Figures of the queues that are not idle, counted by one statement: a UNION ALL of one
 -- small aggregate per table, names as literals. The figures around the counts (ages,
 -- the sequence, default partitions) are computed once over its rows rather than parsed
@@ -109,19 +177,21 @@ RETURNS SETOF pgmq.queue_figures
 LANGUAGE plpgsql
 AS $fn$
 BEGIN
+    -- Each row by column name (pgmq._queue_figures_row); the builder inlines and (r).*
+    -- flattens, so the plan selects the plain columns.
     RETURN QUERY EXECUTE
-        'SELECT $1[b.i] AS queue_name, b.len AS queue_length, '
-        || 'extract(epoch FROM $5 - b.newest)::integer AS newest_msg_age_sec, '
-        || 'extract(epoch FROM $5 - b.oldest)::integer AS oldest_msg_age_sec, '
+        'SELECT (r).* FROM (SELECT pgmq._queue_figures_row('
+        || 'queue_name => $1[b.i], queue_length => b.len, '
+        || 'newest_msg_age_sec => extract(epoch FROM $5 - b.newest)::integer, '
+        || 'oldest_msg_age_sec => extract(epoch FROM $5 - b.oldest)::integer, '
+        || 'total_messages => '
         || CASE WHEN bounded THEN 'b.total' ELSE 'coalesce(pg_catalog.pg_sequence_last_value($2[b.i]), 0)' END
-        || ' AS total_messages, '
-        || '$5 AS scrape_time, b.visible AS queue_visible_length, '
-        || 'CASE WHEN $3[b.i] THEN pgmq._default_partition_length($1[b.i]) END '
-        || 'AS default_partition_length, '
-        || 'b.in_flight AS in_flight_length, b.len - b.visible - b.in_flight AS delayed_length, '
-        || 'extract(epoch FROM $5 - b.oldest_vt)::integer AS oldest_visible_age_sec, '
-        || 'CASE WHEN $4[b.i] IS NOT NULL THEN b.poison END AS poison_length, '
-        || '''{}''::text[] AS estimated FROM ('
+        || ', scrape_time => $5, queue_visible_length => b.visible, '
+        || 'default_partition_length => CASE WHEN $3[b.i] THEN pgmq._default_partition_length($1[b.i]) END, '
+        || 'in_flight_length => b.in_flight, delayed_length => b.len - b.visible - b.in_flight, '
+        || 'oldest_visible_age_sec => extract(epoch FROM $5 - b.oldest_vt)::integer, '
+        || 'poison_length => CASE WHEN $4[b.i] IS NOT NULL THEN b.poison END, '
+        || 'estimated => ''{}''::text[]) AS r FROM ('
         || (SELECT pg_catalog.string_agg(pg_catalog.format('SELECT %s, pg_catalog.count(*), pg_catalog.max(enqueued_at), pg_catalog.min(enqueued_at), '
                                      'pg_catalog.count(*) FILTER (WHERE vt <= $5), %s FROM pgmq.%I',
                                      u.i,
@@ -133,7 +203,7 @@ BEGIN
                                           ELSE 'NULL::bigint, NULL::timestamptz, NULL::bigint, NULL::bigint' END,
                                      u.t), ' UNION ALL ')
             FROM pg_catalog.unnest(tables) WITH ORDINALITY AS u(t, i))
-        || ') AS b(i, len, newest, oldest, visible, in_flight, oldest_vt, poison, total)'
+        || ') AS b(i, len, newest, oldest, visible, in_flight, oldest_vt, poison, total)) s'
     USING names, seqs, spills, caps, at;
 END
 $fn$;
@@ -332,15 +402,18 @@ BEGIN
         names := ARRAY(SELECT m.queue_name::text FROM pg_catalog.unnest(names) AS u(n)
                        JOIN pgmq.meta m ON m.queue_name::text = u.n);
     END IF;
-    -- One pass over the catalogue: the idle queues' rows (the type's columns in order:
-    -- zeros and the sequence), and what the others need.
-    SELECT coalesce(pg_catalog.array_agg(ROW(
-               f.n, 0, NULL, NULL,
-               CASE WHEN NOT bounded THEN coalesce(pg_catalog.pg_sequence_last_value(f.seq), 0) END,
-               at, 0, NULL,
-               CASE WHEN bounded THEN 0 END, CASE WHEN bounded THEN 0 END, NULL,
-               CASE WHEN bounded AND limits ? f.n THEN 0 END, '{}'
-           )::pgmq.queue_figures ORDER BY f.o) FILTER (WHERE f.idle), '{}'),
+    -- One pass over the catalogue: the idle queues' rows (zeros and the sequence; the
+    -- figures not named are NULL), and what the others need.
+    SELECT coalesce(pg_catalog.array_agg(pgmq._queue_figures_row(
+               queue_name => f.n, queue_length => 0::bigint,
+               total_messages => CASE WHEN NOT bounded
+                                      THEN coalesce(pg_catalog.pg_sequence_last_value(f.seq), 0) END,
+               scrape_time => at, queue_visible_length => 0::bigint,
+               in_flight_length => CASE WHEN bounded THEN 0::bigint END,
+               delayed_length => CASE WHEN bounded THEN 0::bigint END,
+               poison_length => CASE WHEN bounded AND limits ? f.n THEN 0::bigint END,
+               estimated => '{}'::text[]
+           ) ORDER BY f.o) FILTER (WHERE f.idle), '{}'),
            pg_catalog.array_agg(f.seq ORDER BY f.o) FILTER (WHERE f.idle),
            pg_catalog.array_agg(f.n ORDER BY f.o) FILTER (WHERE NOT f.idle),
            pg_catalog.array_agg(f.qtable ORDER BY f.o) FILTER (WHERE NOT f.idle),

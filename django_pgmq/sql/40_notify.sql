@@ -126,7 +126,7 @@ BEGIN
         END IF;
     END IF;
 
-    PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', NULL);
+    PERFORM pg_catalog.pg_notify(pgmq._queue_channel(queue, 'INSERT'::text), NULL);
     RETURN NULL;
 END
 $fn$;

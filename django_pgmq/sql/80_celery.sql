@@ -240,7 +240,7 @@ BEGIN
     END IF;
     SELECT pgmq.send(queue, msg, headers, deliver_at) INTO sent;
     IF notify THEN
-        PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', '');
+        PERFORM pg_catalog.pg_notify(pgmq._queue_channel(queue, 'INSERT'::text), '');
     END IF;
     RETURN sent;
 END
@@ -387,7 +387,7 @@ DECLARE
 BEGIN
     SELECT pg_catalog.count(*) INTO released FROM pgmq.set_vt(queue, msg_ids, 0);
     IF released > 0 AND notify THEN
-        PERFORM pg_catalog.pg_notify('pgmq.q_' || queue || '.INSERT', '');
+        PERFORM pg_catalog.pg_notify(pgmq._queue_channel(queue, 'INSERT'::text), '');
     END IF;
     RETURN released;
 END
@@ -407,7 +407,7 @@ BEGIN
     FOREACH queue IN ARRAY queues LOOP
         CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pgmq.meta m WHERE m.queue_name::text = queue);
         CONTINUE WHEN (pgmq._claim_filter(queue, coalesce(pgmq._queue_attributes(queue), '{}'::jsonb), 1,
-                                          peek => true)).allowed = 0;
+                                          take_lock => false)).allowed = 0;
         BEGIN
             EXECUTE pg_catalog.format('SELECT pg_catalog.min(vt) FROM pgmq.%I', pgmq.format_table_name(queue, 'q'::text))
                 INTO candidate;

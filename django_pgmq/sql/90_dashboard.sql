@@ -27,6 +27,27 @@ CREATE TYPE pgmq._dashboard_stats AS (
     estimated text[]
 );
 
+-- A pgmq._dashboard_stats row by column name (see pgmq._require_row_builder).
+CREATE FUNCTION pgmq._dashboard_stats_row(
+    queue_name text DEFAULT NULL, queue_length bigint DEFAULT NULL,
+    queue_visible_length bigint DEFAULT NULL, in_flight_length bigint DEFAULT NULL,
+    delayed_length bigint DEFAULT NULL, oldest_msg_age_sec integer DEFAULT NULL,
+    newest_msg_age_sec integer DEFAULT NULL, oldest_visible_age_sec integer DEFAULT NULL,
+    archive_size bigint DEFAULT NULL, archived_hour bigint DEFAULT NULL,
+    archived_day bigint DEFAULT NULL, poison_length bigint DEFAULT NULL,
+    total_messages bigint DEFAULT NULL, estimated text[] DEFAULT NULL
+)
+RETURNS pgmq._dashboard_stats
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT ROW(queue_name, queue_length, queue_visible_length, in_flight_length, delayed_length,
+               oldest_msg_age_sec, newest_msg_age_sec, oldest_visible_age_sec, archive_size,
+               archived_hour, archived_day, poison_length, total_messages,
+               estimated)::pgmq._dashboard_stats
+$fn$;
+
+DO $check$ BEGIN PERFORM pgmq._require_row_builder('pgmq._dashboard_stats_row'::regproc); END $check$;
+
 -- The live ('q') or archive ('a') table of a queue in pgmq.meta; PQ001/PQ002/PQ004
 -- otherwise. The dashboard's counters take a queue name, never a table: no caller can
 -- make them read a table that is not a queue's.
@@ -168,27 +189,33 @@ BEGIN
         RAISE EXCEPTION 'exact_limit must be a positive number of rows, got %', exact_limit
             USING ERRCODE = 'PQ004';
     END IF;
+    -- Each row by column name (pgmq._dashboard_stats_row); the builder inlines and (r).*
+    -- flattens, so the plan selects the plain columns.
     RETURN QUERY
-    SELECT f.queue_name AS queue_name,
-           f.queue_length AS queue_length,
-           f.queue_visible_length AS queue_visible_length,
-           f.in_flight_length AS in_flight_length,
-           f.delayed_length AS delayed_length,
-           f.oldest_msg_age_sec AS oldest_msg_age_sec,
-           f.newest_msg_age_sec AS newest_msg_age_sec,
-           f.oldest_visible_age_sec AS oldest_visible_age_sec,
-           a.archive_size AS archive_size,
-           a.archived_hour AS archived_hour,
-           a.archived_day AS archived_day,
-           f.poison_length AS poison_length,
-           f.total_messages AS total_messages,
-           f.estimated || a.estimated AS estimated
-    FROM pg_catalog.unnest(names) WITH ORDINALITY AS u(n, o)
-    -- The real time, not the transaction's start (see the top of 30_metrics.sql).
-    JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, pg_catalog.clock_timestamp()) f
-        ON f.queue_name::text = u.n
-    CROSS JOIN LATERAL pgmq._dashboard_archive_figures(f.queue_name::text, exact_limit, f.scrape_time) a
-    ORDER BY u.o;
+    SELECT (r).* FROM (
+        SELECT pgmq._dashboard_stats_row(
+                   queue_name => f.queue_name,
+                   queue_length => f.queue_length,
+                   queue_visible_length => f.queue_visible_length,
+                   in_flight_length => f.in_flight_length,
+                   delayed_length => f.delayed_length,
+                   oldest_msg_age_sec => f.oldest_msg_age_sec,
+                   newest_msg_age_sec => f.newest_msg_age_sec,
+                   oldest_visible_age_sec => f.oldest_visible_age_sec,
+                   archive_size => a.archive_size,
+                   archived_hour => a.archived_hour,
+                   archived_day => a.archived_day,
+                   poison_length => f.poison_length,
+                   total_messages => f.total_messages,
+                   estimated => f.estimated || a.estimated
+               ) AS r, u.o
+        FROM pg_catalog.unnest(names) WITH ORDINALITY AS u(n, o)
+        -- The real time, not the transaction's start (see the top of 30_metrics.sql).
+        JOIN pgmq._queue_figures(names, exact_limit, max_receive_count, pg_catalog.clock_timestamp()) f
+            ON f.queue_name::text = u.n
+        CROSS JOIN LATERAL pgmq._dashboard_archive_figures(f.queue_name::text, exact_limit, f.scrape_time) a
+    ) s
+    ORDER BY s.o;
 END
 $fn$;
 

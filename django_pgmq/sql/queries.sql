@@ -337,7 +337,8 @@ FROM pgmq._dashboard_spark_stats(
 -- Prometheus endpoint (dashboard/prometheus.py): every queue's dashboard figures (the
 -- admin's, from the one source pgmq._queue_figures, bounded by exact_limit), its
 -- dead-letter queue and live workers, and the live workers in all, in one statement per
--- scrape. {config} and {worker} are the QueueConfig and Worker tables. Poison counts
+-- scrape. {config} and {worker} are the QueueConfig and Worker tables; a queue without
+-- a QueueConfig dead-letter queue has <queue><dead_letter_suffix> (names.py). Poison counts
 -- against each queue's max_receive_count (QueueConfig's, whose column keeps the name
 -- max_reads; default_max_receive_count without a QueueConfig row), dead-letter queues
 -- excepted, as the admin does. Always one row at least: with no queue, its queue columns
@@ -345,7 +346,7 @@ FROM pgmq._dashboard_spark_stats(
 WITH queues AS (
     SELECT m.queue_name::text AS queue_name,
            coalesce(c.max_reads, %(default_max_receive_count)s::integer) AS max_receive_count,
-           coalesce(nullif(c.dead_letter_queue, ''), m.queue_name::text || '_dlq')::text AS dead_letter
+           coalesce(nullif(c.dead_letter_queue, ''), m.queue_name::text || %(dead_letter_suffix)s::text)::text AS dead_letter
     FROM pgmq.meta m LEFT JOIN {config} c ON c.queue = m.queue_name::text
 ), limits AS (
     SELECT coalesce(pg_catalog.jsonb_object_agg(q.queue_name::text, q.max_receive_count), pg_catalog.jsonb_build_object())

@@ -4,7 +4,10 @@
   and the live files give the same schema) and ``make "why"`` (write the next migration);
 - ``schema``: the ``pgmq`` schema's signature read from pg_catalog, and two compared;
 - ``attributes``: ``python -m django_pgmq.sqltools.attributes write`` regenerates
-  ``attributes_declared.py`` and the docs table from the declared queue attributes.
+  ``attributes_declared.py`` and the docs table from the declared queue attributes;
+- ``regenerate``: ``python -m django_pgmq.sqltools.regenerate [--check] [--why "..."]``
+  runs every generator (migration, attributes, translation catalogue, command reference),
+  or fails on what is stale (CI).
 
 It ships in the wheel so that an installed project can run ``migrate check`` too.
 """

@@ -6,7 +6,9 @@ of help. The SQL checks read it at run time, so every client of the SQL API gets
 Python cannot ask a database at import time, so the rows are copied into the generated
 module ``attributes_declared.py``; from those come the admin form's fields, pgmq_create's
 options, the ``--set KEY=VALUE`` parsing and help of pgmq_attributes, and the table in
-docs/guide/attributes.md. Regenerate both after changing the SQL::
+docs/guide/attributes.md; how a value of each kind is typed and shown is
+``attribute_spec.KINDS``'. Regenerate both after changing the SQL, with everything else
+generated (``python -m django_pgmq.sqltools.regenerate``), or alone::
 
     DJANGO_SETTINGS_MODULE=example_project.settings \
         .venv/bin/python -m django_pgmq.sqltools.attributes write
@@ -24,17 +26,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..attribute_spec import KINDS, NUMBER_KINDS, SIDES, AttributeSpec
-
-# How the docs table names a value's kind (with the minimum where it has one).
-_KIND_VALUES = {
-    "seconds": "integer seconds >= {minimum}",
-    "bytes": "integer bytes >= {minimum}",
-    "count": "integer >= {minimum}",
-    "switch": "true / false",
-    "queue": "another queue's name",
-    "rate": '`{{"count": N, "seconds": S}}`, N integer >= 1, 0 < S <= 1 year',
-}
+from ..attribute_spec import KINDS, SIDES, AttributeSpec
 
 DOCS_TABLE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "attributes.md"
 GENERATED = Path(__file__).resolve().parents[1] / "attributes_declared.py"
@@ -96,7 +88,7 @@ def render_docs_table(specs: tuple[AttributeSpec, ...]) -> str:
         "|---|---|---|---|---|",
     ]
     for spec in specs:
-        value = _KIND_VALUES[spec.kind].format(minimum=spec.minimum)
+        value = KINDS[spec.kind].docs.format(minimum=spec.minimum)
         option = f"`{spec.option}`" if spec.option else ""
         rows.append(f"| `{spec.key}` | {value} | {spec.side} | {option} | {spec.help} |")
     return "\n".join(rows) + "\n"
@@ -122,32 +114,42 @@ def check(specs: tuple[AttributeSpec, ...]) -> list[str]:
             problems.append(f"{spec.key}: kind {spec.kind!r} is not one of {', '.join(KINDS)}")
         if spec.side not in SIDES:
             problems.append(f"{spec.key}: side {spec.side!r} is not one of {', '.join(SIDES)}")
-        numeric = spec.kind in NUMBER_KINDS
-        if numeric != (spec.minimum is not None):
+        numeric = spec.kind in KINDS and KINDS[spec.kind].number
+        if spec.kind in KINDS and numeric != (spec.minimum is not None):
             problems.append(f"{spec.key}: a minimum goes with (and only with) a number kind")
     return problems
 
 
-def write() -> list[Path]:
-    """Regenerate the module and the docs table from the live SQL files (a scratch
-    database on the configured server); returns the files that changed."""
+def rendered(conninfo: str | None = None) -> dict[Path, str]:
+    """What the generated files should hold, from the live SQL files (a scratch database
+    on the configured server, or on ``conninfo``'s)."""
     from . import migrate
 
-    with migrate.scratch_database(migrate.server_conninfo(), migrate.live_sql()) as conn:
+    server = conninfo or migrate.server_conninfo()
+    with migrate.scratch_database(server, migrate.live_sql()) as conn:
         specs = read_declaration(conn)
     problems = check(specs)
     if problems:
         raise SystemExit("\n".join(problems))
-    changed = []
-    module = render_module(specs)
-    if GENERATED.read_text(encoding="utf-8") != module:
-        GENERATED.write_text(module, encoding="utf-8")
-        changed.append(GENERATED)
     docs = DOCS_TABLE.read_text(encoding="utf-8")
-    new_docs = with_docs_table(docs, render_docs_table(specs))
-    if docs != new_docs:
-        DOCS_TABLE.write_text(new_docs, encoding="utf-8")
-        changed.append(DOCS_TABLE)
+    return {
+        GENERATED: render_module(specs),
+        DOCS_TABLE: with_docs_table(docs, render_docs_table(specs)),
+    }
+
+
+def stale(wanted: dict[Path, str]) -> list[Path]:
+    """The files whose text is not what ``rendered`` says it should be."""
+    return [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
+
+
+def write(conninfo: str | None = None) -> list[Path]:
+    """Regenerate the module and the docs table from the live SQL files; returns the
+    files that changed."""
+    wanted = rendered(conninfo)
+    changed = stale(wanted)
+    for path in changed:
+        path.write_text(wanted[path], encoding="utf-8")
     return changed
 
 

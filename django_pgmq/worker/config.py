@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import InsufficientPrivilege, InvalidArgument, QueueNotFound, first_line
 from ..manager import QueueManager
-from ..names import MAX_QUEUE_NAME_LENGTH
+from ..names import DEAD_LETTER_SUFFIX, MAX_QUEUE_NAME_LENGTH
 from .registry import Consumer, check_settings, find_consumer
 
 DEFAULTS: dict[str, Any] = {
@@ -31,7 +31,6 @@ DEFAULTS: dict[str, Any] = {
     "on_success": "archive",
     "retry_delay": 1.0,
 }
-DEAD_LETTER_SUFFIX = "_dlq"
 # Worker setting -> the queue attribute that holds the same choice in SQL.
 _ATTRIBUTE = {"max_receive_count": "max_receive_count", "dead_letter": "dead_letter_queue"}
 _OPTION = {"max_receive_count": "--max-receives", "dead_letter": "--dead-letter"}

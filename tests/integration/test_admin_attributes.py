@@ -53,10 +53,27 @@ def test_saving_the_form_sets_and_removes_attributes(operator, queue, manager):
     }
 
 
+def test_the_form_takes_and_shows_values_as_the_command_line_does(operator, queue, manager):
+    """One parser and one format: ``100/1m`` and ``5m`` typed in the admin are what
+    pgmq_attributes takes, and the page shows the rate as ``100/1m`` (never a repr)."""
+    form = {"rate_limit": "100/1m", "delivery_delay": "5m", "max_message_size": "1KiB"}
+    response = operator.post(page(queue, "attributes/"), form, follow=True)
+    assert f"Saved the attributes of {queue}" in text(response)
+    assert manager.get_queue_attributes(queue) == {
+        "rate_limit": {"count": 100, "seconds": 60},
+        "delivery_delay": 300,
+        "max_message_size": 1024,
+    }
+    body = operator.get(page(queue, "change/")).content.decode()
+    assert "<td>100/1m</td>" in body and 'value="100/1m"' in body
+    assert "&#x27;count&#x27;" not in body and "{&quot;count" not in body
+
+
 @pytest.mark.parametrize(
     ("form", "says"),
     [
         ({"delivery_delay": "-1"}, "Delivery delay"),
+        ({"rate_limit": "100"}, "must be COUNT/DURATION"),
         ({"max_receive_count": "3"}, "go together"),
         ({"max_receive_count": "3", "dead_letter_queue": "a;b"}, "dead_letter_queue"),
     ],
@@ -107,3 +124,12 @@ def test_get_goes_to_the_queue_page(operator, queue):
     for action in ("attributes/", "redrive/"):
         response = operator.get(page(queue, action))
         assert (response.status_code, response["Location"]) == (302, page(queue))
+
+
+def test_a_value_refused_by_its_kind_says_why_in_the_admins_language(
+    operator, queue, manager, settings
+):
+    settings.LANGUAGE_CODE = "de"
+    response = operator.post(page(queue, "attributes/"), {"rate_limit": "100"}, follow=True)
+    assert "muss ANZAHL/DAUER sein, etwa 100/1m" in text(response)
+    assert manager.get_queue_attributes(queue) == {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import psycopg
+import pytest
 from django.db import connection
 
 from django_pgmq import QueueMetrics
@@ -119,3 +121,33 @@ def test_queue_limits_have_the_sql_results_columns_by_name(transactional_db, pg_
     ).fetchone()[0]
     columns = [part.strip().split()[0] for part in result.removeprefix("TABLE(").split(",")]
     assert fields(QueueLimits) == columns
+
+
+ROW_BUILDERS = ("pgmq._queue_figures_row", "pgmq._dashboard_stats_row")
+
+
+def test_sql_builds_the_figure_rows_by_column_name(tx):
+    """The builders that put each figure in its column by name agree with their types."""
+    for builder in ROW_BUILDERS:
+        tx.execute("SELECT pgmq._require_row_builder(%s::regproc)", [builder])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "body", "says"),
+    [
+        # two columns of one type swapped in the arguments: a value would land in the other
+        ("b integer DEFAULT NULL, a integer DEFAULT NULL", "ROW(b, a)", "columns in order"),
+        # the arguments right, the body's order wrong
+        ("a integer DEFAULT NULL, b integer DEFAULT NULL", "ROW(b, a)", "its body must be"),
+    ],
+)
+def test_a_misplaced_column_fails_the_builder_check(tx, arguments, body, says):
+    tx.execute("CREATE TYPE pgmq._test_pair AS (a integer, b integer)")
+    tx.execute(
+        f"CREATE FUNCTION pgmq._test_pair_row({arguments}) RETURNS pgmq._test_pair "
+        f"LANGUAGE sql IMMUTABLE AS $fn$ SELECT {body}::pgmq._test_pair $fn$"
+    )
+    tx.execute("SAVEPOINT bad")
+    with pytest.raises(psycopg.Error, match=says):
+        tx.execute("SELECT pgmq._require_row_builder('pgmq._test_pair_row'::regproc)")
+    tx.execute("ROLLBACK TO SAVEPOINT bad")

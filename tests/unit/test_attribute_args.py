@@ -6,7 +6,14 @@ import argparse
 
 import pytest
 
-from django_pgmq.management.attribute_args import duration, key_value, rate, size, switch
+from django_pgmq.management.attribute_args import (
+    describe,
+    duration,
+    key_value,
+    rate,
+    size,
+    switch,
+)
 
 
 @pytest.mark.parametrize(
@@ -83,14 +90,42 @@ def test_bad_key_values(text, says):
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("100/1m", {"count": 100, "seconds": 60}), ("10/2s", {"count": 10, "seconds": 2})],
+    [
+        ("100/1m", {"count": 100, "seconds": 60}),
+        ("10/2s", {"count": 10, "seconds": 2}),
+        ("5/0.5s", {"count": 5, "seconds": 0.5}),
+        ("100/60", {"count": 100, "seconds": 60}),
+        ("3/1h", {"count": 3, "seconds": 3600}),
+    ],
 )
 def test_rates(text, value):
     assert rate(text) == value
     assert key_value(f"rate_limit={text}") == ("rate_limit", value)
 
 
-@pytest.mark.parametrize("text", ["10", "0/1m", "x/1m", "10/0", "10/soon"])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ({"count": 100, "seconds": 60}, "100/1m"),
+        ({"count": 3, "seconds": 3600}, "3/1h"),
+        ({"count": 10, "seconds": 90}, "10/90s"),
+        ({"count": 5, "seconds": 0.5}, "5/0.5s"),
+    ],
+)
+def test_a_rate_is_shown_as_it_is_typed(value, shown):
+    """One format: what pgmq_attributes prints and the admin shows is what both read."""
+    assert describe("rate_limit", value) == shown
+    assert rate(shown) == value
+
+
+def test_values_are_shown_by_kind():
+    assert describe("dead_letter_queue", "orders_dlq") == "orders_dlq"
+    assert describe("priorities", True) == "true"
+    assert describe("delivery_delay", 300) == "300"
+    assert describe("colour", {"a": 1}) == '{"a": 1}'
+
+
+@pytest.mark.parametrize("text", ["10", "0/1m", "x/1m", "10/0", "10/soon", '{"count": 1}'])
 def test_bad_rates(text):
     with pytest.raises(argparse.ArgumentTypeError):
         rate(text)

@@ -7,7 +7,7 @@ from django_pgmq.attributes_declared import DECLARED, LABELS
 from django_pgmq.sqltools import attributes
 from django_pgmq.sqltools.attributes import check, docs_table_in, render_docs_table, render_module
 
-REGENERATE = "run: python -m django_pgmq.sqltools.attributes write (see CONTRIBUTING.md)"
+REGENERATE = "run: python -m django_pgmq.sqltools.regenerate (see CONTRIBUTING.md)"
 
 
 def test_the_declaration_is_well_formed():

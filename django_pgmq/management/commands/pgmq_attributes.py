@@ -45,4 +45,4 @@ examples:
         if not attributes:
             self.stdout.write(f'queue "{queue}" has no attributes')
         for key, value in sorted(attributes.items()):
-            self.stdout.write(f"{key}: {describe(value)}")
+            self.stdout.write(f"{key}: {describe(key, value)}")
