@@ -1,8 +1,8 @@
-"""no tracker number in a function comment.
+"""Figure rows by name and one channel spelling.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0046_no_tracker_number_in_a_function_comment.sql, and its _reverse)
-and is never edited.
+migrations/sql/ (0046_figure_rows_by_name_and_one_channel.sql, and its _reverse) and is
+never edited.
 """
 
 from django.db import migrations
@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0046_no_tracker_number_in_a_function_comment.sql"),
-            reverse_sql=_frozen.read("0046_no_tracker_number_in_a_function_comment_reverse.sql"),
+            sql=_frozen.read("0046_figure_rows_by_name_and_one_channel.sql"),
+            reverse_sql=_frozen.read("0046_figure_rows_by_name_and_one_channel_reverse.sql"),
         )
     ]
