@@ -43,6 +43,7 @@ from .all_databases import error_line
 from .databases import database_aliases
 from .forms import JsonField
 from .pages import render
+from .refusals import refusal
 
 NEXT_TICKS = 5
 LAST_TICKS = 20
@@ -154,11 +155,14 @@ def schedule_list(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     """Every schedule: cron, zone, queue, on/off, last and next tick, ticks skipped; of
     every queue database when routes exist and ``?db=`` names none."""
     require(request, "view")
-    if "db" not in request.GET and len(routing.queue_databases()) > 1:
+    routed = len(routing.queue_databases()) > 1
+    if not request.GET.get("db") and routed:
         return _every_database_list(request, admin)
     db = current_db(request)
     rows = [(s, schedule_url(db, s.name)) for s in InternalManager(db).list_schedules()]
-    return render(request, admin, "schedules.html", _("Schedules"), db, rows=rows)
+    return render(
+        request, admin, "schedules.html", _("Schedules"), db, rows=rows, offers_all=routed
+    )
 
 
 def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
@@ -186,6 +190,9 @@ def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpRespons
         rows=rows,
         states=states,
         down=[s for s in states if s.error],
+        offers_all=True,
+        showing_all=True,
+        down_aliases=[s.alias for s in states if s.error],
     )
 
 
@@ -256,8 +263,26 @@ def schedule_page(request: HttpRequest, admin: ModelAdmin, name: str) -> HttpRes
     )
 
 
+def _timing_errors(manager: InternalManager, form: ScheduleForm) -> bool:
+    """Check the cron and the time zone as the SQL will, each refusal on its own field;
+    whether one was refused."""
+    data = form.cleaned_data
+    for field, cron, zone in (
+        ("cron", data["cron"], "UTC"),
+        ("time_zone", "@daily", data["time_zone"]),
+    ):
+        try:
+            manager.next_ticks(cron, zone, n=1)
+        except InvalidArgument as exc:
+            form.add_error(field, refusal(exc))
+    return bool(form.errors)
+
+
 def _save(request: HttpRequest, manager: InternalManager, name: str, form: ScheduleForm) -> bool:
-    """Apply the form; False (the error on the form) when the schedule is refused."""
+    """Apply the form; False (the error on the form, on its field when it names one) when
+    the schedule is refused."""
+    if _timing_errors(manager, form):
+        return False
     try:
         item = resolve(name, form.entry())
         routes = routing.queue_databases()
@@ -272,6 +297,6 @@ def _save(request: HttpRequest, manager: InternalManager, name: str, form: Sched
         with transaction.atomic(using=manager.using):  # the queue too, or nothing
             apply(manager, item)
     except (ValueError, TypeError, ImportError, ImproperlyConfigured, PgmqError) as exc:
-        form.add_error(None, str(exc))
+        form.add_error(None, refusal(exc))
         return False
     return True
