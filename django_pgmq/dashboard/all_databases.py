@@ -49,8 +49,9 @@ class DatabaseState:
 
 
 def shows_every_database(request: HttpRequest) -> bool:
-    """Whether the overview request is for every database (routed queues, no ``?db=``)."""
-    return "db" not in request.GET and len(routing.queue_databases()) > 1
+    """Whether the overview request is for every database (routed queues, no ``?db=`` or
+    the selector's "all")."""
+    return not request.GET.get("db") and len(routing.queue_databases()) > 1
 
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
@@ -98,6 +99,9 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         rows=rows,
         states=states,
         down=[s for s in states if s.error],
+        offers_all=True,
+        showing_all=True,
+        down_aliases=[s.alias for s in states if s.error],
         total=total_stats(rows),
         listing=listing,
         matching=matching,
