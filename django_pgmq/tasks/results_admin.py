@@ -31,13 +31,20 @@ def _short_time(value: datetime | None) -> str:
     return timezone.localtime(value).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _cut(text: str, css: str) -> str:
+    """A list cell's text on one line, cut with an ellipsis by CSS (the whole text in the title)."""
+    return format_html('<span class="{}" title="{}">{}</span>', css, text, text)
+
+
 class TaskResultRecordAdmin(admin.ModelAdmin):
     """Task results, every field read-only; the one change is "retry" on FAILED ones."""
+
+    change_list_template = "django_pgmq/admin/task_results/change_list.html"  # no nav sidebar
 
     list_display = [
         "task",
         "status",
-        "queue_name",
+        "queue",
         "priority",
         "attempts",
         "enqueued",
@@ -74,8 +81,15 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("task"), ordering="task_path")
     def task(self, record: TaskResultRecord) -> str:
-        """The task's dotted path, cut with an ellipsis when long (the whole path in the title)."""
-        return format_html('<span class="pgmq-task" title="{}">{}</span>', *[record.task_path] * 2)
+        """The task's dotted path, its start cut with an ellipsis when long (the whole path in
+        the title)."""
+        return format_html(  # cut at its start: the task's own name, at the end, shows
+            '<span class="pgmq-task" title="{}"><bdi>{}</bdi></span>', *[record.task_path] * 2
+        )
+
+    @admin.display(description=_("queue"), ordering="queue_name")
+    def queue(self, record: TaskResultRecord) -> str:
+        return _cut(record.queue_name, "pgmq-queue")
 
     @admin.display(description=_("attempts"))
     def attempts(self, record: TaskResultRecord) -> int:

@@ -133,5 +133,5 @@ def crumb(label: str, link: str | None = None, first: bool = False) -> SafeStrin
     )
     if crumbs_as_list():
         current = "" if link else mark_safe(' aria-current="page"')
-        return format_html("<li{}>{}</li>", current, inner)
+        return format_html("<li{}>{}</li>\n", current, inner)  # spaced as the admin's are
     return inner if first else format_html(" &rsaquo; {}", inner)

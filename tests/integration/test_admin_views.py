@@ -363,9 +363,7 @@ def _sample_depths(queue: str, depths: list[int]) -> None:
         ([9, 8, 7], False),
     ],
 )
-def test_the_growing_badge_needs_a_rise_across_the_window(
-    viewer, queue, manager, depths, growing
-):
+def test_the_growing_badge_needs_a_rise_across_the_window(viewer, queue, manager, depths, growing):
     manager.send(queue, {"n": 1})  # not empty now: an empty queue is never growing
     _sample_depths(queue, depths)
     assert ("growing" in overview_row(viewer.get(ADMIN), queue)) is growing
