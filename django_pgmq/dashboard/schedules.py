@@ -16,7 +16,6 @@ carries its schedule's database.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -39,7 +38,7 @@ from ..manager import QueueManager
 from ..records import Schedule
 from ..schedule_settings import apply, resolve
 from .access import current_db, log, require
-from .all_databases import error_line
+from .all_databases import DatabaseState, error_line
 from .databases import database_aliases
 from .forms import JsonField
 from .pages import render
@@ -59,15 +58,6 @@ def schedule_url(db: str, name: str | None = None) -> str:
         base = reverse("admin:django_pgmq_queue_schedule", args=(quote(name),))
     routed = name is not None and len(routing.queue_databases()) > 1
     return base if db == database_aliases()[0] and not routed else f"{base}?{urlencode({'db': db})}"
-
-
-@dataclass
-class DatabaseListing:
-    """One queue database on the every-database schedules page: its list's URL, its error."""
-
-    alias: str
-    url: str
-    error: str = ""
 
 
 class ScheduleForm(forms.Form):
@@ -170,8 +160,7 @@ def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpRespons
     rows: list[tuple[Schedule, str]] = []
     states = []
     for alias in routing.queue_databases():
-        own = reverse("admin:django_pgmq_queue_schedules") + "?" + urlencode({"db": alias})
-        state = DatabaseListing(alias, own)
+        state = DatabaseState(alias)
         try:
             rows += [
                 (s, schedule_url(alias, s.name)) for s in InternalManager(alias).list_schedules()
