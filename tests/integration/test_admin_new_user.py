@@ -32,7 +32,9 @@ def poison_card(client, queue: str) -> str:
     return found.group(1)
 
 
-def test_the_poison_card_counts_against_the_queues_own_max_receive_count(operator, queue, manager):
+def test_the_poison_card_counts_against_the_queues_own_max_receive_count(
+    operator, queue, manager, internal
+):
     assert poison_card(operator, queue) == "5"  # neither attribute nor QueueConfig: the default
     manager.set_queue_attributes(queue, max_receive_count=3, dead_letter_queue=f"{queue}_dead")
     assert poison_card(operator, queue) == "3"
@@ -43,6 +45,10 @@ def test_the_poison_card_counts_against_the_queues_own_max_receive_count(operato
         manager.read(queue, vt=0, qty=1)
     row = text(operator.get(ADMIN))
     assert "poison messages" in row  # read three times: poison by the queue's own rule
+    scrape = internal.prometheus_scrape(exact_limit=1000, default_max_receive_count=5)
+    [scraped] = [q for q in scrape.queues if q.stats.queue_name == queue]
+    assert scraped.stats.poison_length == 1  # Prometheus counts by the same rule
+    assert scraped.dead_letter == f"{queue}_dead"
     manager.set_queue_attributes(queue, max_receive_count=None, dead_letter_queue=None)
     assert poison_card(operator, queue) == "7"  # then the worker's QueueConfig
 
