@@ -96,9 +96,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         rows=rows,
         states=states,
         down=[s for s in states if s.error],
-        offers_all=True,
-        showing_all=True,
-        down_aliases=[s.alias for s in states if s.error],
+        **every_database_context(states),
         total=total_stats(rows),
         listing=listing,
         matching=matching,
@@ -111,6 +109,18 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         exact_limit=conf.get("DASHBOARD_EXACT_LIMIT"),
         duration=duration,
     )
+
+
+def every_database_context(states: list[DatabaseState]) -> dict[str, Any]:
+    """What an every-database page adds to its context: the selector on "all" (down
+    databases marked), and the toolbar's links to the every-database pages."""
+    return {
+        "offers_all": True,
+        "showing_all": True,
+        "down_aliases": [s.alias for s in states if s.error],
+        "overview_url": reverse("admin:django_pgmq_queue_changelist"),
+        "schedules_url": reverse("admin:django_pgmq_queue_schedules"),
+    }
 
 
 def _rows(states: list[DatabaseState], shown: list[tuple[str, str, Any]]) -> list[QueueRow]:

@@ -38,7 +38,7 @@ from ..manager import QueueManager
 from ..records import Schedule
 from ..schedule_settings import apply, resolve
 from .access import current_db, log, require
-from .all_databases import DatabaseState, error_line
+from .all_databases import DatabaseState, error_line, every_database_context
 from .databases import database_aliases
 from .forms import JsonField
 from .pages import render
@@ -179,9 +179,7 @@ def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpRespons
         rows=rows,
         states=states,
         down=[s for s in states if s.error],
-        offers_all=True,
-        showing_all=True,
-        down_aliases=[s.alias for s in states if s.error],
+        **every_database_context(states),
     )
 
 

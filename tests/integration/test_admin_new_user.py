@@ -107,6 +107,11 @@ def test_the_database_selector_says_what_is_shown(operator, settings, queue):
         assert operator.get(address, {"db": ""}).context["showing_all"]  # the selector's "all"
         one = operator.get(address, {"db": "other"}).content.decode()
         assert '<option value="other" selected>' in one and '<option value="">all' in one
+    # The default database's own overview: its sort links and search stay on it.
+    default = operator.get(ADMIN, {"db": "default"}).content.decode()
+    assert '<option value="default" selected>' in default
+    assert re.search(r'href="[^"]*db=default[^"]*" id="pgmq-sort-queue_length"', default)
+    assert '<input type="hidden" name="db" value="default">' in default
 
 
 def test_german_pages_say_refusals_and_numbers_in_german(operator, queue, manager, settings):
