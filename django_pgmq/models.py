@@ -186,35 +186,42 @@ class TaskResultRecord(models.Model):
 
     class Status(models.TextChoices):
         # The values of Django's TaskResultStatus.
-        READY = "READY", "Ready"
-        RUNNING = "RUNNING", "Running"
-        FAILED = "FAILED", "Failed"
-        SUCCESSFUL = "SUCCESSFUL", "Successful"
+        READY = "READY", _("Ready")
+        RUNNING = "RUNNING", _("Running")
+        FAILED = "FAILED", _("Failed")
+        SUCCESSFUL = "SUCCESSFUL", _("Successful")
 
-    id = models.UUIDField(primary_key=True)
-    backend = models.CharField(max_length=100)
-    queue_name = models.CharField(max_length=47)
-    task_path = models.CharField(max_length=255)
-    priority = models.SmallIntegerField(default=0)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.READY)
-    args = models.JSONField(default=list)
-    kwargs = models.JSONField(default=dict)
-    run_after = models.DateTimeField(null=True, blank=True)
-    enqueued_at = models.DateTimeField()
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    last_attempted_at = models.DateTimeField(null=True, blank=True)
-    return_value = models.JSONField(null=True, blank=True)
-    errors = models.JSONField(default=list, blank=True)
-    worker_ids = models.JSONField(default=list, blank=True)
-    max_attempts = models.PositiveIntegerField(
-        default=1, help_text="Attempts (worker_ids) after which a failure is final."
+    id = models.UUIDField(_("ID"), primary_key=True)
+    backend = models.CharField(_("backend"), max_length=100)
+    queue_name = models.CharField(_("queue"), max_length=47)
+    task_path = models.CharField(_("task"), max_length=255)
+    priority = models.SmallIntegerField(_("priority"), default=0)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.READY
     )
-    msg_id = models.BigIntegerField(null=True, blank=True, help_text="Its message on the queue.")
+    args = models.JSONField(_("arguments"), default=list)
+    kwargs = models.JSONField(_("keyword arguments"), default=dict)
+    run_after = models.DateTimeField(_("run after"), null=True, blank=True)
+    enqueued_at = models.DateTimeField(_("enqueued"))
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    last_attempted_at = models.DateTimeField(_("last attempted"), null=True, blank=True)
+    return_value = models.JSONField(_("return value"), null=True, blank=True)
+    errors = models.JSONField(_("errors"), default=list, blank=True)
+    worker_ids = models.JSONField(_("workers"), default=list, blank=True)
+    max_attempts = models.PositiveIntegerField(
+        _("max attempts"),
+        default=1,
+        help_text=_("Attempts (workers) after which a failure is final."),
+    )
+    msg_id = models.BigIntegerField(
+        _("message ID"), null=True, blank=True, help_text=_("Its message on the queue.")
+    )
 
     class Meta:
         ordering = ["-enqueued_at"]
-        verbose_name = "task result"
+        verbose_name = _("task result")
+        verbose_name_plural = _("task results")
         indexes = [
             models.Index(fields=["status", "finished_at"], name="pgmq_task_status_finished"),
             models.Index(fields=["task_path"], name="pgmq_task_path"),

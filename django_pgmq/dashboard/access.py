@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from .. import routing
 from ..models import Queue
 from .databases import database_aliases
 
@@ -51,11 +52,17 @@ def current_db(request: HttpRequest) -> str:
     return alias
 
 
+# Pages that, without ?db=, show every queue database when PGMQ["QUEUE_DATABASES"] routes.
+EVERY_DATABASE_PAGES = ("changelist", "schedules")
+
+
 def url(name: str, db: str, queue: str | None = None, **params: Any) -> str:
-    """An admin URL of the dashboard, keeping a non-default database in the query string."""
+    """An admin URL of the dashboard, keeping a non-default database in the query string
+    (and the default one too where, without it, the page would show every database)."""
     args = (quote(queue),) if queue is not None else ()
     query = {k: v for k, v in params.items() if v not in (None, "")}
-    if db != database_aliases()[0]:
+    routed = name in EVERY_DATABASE_PAGES and len(routing.queue_databases()) > 1
+    if db != database_aliases()[0] or routed:
         query["db"] = db
     base = reverse(f"admin:django_pgmq_queue_{name}", args=args)
     return f"{base}?{urlencode(query)}" if query else base

@@ -29,6 +29,7 @@ from .forms import (
     SendMessageForm,
 )
 from .pages import queue_or_404
+from .refusals import refusal
 from .views import confirm, create_form, queue_page
 
 
@@ -47,7 +48,7 @@ def send(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
                 row.name, data["message"], delay=data["delay"], headers=data["headers"]
             )
     except PgmqError as exc:  # the queue's attributes refuse it: the form stays as it was
-        form.add_error(None, _("Not sent: %s") % exc)
+        form.add_error(None, _("Not sent: %s") % refusal(exc))
         return queue_page(request, admin, queue, send_form=form)
     log(request, row.name, "change", f"Sent message {msg_id}: {summary(data['message'])}", db)
     messages.success(
@@ -188,7 +189,7 @@ def create(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     try:
         manager.create_queue(name, unlogged=form.cleaned_data["unlogged"])
     except PgmqError as exc:
-        form.add_error("name", str(exc))
+        form.add_error("name", refusal(exc))
         return create_form(request, admin, db, form)
     unlogged = form.cleaned_data["unlogged"]
     log(request, name, "add", "Created unlogged queue" if unlogged else "Created queue", db)

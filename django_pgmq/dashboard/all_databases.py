@@ -2,8 +2,8 @@
 
 Shown at the overview's address without ``?db=``: the queues of every database as one
 list, paged, searched and sorted (name, queue length, oldest age) as the one-database overview
-is, with a database column and a filter that opens one database's own overview
-(``?db=ALIAS``). A database that cannot be read is listed as
+is, with a database column; the toolbar's database selector says "all" and opens one
+database's own overview (``?db=ALIAS``). A database that cannot be read is listed as
 down with its error; the others still show. Figures come from the replica when
 ``PGMQ["READ_DATABASE"]`` names one (`routing.read_database`).
 """
@@ -40,17 +40,17 @@ from .pages import render
 
 @dataclass
 class DatabaseState:
-    """One queue database on the page: its alias, its own overview's URL, and its error if down."""
+    """One queue database on the page: its alias, and its error if down."""
 
     alias: str
-    url: str
     error: str = ""
     matching: int = 0  # its queues the search matches
 
 
 def shows_every_database(request: HttpRequest) -> bool:
-    """Whether the overview request is for every database (routed queues, no ``?db=``)."""
-    return "db" not in request.GET and len(routing.queue_databases()) > 1
+    """Whether the overview request is for every database (routed queues, no ``?db=`` or
+    the selector's "all")."""
+    return not request.GET.get("db") and len(routing.queue_databases()) > 1
 
 
 def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
@@ -66,9 +66,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         listing = Listing.from_query(request.GET)
     except BadListing as exc:
         raise Http404(str(exc)) from exc
-    states = [
-        DatabaseState(alias, _own_overview(alias, listing)) for alias in routing.queue_databases()
-    ]
+    states = [DatabaseState(alias) for alias in routing.queue_databases()]
     for state in states:
         try:
             state.matching = count_matching(routing.read_database(state.alias), listing)
@@ -98,6 +96,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         rows=rows,
         states=states,
         down=[s for s in states if s.error],
+        **every_database_context(states),
         total=total_stats(rows),
         listing=listing,
         matching=matching,
@@ -110,6 +109,18 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         exact_limit=conf.get("DASHBOARD_EXACT_LIMIT"),
         duration=duration,
     )
+
+
+def every_database_context(states: list[DatabaseState]) -> dict[str, Any]:
+    """What an every-database page adds to its context: the selector on "all" (down
+    databases marked), and the toolbar's links to the every-database pages."""
+    return {
+        "offers_all": True,
+        "showing_all": True,
+        "down_aliases": [s.alias for s in states if s.error],
+        "overview_url": reverse("admin:django_pgmq_queue_changelist"),
+        "schedules_url": reverse("admin:django_pgmq_queue_schedules"),
+    }
 
 
 def _rows(states: list[DatabaseState], shown: list[tuple[str, str, Any]]) -> list[QueueRow]:
@@ -145,12 +156,6 @@ def _sort_links(listing: Listing) -> dict[str, dict[str, Any]]:
             "arrow": ("▼" if listing.descending else "▲") if active else "",
         }
     return links
-
-
-def _own_overview(alias: str, listing: Listing) -> str:
-    """The URL of one database's own overview, ``?db=`` always given (the filter)."""
-    query = {"db": alias, **({"q": listing.search} if listing.search else {})}
-    return f"{reverse('admin:django_pgmq_queue_changelist')}?{urlencode(query)}"
 
 
 def _page_url(listing: Listing, page: int) -> str:

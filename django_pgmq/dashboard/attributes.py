@@ -19,6 +19,7 @@ from ..manager import QueueManager
 from .access import current_db, log, require, url
 from .attribute_forms import AttributesForm, RedriveForm
 from .pages import queue_or_404
+from .refusals import refusal
 from .views import queue_page
 
 
@@ -38,8 +39,8 @@ def edit(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse:
         with transaction.atomic(using=db):  # a savepoint: the page is drawn after an error
             saved = QueueManager(db).set_queue_attributes(row.name, **form.attributes())
     except PgmqError as exc:  # the form stays as the user filled it
-        messages.error(request, _("Attributes not saved: %s") % exc)
-        form.add_error(None, str(exc))
+        messages.error(request, _("Attributes not saved: %s") % refusal(exc))
+        form.add_error(None, refusal(exc))
         return queue_page(request, admin, queue, attributes_form=form)
     shown = ", ".join(f"{k}={v}" for k, v in sorted(saved.items())) or _("none")
     log(request, row.name, "change", f"Set queue attributes: {shown}", db)
@@ -64,7 +65,7 @@ def redrive(request: HttpRequest, admin: ModelAdmin, queue: str) -> HttpResponse
         with transaction.atomic(using=db):
             moved = QueueManager(db).redrive(row.name, conditional=form.cleaned_data["contains"])
     except PgmqError as exc:
-        messages.error(request, _("Nothing redriven: %s") % exc)
+        messages.error(request, _("Nothing redriven: %s") % refusal(exc))
         return queue_page(request, admin, queue, redrive_form=form)
     if not moved:
         messages.info(request, _("No dead letter of %s had a queue to go back to.") % row.name)

@@ -25,6 +25,7 @@ from .access import current_db, log, require, url
 from .forms import SOURCES, MessageFilterForm
 from .overview import QueueRow
 from .pages import queue_or_404, render
+from .refusals import refusal
 
 BATCH = 1000  # ids per statement and per transaction
 
@@ -72,7 +73,7 @@ class BulkActionForm(forms.Form):
             try:
                 data["target"] = validate_queue_name(data.get("target") or "")
             except InvalidQueueName as exc:
-                self.add_error("target", str(exc))
+                self.add_error("target", refusal(exc))
         return data
 
 

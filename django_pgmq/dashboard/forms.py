@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from ..errors import InvalidQueueName
 from ..names import validate_queue_name
 from .charts import RANGES
+from .refusals import refusal
 
 SOURCES = [("live", _("Live messages")), ("archive", _("Archive")), ("dlq", _("Dead-letter queue"))]
 ORDERS = [("newest", _("Newest first")), ("oldest", _("Oldest first"))]
@@ -92,7 +93,7 @@ class CreateQueueForm(forms.Form):
         try:
             return validate_queue_name(self.cleaned_data["name"])
         except InvalidQueueName as exc:
-            raise forms.ValidationError(str(exc)) from exc
+            raise forms.ValidationError(refusal(exc)) from exc
 
 
 class MessageFilterForm(forms.Form):

@@ -47,10 +47,22 @@ class QueueRow:
         return self.stats.queue_name
 
 
-def dead_letter_name(queue: str, config: QueueConfig | None) -> str:
-    """The queue's dead-letter queue: its QueueConfig's, else ``<queue>_dlq``."""
-    if config is not None and config.dead_letter_queue:
-        return config.dead_letter_queue
+@dataclass(frozen=True)
+class Redrive:
+    """A queue's redrive settings as the worker ranks them: the queue's own attributes,
+    then its `QueueConfig` (what the last worker used), then the defaults."""
+
+    max_receive_count: int | None = None  # the attribute, or None when the queue has none
+    dead_letter_queue: str | None = None
+    config: QueueConfig | None = None
+
+
+def dead_letter_name(queue: str, redrive: Redrive) -> str:
+    """The queue's dead-letter queue: its attribute's, its QueueConfig's, else ``<queue>_dlq``."""
+    if redrive.dead_letter_queue:
+        return redrive.dead_letter_queue
+    if redrive.config is not None and redrive.config.dead_letter_queue:
+        return redrive.config.dead_letter_queue
     return queue + DEAD_LETTER_SUFFIX
 
 
@@ -59,10 +71,29 @@ def default_max_receive_count() -> int:
     return QueueConfig._meta.get_field("max_receive_count").get_default()
 
 
-def max_receive_count_of(queue: str, config: QueueConfig | None) -> int | None:
-    """Reads after which a message counts as poison; None when it never does (0)."""
-    value = config.max_receive_count if config is not None else default_max_receive_count()
+def max_receive_count_of(redrive: Redrive) -> int | None:
+    """Reads after which a message counts as poison; None when it never does (0).
+
+    The queue's own ``max_receive_count`` attribute first (what SQL dead-letters by), then
+    its QueueConfig's, and the default only for a queue with neither.
+    """
+    if redrive.max_receive_count is not None:
+        value = redrive.max_receive_count
+    elif redrive.config is not None:
+        value = redrive.config.max_receive_count
+    else:
+        value = default_max_receive_count()
     return value or None
+
+
+def redrive_settings(using: str) -> dict[str, Redrive]:
+    """Each queue's `Redrive` that differs from the defaults (attributes or a QueueConfig)."""
+    configs = {c.queue: c for c in QueueConfig.objects.using(using)}
+    attributes = InternalManager(using).redrive_attributes()
+    return {
+        name: Redrive(*attributes.get(name, (None, None)), config=configs.get(name))
+        for name in {*configs, *attributes}
+    }
 
 
 def live_workers_by_queue(using: str) -> dict[str, int]:
@@ -125,6 +156,9 @@ def is_growing(lengths: list[int]) -> bool:
     )
 
 
+NO_REDRIVE = Redrive()
+
+
 def attention_flags(row: QueueRow) -> list[str]:
     """Why a queue needs a look: old backlog, growing queue length, no worker, poison, dead
     letters."""
@@ -132,7 +166,7 @@ def attention_flags(row: QueueRow) -> list[str]:
     age = stats.oldest_visible_age_sec
     if age is not None and age > conf.get("DASHBOARD_BACKLOG_AGE"):
         flags.append(_("old backlog"))
-    if is_growing(row.recent_lengths):
+    if stats.queue_length and is_growing(row.recent_lengths):  # an empty queue is not growing
         flags.append(_("growing"))
     if row.paused:
         flags.append(_("paused"))
@@ -145,44 +179,46 @@ def attention_flags(row: QueueRow) -> list[str]:
     return flags
 
 
-def _max_receive_counts(
-    names: list[str], configs: dict[str, QueueConfig], wanted: list[str]
-) -> dict:
+def _max_receive_counts(names: list[str], redrives: dict[str, Redrive], wanted: list[str]) -> dict:
     """max_receive_count of each of ``wanted`` that counts poison (dead-letter queues do not)."""
-    dead_letter_queues = {dead_letter_name(n, configs.get(n)) for n in names}
+    dead_letter_queues = {dead_letter_name(n, redrives.get(n, NO_REDRIVE)) for n in names}
     return {
         n: m
         for n in wanted
         if n not in dead_letter_queues
-        and (m := max_receive_count_of(n, configs.get(n))) is not None
+        and (m := max_receive_count_of(redrives.get(n, NO_REDRIVE))) is not None
     }
 
 
 def _stats(
-    manager: InternalManager, names: list[str], configs: dict[str, QueueConfig], wanted: list[str]
+    manager: InternalManager, names: list[str], redrives: dict[str, Redrive], wanted: list[str]
 ) -> dict[str, QueueRow]:
     """Figures of the queues ``wanted`` only, poison counted against each max_receive_count."""
-    counts = _max_receive_counts(names, configs, wanted)
+    counts = _max_receive_counts(names, redrives, wanted)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
     stats = manager.dashboard_stats_of(wanted, exact_limit=limit, max_receive_count=counts)
     return {s.queue_name: QueueRow(s, max_receive_count=counts.get(s.queue_name)) for s in stats}
 
 
-def _complete(rows: dict[str, QueueRow], names: list[str], configs: dict, using: str) -> None:
+def _complete(
+    rows: dict[str, QueueRow], names: list[str], redrives: dict[str, Redrive], using: str
+) -> None:
     """Fill in dead letters, notifications, workers, trends and flags of ``rows`` (and no other)."""
     manager = InternalManager(using)
     existing = set(names)
     dead_letters = {
-        name: dlq for name in rows if (dlq := dead_letter_name(name, configs.get(name))) in existing
+        name: dlq
+        for name in rows
+        if (dlq := dead_letter_name(name, redrives.get(name, NO_REDRIVE))) in existing
     }
     missing = sorted({dlq for dlq in dead_letters.values() if dlq not in rows})
-    figures = {**(_stats(manager, names, configs, missing) if missing else {}), **rows}
+    figures = {**(_stats(manager, names, redrives, missing) if missing else {}), **rows}
     for name, dlq in dead_letters.items():
         if dlq in figures:  # else dropped meanwhile
             rows[name].dead_letter = dlq
             rows[name].dead_letter_length = figures[dlq].stats.queue_length
     for name in names:
-        dlq = dead_letter_name(name, configs.get(name))
+        dlq = dead_letter_name(name, redrives.get(name, NO_REDRIVE))
         if dlq in rows and name != dlq:
             rows[dlq].dead_letter_of.append(name)
     shown = list(rows)
@@ -239,24 +275,24 @@ def load_overview(using: str, queues: list[str]) -> list[QueueRow]:
 
     Figures are computed for these queues (and their dead-letter queues) only.
     """
-    configs = {c.queue: c for c in QueueConfig.objects.using(using)}
+    redrives = redrive_settings(using)
     names = _names(using)
-    rows = _stats(InternalManager(using), names, configs, queues)
-    _complete(rows, names, configs, using)
+    rows = _stats(InternalManager(using), names, redrives, queues)
+    _complete(rows, names, redrives, using)
     return [rows[name] for name in queues if name in rows]
 
 
 def load_queue(using: str, queue: str) -> QueueRow:
     """One queue's overview line (raises QueueNotFound when it does not exist)."""
     manager = InternalManager(using)
-    configs = {c.queue: c for c in QueueConfig.objects.using(using)}
+    redrives = redrive_settings(using)
     names = _names(using)
     limit = conf.get("DASHBOARD_EXACT_LIMIT")
-    counts = _max_receive_counts(names, configs, [queue])
+    counts = _max_receive_counts(names, redrives, [queue])
     stats = manager.dashboard_queue_stats(
         queue, exact_limit=limit, max_receive_count=counts.get(queue)
     )
     rows = {s.queue_name: QueueRow(s, max_receive_count=counts.get(s.queue_name)) for s in stats}
     first = next(iter(rows))
-    _complete(rows, names, configs, using)
+    _complete(rows, names, redrives, using)
     return rows[first]

@@ -34,6 +34,10 @@ def render(
         "overview_url": url("changelist", db),
         "workers_url": url("workers", db),
         "schedules_url": url("schedules", db),
+        # The database selector: "all" where the page can show every queue database.
+        "offers_all": False,
+        "showing_all": False,
+        "down_aliases": [],
     }
     return TemplateResponse(request, f"django_pgmq/admin/{template}", {**base, **context})
 

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from ..errors import PgmqError
 from .access import current_db, require, url
 from .pages import queue_or_404
+from .refusals import refusal
 
 ActionView = Callable[..., HttpResponse]
 
@@ -52,7 +53,7 @@ def action(view: ActionView, *, confirms: bool = False, atomic: bool = True) -> 
             with transaction.atomic(using=current_db(request)):
                 return view(request, admin=admin, queue=queue, **kwargs)
         except PgmqError as exc:
-            messages.error(request, _("Nothing done: %s") % exc)
+            messages.error(request, _("Nothing done: %s") % refusal(exc))
             return HttpResponseRedirect(queue_url(request, queue))
 
     return wrapped

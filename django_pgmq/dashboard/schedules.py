@@ -16,7 +16,6 @@ carries its schedule's database.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -39,10 +38,11 @@ from ..manager import QueueManager
 from ..records import Schedule
 from ..schedule_settings import apply, resolve
 from .access import current_db, log, require
-from .all_databases import error_line
+from .all_databases import DatabaseState, error_line, every_database_context
 from .databases import database_aliases
 from .forms import JsonField
 from .pages import render
+from .refusals import refusal
 
 NEXT_TICKS = 5
 LAST_TICKS = 20
@@ -58,15 +58,6 @@ def schedule_url(db: str, name: str | None = None) -> str:
         base = reverse("admin:django_pgmq_queue_schedule", args=(quote(name),))
     routed = name is not None and len(routing.queue_databases()) > 1
     return base if db == database_aliases()[0] and not routed else f"{base}?{urlencode({'db': db})}"
-
-
-@dataclass
-class DatabaseListing:
-    """One queue database on the every-database schedules page: its list's URL, its error."""
-
-    alias: str
-    url: str
-    error: str = ""
 
 
 class ScheduleForm(forms.Form):
@@ -154,11 +145,14 @@ def schedule_list(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
     """Every schedule: cron, zone, queue, on/off, last and next tick, ticks skipped; of
     every queue database when routes exist and ``?db=`` names none."""
     require(request, "view")
-    if "db" not in request.GET and len(routing.queue_databases()) > 1:
+    routed = len(routing.queue_databases()) > 1
+    if not request.GET.get("db") and routed:
         return _every_database_list(request, admin)
     db = current_db(request)
     rows = [(s, schedule_url(db, s.name)) for s in InternalManager(db).list_schedules()]
-    return render(request, admin, "schedules.html", _("Schedules"), db, rows=rows)
+    return render(
+        request, admin, "schedules.html", _("Schedules"), db, rows=rows, offers_all=routed
+    )
 
 
 def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
@@ -166,8 +160,7 @@ def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpRespons
     rows: list[tuple[Schedule, str]] = []
     states = []
     for alias in routing.queue_databases():
-        own = reverse("admin:django_pgmq_queue_schedules") + "?" + urlencode({"db": alias})
-        state = DatabaseListing(alias, own)
+        state = DatabaseState(alias)
         try:
             rows += [
                 (s, schedule_url(alias, s.name)) for s in InternalManager(alias).list_schedules()
@@ -186,6 +179,7 @@ def _every_database_list(request: HttpRequest, admin: ModelAdmin) -> HttpRespons
         rows=rows,
         states=states,
         down=[s for s in states if s.error],
+        **every_database_context(states),
     )
 
 
@@ -256,8 +250,26 @@ def schedule_page(request: HttpRequest, admin: ModelAdmin, name: str) -> HttpRes
     )
 
 
+def _timing_errors(manager: InternalManager, form: ScheduleForm) -> bool:
+    """Check the cron and the time zone as the SQL will, each refusal on its own field;
+    whether one was refused."""
+    data = form.cleaned_data
+    for field, cron, zone in (
+        ("cron", data["cron"], "UTC"),
+        ("time_zone", "@daily", data["time_zone"]),
+    ):
+        try:
+            manager.next_ticks(cron, zone, n=1)
+        except InvalidArgument as exc:
+            form.add_error(field, refusal(exc))
+    return bool(form.errors)
+
+
 def _save(request: HttpRequest, manager: InternalManager, name: str, form: ScheduleForm) -> bool:
-    """Apply the form; False (the error on the form) when the schedule is refused."""
+    """Apply the form; False (the error on the form, on its field when it names one) when
+    the schedule is refused."""
+    if _timing_errors(manager, form):
+        return False
     try:
         item = resolve(name, form.entry())
         routes = routing.queue_databases()
@@ -272,6 +284,6 @@ def _save(request: HttpRequest, manager: InternalManager, name: str, form: Sched
         with transaction.atomic(using=manager.using):  # the queue too, or nothing
             apply(manager, item)
     except (ValueError, TypeError, ImportError, ImproperlyConfigured, PgmqError) as exc:
-        form.add_error(None, str(exc))
+        form.add_error(None, refusal(exc))
         return False
     return True

@@ -130,6 +130,7 @@ def overview(request: HttpRequest, admin: ModelAdmin) -> HttpResponse:
         add_url=url("add", db),
         exact_limit=conf.get("DASHBOARD_EXACT_LIMIT"),
         duration=duration,
+        offers_all=len(routing.queue_databases()) > 1,
     )
 
 

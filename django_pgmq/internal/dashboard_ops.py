@@ -122,6 +122,12 @@ class DashboardOps(Base):
         """The queues whose ``paused`` attribute is set (see `pause_queue`)."""
         return [row[0] for row in self._fetch("paused_queues", {}, None)]
 
+    def redrive_attributes(self) -> dict[str, tuple[int | None, str | None]]:
+        """Per queue with attributes: its own ``max_receive_count`` and ``dead_letter_queue``
+        (None where unset), which rank above `QueueConfig` and the defaults."""
+        rows = self._fetch_named("redrive_attributes", {}, None)
+        return {r["queue_name"]: (r["max_receive_count"], r["dead_letter_queue"]) for r in rows}
+
     def dashboard_throughput(
         self,
         queue: str,

@@ -139,6 +139,14 @@ SELECT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('django_pgmq.que
 -- Queues whose "paused" attribute is set (sql/25_attributes.sql): reads return nothing.
 SELECT queue_name::text FROM pgmq.queue_attributes WHERE attributes -> 'paused' = 'true'::jsonb;
 
+-- name: redrive_attributes
+-- Admin overview: each queue's own max_receive_count and dead_letter_queue attributes
+-- (NULL where unset); they rank above QueueConfig and the defaults, as in the worker.
+SELECT a.queue_name::text AS queue_name,
+       (a.attributes ->> 'max_receive_count')::integer AS max_receive_count,
+       (a.attributes ->> 'dead_letter_queue')::text AS dead_letter_queue
+FROM pgmq.queue_attributes a;
+
 -- name: dashboard_queue_stats
 SELECT * FROM pgmq._dashboard_queue_stats(
     queue_name => %(queue)s, exact_limit => %(exact_limit)s::bigint,
@@ -337,17 +345,20 @@ FROM pgmq._dashboard_spark_stats(
 -- Prometheus endpoint (dashboard/prometheus.py): every queue's dashboard figures (the
 -- admin's, from the one source pgmq._queue_figures, bounded by exact_limit), its
 -- dead-letter queue and live workers, and the live workers in all, in one statement per
--- scrape. {config} and {worker} are the QueueConfig and Worker tables; a queue without
--- a QueueConfig dead-letter queue has <queue><dead_letter_suffix> (names.py). Poison counts
--- against each queue's max_receive_count (QueueConfig's, whose column keeps the name
--- max_reads; default_max_receive_count without a QueueConfig row), dead-letter queues
--- excepted, as the admin does. Always one row at least: with no queue, its queue columns
--- are NULL.
+-- scrape. {config} and {worker} are the QueueConfig and Worker tables. Poison counts
+-- against each queue's max_receive_count (its own attribute, else QueueConfig's, whose
+-- column keeps the name max_reads; default_max_receive_count with neither), dead-letter
+-- queues excepted, as the admin does; the dead-letter queue likewise, else
+-- <queue><dead_letter_suffix> (names.py). Always one row at least: with no queue, its
+-- queue columns are NULL.
 WITH queues AS (
     SELECT m.queue_name::text AS queue_name,
-           coalesce(c.max_reads, %(default_max_receive_count)s::integer) AS max_receive_count,
-           coalesce(nullif(c.dead_letter_queue, ''), m.queue_name::text || %(dead_letter_suffix)s::text)::text AS dead_letter
+           coalesce((a.attributes ->> 'max_receive_count')::integer, c.max_reads,
+                    %(default_max_receive_count)s::integer) AS max_receive_count,
+           coalesce(nullif(a.attributes ->> 'dead_letter_queue', ''), nullif(c.dead_letter_queue, ''),
+                    m.queue_name::text || %(dead_letter_suffix)s::text)::text AS dead_letter
     FROM pgmq.meta m LEFT JOIN {config} c ON c.queue = m.queue_name::text
+    LEFT JOIN pgmq.queue_attributes a ON a.queue_name::text = m.queue_name::text
 ), limits AS (
     SELECT coalesce(pg_catalog.jsonb_object_agg(q.queue_name::text, q.max_receive_count), pg_catalog.jsonb_build_object())
            AS max_receive_count

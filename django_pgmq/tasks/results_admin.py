@@ -13,6 +13,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from ..models import TaskResultRecord
 
@@ -29,13 +31,20 @@ def _short_time(value: datetime | None) -> str:
     return timezone.localtime(value).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _cut(text: str, css: str) -> str:
+    """A list cell's text on one line, cut with an ellipsis by CSS (the whole text in the title)."""
+    return format_html('<span class="{}" title="{}">{}</span>', css, text, text)
+
+
 class TaskResultRecordAdmin(admin.ModelAdmin):
     """Task results, every field read-only; the one change is "retry" on FAILED ones."""
 
+    change_list_template = "django_pgmq/admin/task_results/change_list.html"  # no nav sidebar
+
     list_display = [
-        "task_path",
+        "task",
         "status",
-        "queue_name",
+        "queue",
         "priority",
         "attempts",
         "enqueued",
@@ -68,13 +77,25 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
     fields = readonly_fields
 
     class Media:
-        css = {"all": ["django_pgmq/results.css"]}  # long paths wrap: the list fits 1280 px
+        css = {"all": ["django_pgmq/results.css"]}  # one line a row: the list fits 1280 px
 
-    @admin.display(description="attempts")
+    @admin.display(description=_("task"), ordering="task_path")
+    def task(self, record: TaskResultRecord) -> str:
+        """The task's dotted path, its start cut with an ellipsis when long (the whole path in
+        the title)."""
+        return format_html(  # cut at its start: the task's own name, at the end, shows
+            '<span class="pgmq-task" title="{}"><bdi>{}</bdi></span>', *[record.task_path] * 2
+        )
+
+    @admin.display(description=_("queue"), ordering="queue_name")
+    def queue(self, record: TaskResultRecord) -> str:
+        return _cut(record.queue_name, "pgmq-queue")
+
+    @admin.display(description=_("attempts"))
     def attempts(self, record: TaskResultRecord) -> int:
         return len(record.worker_ids)
 
-    @admin.display(description="errors")
+    @admin.display(description=_("errors"))
     def errors_display(self, record: TaskResultRecord) -> str:
         """Each attempt's error: its exception class and traceback."""
         if not record.errors:
@@ -94,15 +115,15 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
         permission still allows the list's "retry" action."""
         return obj is None and super().has_change_permission(request)
 
-    @admin.display(description="enqueued", ordering="enqueued_at")
+    @admin.display(description=_("enqueued"), ordering="enqueued_at")
     def enqueued(self, record: TaskResultRecord) -> str:
         return _short_time(record.enqueued_at)
 
-    @admin.display(description="finished", ordering="finished_at")
+    @admin.display(description=_("finished"), ordering="finished_at")
     def finished(self, record: TaskResultRecord) -> str:
         return _short_time(record.finished_at)
 
-    @admin.action(description="Retry selected failed tasks", permissions=["change"])
+    @admin.action(description=_("Retry selected failed tasks"), permissions=["change"])
     def retry_failed(self, request: HttpRequest, queryset: QuerySet) -> None:
         """Enqueue each selected FAILED task again; the others are left alone."""
         from .compat import task_backends
@@ -112,9 +133,11 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
             # Only PgmqBackend writes these rows, so record.backend names one.
             cast("PgmqBackend", task_backends[record.backend]).retry(record)
         skipped = queryset.count() - len(failed)
-        self.message_user(
-            request,
-            f"{len(failed)} task(s) enqueued again"
-            + (f"; {skipped} not FAILED, left alone" if skipped else ""),
-            messages.SUCCESS if failed else messages.WARNING,
-        )
+        done = ngettext(
+            "%(count)d task enqueued again", "%(count)d tasks enqueued again", len(failed)
+        ) % {"count": len(failed)}
+        if skipped:
+            done += ngettext(
+                "; %(count)d not failed, left alone", "; %(count)d not failed, left alone", skipped
+            ) % {"count": skipped}
+        self.message_user(request, done, messages.SUCCESS if failed else messages.WARNING)

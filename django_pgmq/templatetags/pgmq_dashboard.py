@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django import template
+from django.template import Engine
+from django.utils.formats import number_format
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -15,8 +19,8 @@ register = template.Library()
 
 
 def number(value: int | float | None) -> str:
-    """Thousands-separated, '-' for unknown."""
-    return "-" if value is None else f"{value:,}"
+    """Thousands-separated in the page's language (50,000; German 50.000), '-' for unknown."""
+    return "-" if value is None else number_format(value, force_grouping=True)
 
 
 @register.simple_tag
@@ -92,3 +96,42 @@ def range_label(key: str) -> str:
 def state_label(state: str) -> str:
     """A message state, translated (the CSS class keeps the English key)."""
     return str(STATE_LABELS.get(state, state))
+
+
+@lru_cache(maxsize=1)
+def crumbs_as_list() -> bool:
+    """Whether the admin's own breadcrumbs are a list (``<ol class="breadcrumbs">``, Django
+    6) rather than links between arrows (``<div class="breadcrumbs">``, Django 5.2): read from
+    the admin's base template, so the dashboard's crumbs always look like the admin's."""
+    source = Engine.get_default().get_template("admin/base.html").source
+    return '<ol class="breadcrumbs">' in source
+
+
+@register.simple_tag
+def crumbs_open() -> SafeString:
+    """The start of the admin's breadcrumbs, in this Django's markup."""
+    return mark_safe(
+        '<ol class="breadcrumbs">' if crumbs_as_list() else '<div class="breadcrumbs">'
+    )
+
+
+@register.simple_tag
+def crumbs_close() -> SafeString:
+    return mark_safe("</ol>" if crumbs_as_list() else "</div>")
+
+
+@register.simple_tag
+def crumb(label: str, link: str | None = None, first: bool = False) -> SafeString:
+    """One crumb in this Django's markup: a link, or (without ``link``) the current page.
+
+    A long label (a queue name) ellipsizes, its whole text in the title.
+    """
+    inner = (
+        format_html('<a href="{}" class="pgmq-crumb" title="{}">{}</a>', link, label, label)
+        if link
+        else format_html('<span class="pgmq-crumb" title="{}">{}</span>', label, label)
+    )
+    if crumbs_as_list():
+        current = "" if link else mark_safe(' aria-current="page"')
+        return format_html("<li{}>{}</li>\n", current, inner)  # spaced as the admin's are
+    return inner if first else format_html(" &rsaquo; {}", inner)

@@ -21,6 +21,8 @@ PYTHON = sorted(
         *(PACKAGE / "dashboard").glob("*.py"),
         *(PACKAGE / "templatetags").glob("*.py"),
         PACKAGE / "attributes_declared.py",  # the attributes form's labels
+        PACKAGE / "models.py",  # the task results' labels and statuses
+        PACKAGE / "tasks" / "results_admin.py",
     ]
 )
 POT = PACKAGE / "locale" / "django.pot"
@@ -28,6 +30,7 @@ GERMAN = PACKAGE / "locale" / "de" / "LC_MESSAGES"
 GETTEXT = {"_", "gettext", "gettext_lazy", "ngettext", "pgettext"}
 
 BLOCK = re.compile(r"{%\s*blocktranslate\b(.*?)%}(.*?){%\s*endblocktranslate\s*%}", re.S)
+TAG_ARGUMENT = re.compile(r"""\b_\((["'])(.*?)\1\)""")  # {% crumb _("Queues") url %}
 TRANSLATE = re.compile(r"""{%\s*translate\s+(["'])(.*?)\1\s*%}""", re.S)
 # Text that needs no translation: technical names, numbers, symbols and entities.
 ALLOWED = re.compile(r"^(msg_id|read_ct|vt|ms|pgmq-[\w-]+|[\W\d_]+|&\w+;)$")
@@ -54,6 +57,7 @@ def pot_msgids(path: Path = POT) -> set[str]:
 def template_messages(text: str) -> set[str]:
     """The msgids a template marks, in the form makemessages writes them."""
     found = {m.group(2) for m in TRANSLATE.finditer(text)}
+    found.update(m.group(2) for m in TAG_ARGUMENT.finditer(text))
     for block in BLOCK.finditer(text):
         body = re.sub(r"{{\s*(\w+)\s*}}", r"%(\1)s", block.group(2))
         found.update(part for part in re.split(r"{%\s*plural\s*%}", body))

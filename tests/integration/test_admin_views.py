@@ -363,9 +363,15 @@ def _sample_depths(queue: str, depths: list[int]) -> None:
         ([9, 8, 7], False),
     ],
 )
-def test_the_growing_badge_needs_a_rise_across_the_window(viewer, queue, depths, growing):
+def test_the_growing_badge_needs_a_rise_across_the_window(viewer, queue, manager, depths, growing):
+    manager.send(queue, {"n": 1})  # not empty now: an empty queue is never growing
     _sample_depths(queue, depths)
     assert ("growing" in overview_row(viewer.get(ADMIN), queue)) is growing
+
+
+def test_an_empty_queue_is_never_growing(viewer, queue):
+    _sample_depths(queue, [5, 6, 7, 8])  # it rose, then was emptied before this view
+    assert "growing" not in overview_row(viewer.get(ADMIN), queue)
 
 
 def test_the_week_chart_has_a_tick_per_local_day(viewer, queue, settings):
