@@ -26,6 +26,7 @@ _SWITCHES = {"true": True, "yes": True, "on": True, "false": False, "no": False,
 
 def duration(text: str) -> int:
     """Seconds from ``300``, ``90s``, ``5m``, ``2h``, ``14d`` or ``1w``."""
+    _refuse_negative(text)
     match = _DURATION.match(text)
     if not match:
         raise argparse.ArgumentTypeError(
@@ -36,12 +37,19 @@ def duration(text: str) -> int:
 
 def size(text: str) -> int:
     """Bytes from ``1000``, ``64KB``, ``256KiB``, ``1MB`` or ``1MiB``."""
+    _refuse_negative(text)
     match = _SIZE.match(text)
     if not match:
         raise argparse.ArgumentTypeError(
             f"must be a size such as 1000, 64KB, 256KiB or 1MiB, got {text!r}"
         )
     return int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()]
+
+
+def _refuse_negative(text: str) -> None:
+    """A negative duration or size gets its own message, not "must be a duration"."""
+    if text.strip().startswith("-"):
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
 
 
 def switch(text: str) -> bool:
