@@ -96,9 +96,14 @@ class Schedule:
             elif now < self._hot_until[queue]:
                 step = min(max(self._throttle[queue] / 10, MIN_STEP), MAX_STEP)
                 self._next[queue] = min(now + step, self._hot_until[queue], self._retry(queue))
+            elif self._retry(queue) < now + self._poll:
+                self._next[queue] = self._retry(queue)
+                log.debug(
+                    "%s: idle; next read in %.3fs, for a retry", queue, self._next[queue] - now
+                )
             else:
-                self._next[queue] = min(now + self._poll, self._retry(queue))
-                log.debug("%s: idle; next read in %gs", queue, self._next[queue] - now)
+                self._next[queue] = now + self._poll
+                log.debug("%s: idle; next poll in %gs", queue, self._poll)
 
     def _retry(self, queue: str) -> float:
         """When the next retried message of ``queue`` is visible (inf: none waits)."""
