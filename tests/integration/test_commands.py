@@ -224,6 +224,14 @@ def test_send_takes_options_before_or_after_the_payload(manager, queue, args):
     assert manager.metrics(queue).total_messages == 1
 
 
+def test_options_go_anywhere_in_other_commands_too(manager, queue):
+    first, second = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
+    out, _ = run("pgmq_read", "--qty", "1", queue, "--vt", "0")
+    assert [m["msg_id"] for m in json_lines(out)] == [first]
+    out, _ = run("pgmq_archive", queue, "--database", "default", str(first), str(second))
+    assert out.startswith(f'archived 2 message(s) in queue "{queue}"')
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
