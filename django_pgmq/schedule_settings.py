@@ -185,9 +185,8 @@ def _resolve_task(
     entry: Mapping[str, Any], headers: dict | None, common: dict[str, Any]
 ) -> Declared:
     """A task schedule: the task's queue and backend, a message the worker runs."""
-    from .tasks.backend import PgmqBackend
-    from .tasks.compat import task_backends
     from .tasks.results import load_task
+    from .tasks.worker_settings import backend_named
 
     path = entry["task"]
     if not isinstance(path, str):
@@ -198,10 +197,7 @@ def _resolve_task(
         raise TypeError("'args' must be a list and 'kwargs' a dict")
     message = {"task": task.module_path, "args": list(args), "kwargs": dict(kwargs)}
     json.dumps(message, allow_nan=False)
-    alias = entry.get("backend") or task.backend
-    backend = task_backends[alias]
-    if not isinstance(backend, PgmqBackend):
-        raise ImproperlyConfigured(f"task backend {alias!r} is not django_pgmq.tasks.PgmqBackend")
+    backend = backend_named(entry.get("backend") or task.backend)  # a PgmqBackend, or why not
     priority = {"priority": task.priority} if task.priority else {}
     queue = validate_queue_name(entry.get("queue") or task.queue_name)
     return Declared(

@@ -202,6 +202,10 @@ def test_migrate_applies_the_settings_schedules(db, queue_name):
             {"cron": "* * * * *", "task": "tests.task_funcs.echo", "args": 1},
             "'args' must be a list",
         ),
+        (
+            {"cron": "* * * * *", "task": "tests.task_funcs.echo", "backend": "nope"},
+            "task backend 'nope' is not an alias of the TASKS setting (known: 'default', ",
+        ),
         ("not a dict", "must be a dict"),
     ],
 )
