@@ -13,72 +13,49 @@ from collections.abc import Callable
 from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
+from . import api
+from . import records as _records
+
+# "X as X" marks an explicit re-export for type checkers (isort would split the blocks).
+# isort: off
 from .errors import (
-    CrossDatabaseTransaction,
-    FeatureNotAvailable,
-    InsufficientPrivilege,
-    InvalidArgument,
-    InvalidPayload,
-    InvalidQueueName,
-    PgmqError,
-    QueueNameConflict,
-    QueueNotFound,
-    ScheduleNotFound,
+    CrossDatabaseTransaction as CrossDatabaseTransaction,
+    FeatureNotAvailable as FeatureNotAvailable,
+    InsufficientPrivilege as InsufficientPrivilege,
+    InvalidArgument as InvalidArgument,
+    InvalidPayload as InvalidPayload,
+    InvalidQueueName as InvalidQueueName,
+    PgmqError as PgmqError,
+    QueueNameConflict as QueueNameConflict,
+    QueueNotFound as QueueNotFound,
+    ScheduleNotFound as ScheduleNotFound,
 )
 from .records import (  # the public records (records.__all__)
-    Message,
-    NotifyThrottle,
-    Partition,
-    PartitionChange,
-    QueueInfo,
-    QueueLimits,
-    QueueMetrics,
-    RetentionResult,
-    Schedule,
-    ScheduledSend,
-    ScheduleTick,
-    TopicBinding,
-    TopicDelivery,
-    TopicRoute,
+    Message as Message,
+    NotifyThrottle as NotifyThrottle,
+    Partition as Partition,
+    PartitionChange as PartitionChange,
+    QueueInfo as QueueInfo,
+    QueueLimits as QueueLimits,
+    QueueMetrics as QueueMetrics,
+    RetentionResult as RetentionResult,
+    Schedule as Schedule,
+    ScheduledSend as ScheduledSend,
+    ScheduleTick as ScheduleTick,
+    TopicBinding as TopicBinding,
+    TopicDelivery as TopicDelivery,
+    TopicRoute as TopicRoute,
 )
+# isort: on
 
 if TYPE_CHECKING:
-    from .manager import QueueManager
-    from .worker import consumer
+    from .manager import QueueManager as QueueManager
+    from .worker import consumer as consumer
 
 try:  # one version source: the installed package's metadata (pyproject.toml)
     __version__ = _metadata.version("django-pgmq")
 except _metadata.PackageNotFoundError:  # a checkout used without installing it
     __version__ = "0+unknown"
-
-# Imported on first use: Spark executors and plain Celery apps import this package
-# without Django settings, and should not pay for loading Django's ORM.
-_LAZY = {"QueueManager": ".manager", "consumer": ".worker"}
-_ON_DEFAULT_DATABASE = (
-    "create_queue",
-    "drop_queue",
-    "purge_queue",
-    "list_queues",
-    "send",
-    "send_batch",
-    "read",
-    "read_with_poll",
-    "pop",
-    "archive",
-    "delete",
-    "set_vt",
-    "metrics",
-    "metrics_all",
-    "get_queue_attributes",
-    "set_queue_attributes",
-    "create_schedule",
-    "drop_schedule",
-    "enable_schedule",
-    "run_schedule_now",
-    "list_schedules",
-    "next_ticks",
-    "enqueue_due_schedules",
-)
 
 
 def _on_default_database(name: str) -> Callable[..., Any]:
@@ -103,11 +80,11 @@ def _on_default_database(name: str) -> Callable[..., Any]:
 
 def __getattr__(name: str) -> Any:
     """Resolve the lazily imported names (PEP 562), once."""
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-    elif name in _ON_DEFAULT_DATABASE:
+    if name in api.LAZY:
+        value = getattr(importlib.import_module(api.LAZY[name], __name__), name)
+    elif name in api.MODULE_FUNCTIONS:
         value = _on_default_database(name)
-    elif name.startswith("a") and name[1:] in _ON_DEFAULT_DATABASE:  # asend, aread, ...
+    elif name.startswith("a") and name[1:] in api.MODULE_FUNCTIONS:  # asend, aread, ...
         from .manager.async_ops import module_twin
 
         value = module_twin(__getattr__(name[1:]))
@@ -117,70 +94,4 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
-    "CrossDatabaseTransaction",
-    "FeatureNotAvailable",
-    "InsufficientPrivilege",
-    "InvalidArgument",
-    "InvalidPayload",
-    "InvalidQueueName",
-    "Message",
-    "NotifyThrottle",
-    "Partition",
-    "PartitionChange",
-    "PgmqError",
-    "QueueInfo",
-    "QueueLimits",
-    "QueueManager",
-    "QueueMetrics",
-    "QueueNameConflict",
-    "QueueNotFound",
-    "RetentionResult",
-    "Schedule",
-    "ScheduleNotFound",
-    "ScheduleTick",
-    "ScheduledSend",
-    "TopicBinding",
-    "TopicDelivery",
-    "TopicRoute",
-    "aarchive",
-    "acreate_queue",
-    "adelete",
-    "adrop_queue",
-    "aget_queue_attributes",
-    "alist_queues",
-    "ametrics",
-    "ametrics_all",
-    "apop",
-    "apurge_queue",
-    "archive",
-    "aread",
-    "aread_with_poll",
-    "asend",
-    "asend_batch",
-    "aset_queue_attributes",
-    "aset_vt",
-    "consumer",
-    "create_queue",
-    "create_schedule",
-    "delete",
-    "drop_queue",
-    "drop_schedule",
-    "enable_schedule",
-    "enqueue_due_schedules",
-    "get_queue_attributes",
-    "list_queues",
-    "list_schedules",
-    "metrics",
-    "metrics_all",
-    "next_ticks",
-    "pop",
-    "purge_queue",
-    "read",
-    "read_with_poll",
-    "run_schedule_now",
-    "send",
-    "send_batch",
-    "set_queue_attributes",
-    "set_vt",
-]
+__all__ = api.package_all(_records.__all__)  # one declaration: api.py

@@ -42,8 +42,15 @@ def _rate_format() -> str:
     )
 
 
+def _refuse_negative(text: str) -> None:
+    """A negative duration or size gets its own message, not "must be a duration"."""
+    if text.strip().startswith("-"):
+        raise ValueError(_("must be positive, got %(text)r") % {"text": text})
+
+
 def duration(text: str) -> int:
     """Seconds from ``300``, ``90s``, ``5m``, ``2h``, ``14d`` or ``1w``; ValueError else."""
+    _refuse_negative(text)
     match = _DURATION.match(text)
     if not match:
         raise ValueError(
@@ -55,6 +62,7 @@ def duration(text: str) -> int:
 
 def size(text: str) -> int:
     """Bytes from ``1000``, ``64KB``, ``256KiB``, ``1MB`` or ``1MiB``; ValueError else."""
+    _refuse_negative(text)
     match = _SIZE.match(text)
     if not match:
         raise ValueError(

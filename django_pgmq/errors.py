@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# A message of JSON null (None) is refused in these words everywhere (the admin's
+# "JSON null is not allowed as a message." is their translated twin).
+NULL_MESSAGE = "JSON null (None) is not allowed as a message"
+
 
 class PgmqError(Exception):
     """Base class of every django-pgmq error."""

@@ -8,6 +8,8 @@ from django.db import models
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
+from .consumer_defaults import CONSUMER_DEFAULTS
+
 
 def _renamed(new: str) -> property:
     """A deprecated alias of field ``new`` (pgmq's vocabulary now): reading or setting
@@ -69,14 +71,20 @@ class QueueConfig(models.Model):
 
     queue = models.CharField(max_length=47, primary_key=True)
     max_receive_count = models.PositiveIntegerField(
-        default=5,
+        default=CONSUMER_DEFAULTS["max_receive_count"],
         db_column="max_reads",  # the column keeps its name (the admin's SQL reads it)
         help_text="Reads after which a failing message is dead-lettered; 0: never.",
     )
     dead_letter_queue = models.CharField(max_length=47, blank=True)
-    on_success = models.CharField(max_length=7, choices=OnSuccess.choices, default="archive")
-    vt = models.PositiveIntegerField(default=30, help_text="Visibility timeout, seconds.")
-    batch = models.PositiveIntegerField(default=10, help_text="Messages read at a time.")
+    on_success = models.CharField(
+        max_length=7, choices=OnSuccess.choices, default=CONSUMER_DEFAULTS["on_success"]
+    )
+    vt = models.PositiveIntegerField(
+        default=CONSUMER_DEFAULTS["vt"], help_text="Visibility timeout, seconds."
+    )
+    batch = models.PositiveIntegerField(
+        default=CONSUMER_DEFAULTS["batch"], help_text="Messages read at a time."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

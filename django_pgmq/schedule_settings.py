@@ -23,15 +23,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-from zoneinfo import available_timezones
 
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from . import conf, routing
-from .errors import PgmqError
+from .cron import check_cron, check_time_zone
+from .errors import PgmqError, first_line
 from .internal import InternalManager
 from .manager import QueueManager
 from .manager.schedule_ops import DEFAULT_CATCH_UP, as_catch_up, default_time_zone
@@ -140,9 +141,11 @@ def _resolve(name: Any, entry: Any) -> Declared:
     cron = entry.get("cron")
     if not isinstance(cron, str) or not cron.strip():
         raise ValueError(f"'cron' must be a cron expression, got {cron!r}")
+    check_cron(cron)  # the SQL's rules and words (django_pgmq.cron), before any database
     time_zone = entry.get("time_zone") or default_time_zone()
-    if time_zone not in available_timezones() and time_zone != "UTC":
-        raise ValueError(f"'time_zone' {time_zone!r} is not an IANA time zone name")
+    if not isinstance(time_zone, str):
+        raise TypeError(f"'time_zone' must be an IANA time zone name, got {time_zone!r}")
+    check_time_zone(time_zone)
     enabled = entry.get("enabled", True)
     if not isinstance(enabled, bool):
         raise TypeError(f"'enabled' must be True or False, got {enabled!r}")
@@ -182,9 +185,8 @@ def _resolve_task(
     entry: Mapping[str, Any], headers: dict | None, common: dict[str, Any]
 ) -> Declared:
     """A task schedule: the task's queue and backend, a message the worker runs."""
-    from .tasks.backend import PgmqBackend
-    from .tasks.compat import task_backends
     from .tasks.results import load_task
+    from .tasks.worker_settings import backend_named
 
     path = entry["task"]
     if not isinstance(path, str):
@@ -195,10 +197,7 @@ def _resolve_task(
         raise TypeError("'args' must be a list and 'kwargs' a dict")
     message = {"task": task.module_path, "args": list(args), "kwargs": dict(kwargs)}
     json.dumps(message, allow_nan=False)
-    alias = entry.get("backend") or task.backend
-    backend = task_backends[alias]
-    if not isinstance(backend, PgmqBackend):
-        raise ImproperlyConfigured(f"task backend {alias!r} is not django_pgmq.tasks.PgmqBackend")
+    backend = backend_named(entry.get("backend") or task.backend)  # a PgmqBackend, or why not
     priority = {"priority": task.priority} if task.priority else {}
     queue = validate_queue_name(entry.get("queue") or task.queue_name)
     return Declared(
@@ -237,7 +236,10 @@ def apply_after_migrate(using: str = "default", verbosity: int = 1, **kwargs: An
     """``post_migrate``: apply the settings' schedules to the database just migrated."""
     if not schedules_installed(using):
         return  # migrated back before schedules existed, or not a pgmq database
-    done = sync_schedules(using)
+    try:
+        done = sync_schedules(using)
+    except (ImproperlyConfigured, PgmqError) as exc:  # what check reports: one line, no trace
+        raise CommandError(f"migrated, but {first_line(exc)}") from exc
     if verbosity > 0 and (done.applied or done.disabled):
         print(
             f"  pgmq schedules: {len(done.applied)} applied, {len(done.disabled)} disabled"

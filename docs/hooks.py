@@ -4,16 +4,20 @@
 management command's own ``--help``, via ``docs/gen_commands.py`` in a subprocess with
 a database URL that is never connected to); ``<!-- generated: sql-functions -->``
 becomes the table of every public function in ``django_pgmq/sql/``, with its signature
-and whether pgmq 1.13 has the same one.
+and whether pgmq 1.13 has the same one; ``<!-- generated: module-functions -->`` and
+``<!-- generated: manager-members -->`` become the module-level functions' table and the
+documented `QueueManager` methods, from the one declaration in ``django_pgmq/api.py``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "django_pgmq" / "sql"
@@ -214,7 +218,34 @@ def render_commands() -> str:
     return done.stdout
 
 
+def _api() -> ModuleType:
+    """``django_pgmq/api.py`` loaded on its own (standard library only, no Django)."""
+    spec = importlib.util.spec_from_file_location("_pgmq_api", ROOT / "django_pgmq" / "api.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def render_module_functions() -> str:
+    """The table of module-level functions and their async twins."""
+    api = _api()
+    rows = [f"| `{name}` | `{api.twin(name)}` |" for name in api.MODULE_FUNCTIONS]
+    return "\n".join(["| module-level function | async twin |", "|---|---|", *rows]) + "\n"
+
+
+def render_manager_members() -> str:
+    """The mkdocstrings block documenting every public `QueueManager` method."""
+    members = "".join(f"        - {name}\n" for name in _api().PUBLIC_METHODS)
+    return (
+        "::: django_pgmq.manager.QueueManager\n    options:\n      inherited_members: true\n"
+        "      members_order: alphabetical\n      members:\n" + members
+    )
+
+
 GENERATORS = {
+    "<!-- generated: module-functions -->": render_module_functions,
+    "<!-- generated: manager-members -->": render_manager_members,
     "<!-- generated: commands -->": render_commands,
     "<!-- generated: sql-functions -->": render_sql_functions,
 }

@@ -43,8 +43,9 @@ class JsonField(forms.CharField):
 
     widget = forms.Textarea(attrs={"rows": 4, "cols": 60, "class": "pgmq-json"})
 
-    def __init__(self, *, object_only: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, object_only: bool = False, message: bool = False, **kwargs: Any) -> None:
         self.object_only = object_only
+        self.message = message  # a message: null refused in the manager's words
         super().__init__(**kwargs)
 
     def to_python(self, value: Any) -> Any:
@@ -57,13 +58,17 @@ class JsonField(forms.CharField):
             raise forms.ValidationError(_("Not valid JSON: %s") % exc) from exc
         if self.object_only and not isinstance(parsed, dict):
             raise forms.ValidationError(_('Must be a JSON object, like {"key": "value"}.'))
+        if parsed is None and self.message:
+            raise forms.ValidationError(_("JSON null is not allowed as a message."))
         if parsed is None:
             raise forms.ValidationError(_("JSON null is not allowed here."))
         return parsed
 
 
 class SendMessageForm(forms.Form):
-    message = JsonField(label=_("Message"), help_text=_("Any JSON value except null."))
+    message = JsonField(
+        label=_("Message"), message=True, help_text=_("Any JSON value except null.")
+    )
     headers = JsonField(
         label=_("Headers"),
         required=False,

@@ -74,7 +74,7 @@ class ScheduleForm(forms.Form):
         required=False,
         help_text=gettext_lazy("Where the message goes (for a task: its queue unless given)."),
     )
-    message = JsonField(label=gettext_lazy("Message"), required=False)
+    message = JsonField(label=gettext_lazy("Message"), required=False, message=True)
     headers = JsonField(label=gettext_lazy("Headers"), required=False, object_only=True)
     task = forms.CharField(
         label=gettext_lazy("Task"),

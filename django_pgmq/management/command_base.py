@@ -55,17 +55,70 @@ def database_error_text(exc: DatabaseError) -> str:
     return text
 
 
+def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """``parser`` and the parsers of its sub-commands, recursively."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):  # aliases share a parser
+                found += _parsers(sub)
+    return found
+
+
+def _report_usage_errors(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` raise `UsageError` (one line, exit 1) instead of exiting with 2."""
+
+    def error(message: str) -> NoReturn:
+        raise UsageError(f"{message} (see: {parser.prog.strip()} --help)")
+
+    parser.error = error  # type: ignore[method-assign]
+
+
+def _parse_intermixed(parser: argparse.ArgumentParser) -> None:
+    """Accept options anywhere (``pgmq_send q --delay 5 '{}'``) and option values that
+    look like options (``--retention -1d``: refused by its type, with its own message)."""
+    parse_args = parser.parse_args
+    has_actions = any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
+
+    def parse(args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        args = _glue_option_values(parser, list(sys.argv[1:] if args is None else args))
+        # argparse cannot intermix with sub-commands (pgmq_schedule), and its intermixed
+        # parsing loses "--" (after which "-a" is a queue's name, not an option)
+        if has_actions or "--" in args:
+            return parse_args(args, namespace)
+        return parser.parse_intermixed_args(args, namespace)
+
+    parser.parse_args = parse  # type: ignore[method-assign,assignment]
+
+
+def _glue_option_values(parser: argparse.ArgumentParser, args: list[str]) -> list[str]:
+    """``--opt -1d`` as ``--opt=-1d`` for each long option that takes one value, so that
+    argparse hands a value starting with '-' (not itself an option) to the option's type."""
+    flags = {flag for each in _parsers(parser) for flag in each._option_string_actions}
+    takes_one = {
+        flag
+        for each in _parsers(parser)
+        for flag, action in each._option_string_actions.items()
+        if flag.startswith("--") and action.nargs is None
+    }
+    glued: list[str] = []
+    for arg in args:
+        if glued and glued[-1] in takes_one and arg.startswith("-") and arg not in flags:
+            glued[-1] = f"{glued[-1]}={arg}"
+        else:
+            glued.append(arg)
+    return glued
+
+
 class PgmqCommand(BaseCommand):
     """Base of the ``pgmq_*`` commands: adds ``--database`` and turns errors into one line."""
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         kwargs.setdefault("formatter_class", _HelpFormatter)
         parser = super().create_parser(prog_name, subcommand, **kwargs)
-
-        def error(message: str) -> NoReturn:
-            raise UsageError(f"{message} (see: {parser.prog.strip()} --help)")
-
-        parser.error = error  # type: ignore[method-assign]
+        for each in _parsers(parser):  # the command's, and each action's (pgmq_schedule add)
+            _report_usage_errors(each)
+        _parse_intermixed(parser)
         parser.add_argument(
             "--database",
             default=None,

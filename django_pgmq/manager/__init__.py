@@ -42,8 +42,8 @@ class QueueManager(
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).
 
-    The everyday operations (``async_ops.TWINNED``: send, read, archive, ...) have an
-    async twin named with an ``a`` in front (``asend``, ``aread``, ...).
+    Every public method (``django_pgmq.api.PUBLIC_METHODS``) has an async twin named
+    with an ``a`` in front (``asend``, ``aread``, ...).
     """
 
 

@@ -15,36 +15,10 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-# The public methods that get an ``a``-prefixed twin.
-TWINNED = (
-    "create_queue",
-    "drop_queue",
-    "purge_queue",
-    "list_queues",
-    "send",
-    "send_batch",
-    "read",
-    "read_with_poll",
-    "pop",
-    "archive",
-    "delete",
-    "set_vt",
-    "metrics",
-    "metrics_all",
-    "send_topic",
-    "send_batch_topic",
-    "read_grouped",
-    "read_grouped_with_poll",
-    "get_queue_attributes",
-    "set_queue_attributes",
-    "create_schedule",
-    "drop_schedule",
-    "enable_schedule",
-    "run_schedule_now",
-    "list_schedules",
-    "next_ticks",
-    "enqueue_due_schedules",
-)
+from ..api import PUBLIC_METHODS, twin
+
+# Every public method gets an ``a``-prefixed twin (declared once in django_pgmq.api).
+TWINNED = PUBLIC_METHODS
 
 
 def _twin(name: str) -> Callable[..., Coroutine[Any, Any, Any]]:
@@ -53,7 +27,7 @@ def _twin(name: str) -> Callable[..., Coroutine[Any, Any, Any]]:
     async def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         return await sync_to_async(getattr(self, name), thread_sensitive=True)(*args, **kwargs)
 
-    method.__name__ = method.__qualname__ = f"a{name}"
+    method.__name__ = method.__qualname__ = twin(name)
     method.__doc__ = f"Async twin of `{name}` (run with sync_to_async, thread-sensitive)."
     return method
 
@@ -63,7 +37,7 @@ class AsyncOps:
 
 
 for _name in TWINNED:
-    setattr(AsyncOps, f"a{_name}", _twin(_name))
+    setattr(AsyncOps, twin(_name), _twin(_name))
 
 
 def module_twin(sync_call: Callable[..., Any]) -> Callable[..., Coroutine[Any, Any, Any]]:
@@ -73,5 +47,5 @@ def module_twin(sync_call: Callable[..., Any]) -> Callable[..., Coroutine[Any, A
     async def call(*args: Any, **kwargs: Any) -> Any:
         return await sync_to_async(sync_call, thread_sensitive=True)(*args, **kwargs)
 
-    call.__name__ = call.__qualname__ = f"a{sync_call.__name__}"
+    call.__name__ = call.__qualname__ = twin(sync_call.__name__)
     return call

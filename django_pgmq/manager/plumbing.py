@@ -21,6 +21,7 @@ from django.db import DatabaseError, connections
 
 from .. import conf, routing, sqlrun
 from ..errors import (
+    NULL_MESSAGE,
     CrossDatabaseTransaction,
     FeatureNotAvailable,
     InvalidArgument,
@@ -101,7 +102,7 @@ def _dump(value: Any, what: str, queue: str) -> str:
 
 def _dump_message(value: Any, queue: str) -> str:
     if value is None:
-        raise InvalidPayload(f'queue "{queue}": message must not be None')
+        raise InvalidPayload(f'queue "{queue}": {NULL_MESSAGE}')
     return _dump(value, "message", queue)
 
 

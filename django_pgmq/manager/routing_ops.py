@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import (
+    NULL_MESSAGE,
     CrossDatabaseTransaction,
     InvalidArgument,
     InvalidPayload,
@@ -204,7 +205,7 @@ class RoutingOps(Base):
     def _topic_json(key: str, what: str, value: Any) -> str | None:
         """A topic message or headers as JSON; errors name the routing key."""
         if value is None and what == "message":
-            raise InvalidPayload(f'routing key "{key}": message must not be None')
+            raise InvalidPayload(f'routing key "{key}": {NULL_MESSAGE}')
         if value is not None and what == "headers" and not isinstance(value, dict):
             raise InvalidPayload(
                 f'routing key "{key}": headers must be a dict, got {type(value).__name__}'

@@ -14,5 +14,8 @@ class WorkerLost(Exception):
 class RetryTask(Exception):
     """Raised to the worker's processor: the attempt failed and the task runs again later.
 
-    The processor makes the message visible again after its retry backoff.
+    The processor makes the message visible again after its retry backoff, and logs
+    the task's own error (the one this was raised while handling), not this.
     """
+
+    reports_cause = True

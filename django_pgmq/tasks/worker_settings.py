@@ -22,6 +22,12 @@ NOTIFY_THROTTLE_MS = 0
 
 def backend_named(alias: str) -> PgmqBackend:
     """The ``TASKS`` backend ``alias``, which must be a `PgmqBackend`."""
+    known = list(task_backends.settings)
+    if alias not in known:
+        raise ImproperlyConfigured(
+            f"task backend {alias!r} is not an alias of the TASKS setting "
+            f"(known: {', '.join(map(repr, known)) or 'none'})"
+        )
     try:
         backend = task_backends[alias]
     except Exception as exc:  # InvalidTaskBackend(Error): unknown alias, unimportable class

@@ -19,18 +19,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..consumer_defaults import CONSUMER_DEFAULTS
 from ..errors import InsufficientPrivilege, InvalidArgument, QueueNotFound, first_line
 from ..manager import QueueManager
 from ..names import DEAD_LETTER_SUFFIX, MAX_QUEUE_NAME_LENGTH
 from .registry import Consumer, check_settings, find_consumer
 
-DEFAULTS: dict[str, Any] = {
-    "batch": 10,
-    "vt": 30,
-    "max_receive_count": 5,
-    "on_success": "archive",
-    "retry_delay": 1.0,
-}
+DEFAULTS: dict[str, Any] = CONSUMER_DEFAULTS  # declared once (QueueConfig's defaults too)
 # Worker setting -> the queue attribute that holds the same choice in SQL.
 _ATTRIBUTE = {"max_receive_count": "max_receive_count", "dead_letter": "dead_letter_queue"}
 _OPTION = {"max_receive_count": "--max-receives", "dead_letter": "--dead-letter"}

@@ -19,6 +19,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
 
 LOGGER = "django_pgmq.worker"
 # Other loggers whose lines a worker writes from its own threads (the index builds it
@@ -28,6 +30,37 @@ FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s [%(worker_id)s] [%(queue)s] %(message)s"
 
 _queue: ContextVar[str | None] = ContextVar("pgmq_log_queue", default=None)
+
+
+# Packages between the worker and a handler or task: their frames are not the user's.
+_RUNNERS = ("django_pgmq", "asgiref", "django_tasks", "django.tasks")
+
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
+
+
+def user_exc_info(exc: BaseException) -> ExcInfo:
+    """The traceback to log for a failed handler or task: the user's error (not the
+    exception the runner raised to report it, such as a task's RetryTask), from the
+    first frame of the user's code on."""
+    shown = exc
+    if getattr(exc, "reports_cause", False):
+        shown = exc.__cause__ or exc.__context__ or exc
+    tb = shown.__traceback__
+    while tb is not None and tb.tb_next is not None and _is_runner(tb):
+        tb = tb.tb_next
+    if tb is not None and _is_runner(tb):  # nothing but the runner's frames: all of them
+        tb = shown.__traceback__
+    return type(shown), shown, tb
+
+
+def _is_runner(tb: TracebackType) -> bool:
+    return str(Path(tb.tb_frame.f_code.co_filename).resolve()).startswith(_runner_dirs())
+
+
+def _runner_dirs() -> tuple[str, ...]:
+    """The folders of `_RUNNERS` (imported by the time a handler fails)."""
+    found = (sys.modules.get(name) for name in _RUNNERS)
+    return tuple(str(Path(m.__file__).resolve().parent) + os.sep for m in found if m and m.__file__)
 
 
 def worker_id() -> str:

@@ -146,6 +146,7 @@ class ConsumerThread(threading.Thread):
             # Held from now on: the heartbeat keeps them hidden while other queues' turns run.
             worker.holdings.add(queue, [m.msg_id for m in ahead[-1][0]], settings.vt, ahead[-1][1])
         worker.budget.give_back(outcome.released)
+        worker.schedule.retry_at(queue, outcome.retry_at)  # committed: read each when visible
         worker.record(queue, outcome, monotonic() - claimed_at)
 
     def _wait_for_a_slot(self, queue: str, token: int) -> bool:

@@ -23,6 +23,8 @@ class Outcome:
     # another transaction. Not retried by this worker; whoever has it decides.
     unrecorded: int = 0
     following: list[Message] = field(default_factory=list)  # the next batch, already read
+    # When (monotonic) the retried messages are visible again: the worker reads them then.
+    retry_at: list[float] = field(default_factory=list)
 
     @property
     def failed(self) -> int:

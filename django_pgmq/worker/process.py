@@ -37,6 +37,7 @@ from . import retry
 from .config import QueueSettings
 from .errors import PoisonMessage, Unsettled
 from .held import Holdings
+from .logs import user_exc_info
 from .outcome import Outcome
 from .savepoint import LazySavepoint
 from .settled import Settled
@@ -383,9 +384,16 @@ class Processor:
                     notes.append(f"{message.msg_id} not retried: gone or locked")
                     continue
                 outcome.retried += 1
+                outcome.retry_at.append(monotonic() + delay)  # at or after its vt ends
                 notes.append(f"{message.msg_id} retried in {delay:.2f}s (read {message.read_ct})")
         outcome.unrecorded += len(unrecorded)
-        log.warning("%s: handler failed: %s: %s", self.queue, "; ".join(notes), exc, exc_info=exc)
+        log.warning(
+            "%s: handler failed: %s: %s",
+            self.queue,
+            "; ".join(notes),
+            exc,
+            exc_info=user_exc_info(exc),
+        )
         if unrecorded:
             log.warning(
                 "%s: the failure of messages %s was not recorded: they were gone (deleted, "

@@ -4,11 +4,13 @@ pgmq's insert notifications are throttled: after one, further inserts in the
 same window send none. So a woken queue is read again and again until a full
 throttle window passes with nothing new; a throttled message then costs no
 more latency than a notified one. With no notification a queue is read every
-poll interval.
+poll interval, and when a message this worker retried becomes visible again (its
+backoff ends: no insert notifies it).
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
 import threading
 from collections.abc import Iterable, Mapping
@@ -34,6 +36,7 @@ class Schedule:
         self._next = dict.fromkeys(self._queues, now)
         self._hot_until = dict.fromkeys(self._queues, 0.0)
         self._wakes = dict.fromkeys(self._queues, 0)
+        self._retries: dict[str, list[float]] = {q: [] for q in self._queues}  # heaps
         self._cond = threading.Condition()
         self._closed = False
 
@@ -58,11 +61,28 @@ class Schedule:
                     self._wakes[q] += 1
             self._cond.notify_all()
 
+    def retry_at(self, queue: str, times: Iterable[float]) -> None:
+        """Retried messages of ``queue`` become visible at these monotonic ``times``:
+        read it then, whatever the poll interval (a read starting later sees them)."""
+        with self._cond:
+            retries = self._retries.get(queue)
+            if retries is None:
+                return
+            for at in times:
+                heapq.heappush(retries, at)
+            if retries and retries[0] < self._next[queue]:
+                self._next[queue] = retries[0]
+                self._cond.notify_all()
+
     def due(self) -> list[tuple[str, int]]:
         """Queues to read now, each with a token for `read_done`."""
         with self._cond:
             now = monotonic()
-            return [(q, self._wakes[q]) for q in self._queues if self._next[q] <= now]
+            due = [q for q in self._queues if self._next[q] <= now]
+            for q in due:  # this read starts after they are visible: it serves them
+                while self._retries[q] and self._retries[q][0] <= now:
+                    heapq.heappop(self._retries[q])
+            return [(q, self._wakes[q]) for q in due]
 
     def read_done(self, queue: str, token: int, got: int) -> None:
         """After a read of ``got`` messages: read again at once, soon, or on the next poll."""
@@ -75,10 +95,20 @@ class Schedule:
                 pass  # woken while reading: the read may have missed it, so read again
             elif now < self._hot_until[queue]:
                 step = min(max(self._throttle[queue] / 10, MIN_STEP), MAX_STEP)
-                self._next[queue] = min(now + step, self._hot_until[queue])
+                self._next[queue] = min(now + step, self._hot_until[queue], self._retry(queue))
+            elif self._retry(queue) < now + self._poll:
+                self._next[queue] = self._retry(queue)
+                log.debug(
+                    "%s: idle; next read in %.3fs, for a retry", queue, self._next[queue] - now
+                )
             else:
                 self._next[queue] = now + self._poll
                 log.debug("%s: idle; next poll in %gs", queue, self._poll)
+
+    def _retry(self, queue: str) -> float:
+        """When the next retried message of ``queue`` is visible (inf: none waits)."""
+        retries = self._retries[queue]
+        return retries[0] if retries else float("inf")
 
     def at_limit(self, queue: str, token: int, free_at: datetime) -> None:
         """``queue`` is at its max_in_flight or rate_limit: read it when a slot frees

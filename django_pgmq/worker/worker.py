@@ -175,17 +175,18 @@ class Worker:
         except (DatabaseError, PgmqError) as exc:
             log.warning("insert notifications unavailable (%s); polling only", exc)
             return "poll only (notifications unavailable)"
-        channels = {notify_channel(q): q for q in self.settings if q in throttles}
-        if not channels:
+        notified = [q for q in self.settings if q in throttles]
+        if not notified:
             return "poll only (no queue has notifications)"
+        channels = {notify_channel(q): q for q in notified}
         # A limited queue's freed slot wakes its readers too (nothing is sent for others).
         channels.update({limit_channel(q): q for q in self.settings})
-        self.schedule.set_throttles({q: throttles[q] / 1000 for q in channels.values()})
+        self.schedule.set_throttles({q: throttles[q] / 1000 for q in notified})
         self.listener = Listener(self.manager.using, channels, self.schedule.wake, self.stopping)
         self.listener.start()
         if not self.listener.ready.wait(LISTENER_READY_TIMEOUT):
             log.warning("listener not connected yet; polling until it is")
-        windows = ", ".join(f"{q} {throttles[q]}ms" for q in channels.values())
+        windows = ", ".join(f"{q} {throttles[q]}ms" for q in notified)  # each queue once
         return f"LISTEN/NOTIFY (throttle: {windows})"
 
     def _enable_notify(self, queue: str) -> None:

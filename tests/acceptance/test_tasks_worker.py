@@ -107,12 +107,21 @@ def test_an_idle_worker_wakes_on_notify_and_runs_a_task_soon_after_commit(start)
 def test_retries_run_a_failed_task_again_then_fail_it_with_every_error(start):
     ok = task_funcs.flaky.enqueue(2)
     never = task_funcs.flaky.enqueue(9)
-    worker = start("--backend", "retrying", "--until-empty", "--poll-interval", "0.1")
+    # An hour's poll: each retry is read when its backoff ends, which the worker knows.
+    worker = start("--backend", "retrying", "--until-empty", "--poll-interval", "3600")
     assert worker.wait() == 0, worker.output
     ok.refresh()
     never.refresh()
     assert (ok.status, ok.return_value, ok.attempts, len(ok.errors)) == ("SUCCESSFUL", 3, 3, 2)
     assert (never.status, never.attempts, len(never.errors)) == ("FAILED", 3, 3)
+    # Each retried attempt logs one traceback: the task's own error, from the task's code.
+    retried = worker.count(r"handler failed: .* retried in ")
+    assert retried == 4, worker.output
+    assert worker.output.count("Traceback (most recent call last)") == retried
+    assert "During handling of the above exception" not in worker.output
+    assert "RetryTask" not in worker.output
+    frames = [line for line in worker.lines if line.startswith('  File "')]
+    assert frames and all("task_funcs.py" in line for line in frames), frames
 
 
 def test_a_task_whose_module_is_gone_fails_and_the_worker_goes_on(start):

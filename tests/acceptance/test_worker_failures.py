@@ -43,6 +43,19 @@ def test_a_failing_message_is_retried_with_growing_delays_until_it_succeeds(queu
     assert pgmq.metrics(queue).queue_length == 0
 
 
+def test_a_retry_is_read_when_its_backoff_ends_not_at_the_next_poll(queue, start_worker):
+    msg_id = pgmq.send(queue, {"fail_times": 1})
+    worker = start_worker(
+        queue,
+        *("--handler", "tests.handlers.handle_outside", "--retry-delay", "0.2"),
+        *("--poll-interval", "3600", "--no-listen", "--until-empty", "--heartbeat", "0.5"),
+    )
+    assert worker.wait() == 0  # with an hour's poll and no wake-up, only the retry's own read
+    runs = HandlerRun.objects.filter(msg_id=msg_id).order_by("read_ct")
+    assert [r.read_ct for r in runs] == [1, 2]
+    assert pgmq.metrics(queue).queue_length == 0
+
+
 def test_a_message_failing_max_receive_count_times_moves_to_the_dead_letter_queue(
     queue, dead_letters, start_worker
 ):

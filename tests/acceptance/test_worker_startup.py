@@ -75,3 +75,11 @@ def test_json_log_lines_name_the_worker_and_the_queue(queue, manager, start_work
     assert failure["level"] == "WARNING"
     assert "RuntimeError: planned failure" in failure["traceback"]
     assert any(e["message"].startswith("stopped (--until-empty: ") for e in entries)
+
+
+def test_the_start_line_names_each_queues_throttle_once(queue, manager, start_worker):
+    manager.enable_notify(queue, 250)
+    worker = start_worker(queue, "--handler", "tests.handlers.handle", "--until-empty")
+    assert worker.wait() == 0
+    [start] = [line for line in worker.lines if " started on database " in line]
+    assert f"wake-up: LISTEN/NOTIFY (throttle: {queue} 250ms)," in start

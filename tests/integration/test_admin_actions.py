@@ -60,7 +60,7 @@ def test_send_with_a_delay(operator, queue, manager, internal):
     ("form", "error"),
     [
         ({"message": "{oops", "delay": "0"}, "Not valid JSON"),
-        ({"message": "null", "delay": "0"}, "JSON null is not allowed"),
+        ({"message": "null", "delay": "0"}, "JSON null is not allowed as a message"),
         ({"message": "{}", "headers": "[1]", "delay": "0"}, "Must be a JSON object"),
         ({"message": "{}", "delay": "-1"}, "greater than or equal to 0"),
         ({"message": "", "delay": "0"}, "This field is required"),

@@ -12,9 +12,8 @@ from django.db import connections
 from django.test import override_settings
 
 import django_pgmq as pgmq
-from django_pgmq import QueueManager
+from django_pgmq import QueueManager, api
 from django_pgmq.internal import InternalManager
-from django_pgmq.manager.async_ops import TWINNED
 from django_pgmq.worker.config import resolve
 from django_pgmq.worker.held import Holdings
 from django_pgmq.worker.process import Processor, call_handler
@@ -92,9 +91,9 @@ def test_a_handler_that_returns_an_awaitable_is_awaited_too():
 
 
 def test_every_public_method_has_an_async_twin_on_the_manager_and_the_module():
-    for name in TWINNED:
+    for name in api.PUBLIC_METHODS:
         assert inspect.iscoroutinefunction(getattr(QueueManager, f"a{name}")), name
-    for name in pgmq._ON_DEFAULT_DATABASE:
+    for name in api.MODULE_FUNCTIONS:
         assert inspect.iscoroutinefunction(getattr(pgmq, f"a{name}")), name
     with pytest.raises(AttributeError):
         pgmq.anothing  # noqa: B018

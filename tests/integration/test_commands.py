@@ -194,7 +194,7 @@ def test_send_with_delay_and_headers(manager, queue):
         (["not json"], "PAYLOAD is not valid JSON"),
         ([""], "PAYLOAD is empty"),
         (["   "], "PAYLOAD is empty"),
-        (["null"], "message must not be None"),
+        (["null"], "JSON null (None) is not allowed as a message"),
         (["{}", "--headers", "[1]"], "--headers must be a JSON object, got list"),
         (["{}", "--headers", "{bad"], "--headers is not valid JSON"),
         (["{}", "--delay", "-1"], "delay must be between 0 and 2147483647, got -1"),
@@ -207,6 +207,63 @@ def test_send_with_delay_and_headers(manager, queue):
 def test_send_bad_input_sends_nothing(manager, queue, args, expected):
     assert expected in fails("pgmq_send", queue, *args)
     assert manager.metrics(queue).total_messages == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--delay", "3600", "{}"],
+        ["{}", "--delay", "3600"],
+        ["--delay=3600", "{}"],
+    ],
+)
+def test_send_takes_options_before_or_after_the_payload(manager, queue, args):
+    out, _ = run("pgmq_send", queue, *args)
+    [message] = manager.set_vt(queue, [int(out)], vt=0)
+    assert message.message == {}
+    assert manager.metrics(queue).total_messages == 1
+
+
+def test_options_go_anywhere_in_other_commands_too(manager, queue):
+    first, second = manager.send_batch(queue, [{"n": 1}, {"n": 2}])
+    out, _ = run("pgmq_read", "--qty", "1", queue, "--vt", "0")
+    assert [m["msg_id"] for m in json_lines(out)] == [first]
+    out, _ = run("pgmq_archive", queue, "--database", "default", str(first), str(second))
+    assert out.startswith(f'archived 2 message(s) in queue "{queue}"')
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--retention", "-1d"], "argument --retention: must be positive, got '-1d'"),
+        (["--max-size", "-5KiB"], "argument --max-size: must be positive, got '-5KiB'"),
+        (["--retention", "--unlogged"], "argument --retention: expected one argument"),
+    ],
+)
+def test_create_refuses_negative_looking_values_by_name(manager, created, args, expected):
+    created.append("cmd_negative")
+    assert expected in fails("pgmq_create", "cmd_negative", *args)
+    assert "cmd_negative" not in {q.queue_name for q in manager.list_queues()}
+
+
+def test_a_task_backend_that_is_not_configured_is_named_with_the_known_ones(transactional_db):
+    message = fails("pgmq_consume", "--tasks", "--backend", "nope")
+    assert message == (
+        "task backend 'nope' is not an alias of the TASKS setting (known: 'default', 'retrying')"
+    )
+
+
+def test_a_null_message_is_refused_in_the_admins_words(queue):
+    from django import forms
+
+    from django_pgmq.dashboard.forms import SendMessageForm
+
+    with pytest.raises(forms.ValidationError) as admin:
+        SendMessageForm.base_fields["message"].clean("null")
+    [admin_text] = admin.value.messages
+    command_text = fails("pgmq_send", queue, "null")
+    assert admin_text == "JSON null is not allowed as a message."
+    assert command_text == f'queue "{queue}": JSON null (None) is not allowed as a message'
 
 
 def test_send_to_a_missing_queue(transactional_db):
@@ -625,6 +682,11 @@ def test_process_success_and_errors(manager, queue, subprocess_env):
         (["pgmq_read", "cmd_missing"], 'queue "cmd_missing" does not exist'),
         (["pgmq_send", queue], "give either a PAYLOAD argument or --file PATH"),
         (["pgmq_list", "--bogus"], "unrecognized arguments: --bogus"),
+        (["pgmq_create", "x", "--retention", "-1d"], "--retention: must be positive"),
+        (["pgmq_schedule", "bogus"], "argument ACTION: invalid choice: 'bogus'"),
+        (["pgmq_schedule", "add", "n"], "the following arguments are required: CRON, QUEUE"),
+        (["pgmq_schedule", "add", "n", "* * * * *", queue, "--catch-up", "x"], "--catch-up"),
+        (["pgmq_schedule", "remove", "cmd_no_such_schedule"], "does not exist"),
     ]
     for args, expected in cases:
         assert_one_line_error(manage(subprocess_env, *args), expected)

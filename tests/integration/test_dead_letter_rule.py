@@ -15,6 +15,7 @@ from django.db import connection
 from django_pgmq import QueueManager
 from django_pgmq.internal import InternalManager
 from django_pgmq.records import Message
+from django_pgmq.worker import retry
 from django_pgmq.worker.config import resolve
 from django_pgmq.worker.held import Holdings
 from django_pgmq.worker.process import Processor
@@ -107,6 +108,39 @@ def test_the_worker_and_the_redrive_write_the_same_dead_letter(m, queue_name, dl
     assert worker["letter"] == {"queue": q, "read_ct": 2, "error": "ValueError: boom"}
     assert worker["headers"]["trace"] == "t-1"
     assert worker["headers"]["attempt_errors"] == [{"attempt": 1, "error": "ValueError: boom"}]
+
+
+def set_read_ct(queue: str, msg_id: int, read_ct: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            psycopg.sql.SQL("UPDATE pgmq.{} SET read_ct = %s WHERE msg_id = %s").format(
+                psycopg.sql.Identifier(f"q_{queue.lower()}")
+            ),
+            [read_ct, msg_id],
+        )
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3])
+@pytest.mark.parametrize("reader", ["read", "read_grouped"])
+def test_read_too_often_is_one_rule_in_the_sql_and_the_worker(m, queue_name, limit, reader):
+    """A message read ``read_ct`` times so far: the SQL's next read dead-letters it exactly
+    when the worker's rule says that read is past the limit (and that a failure on the
+    read before used up its reads)."""
+    dlq = f"{queue_name}_dlq"
+    m.create_queue(dlq)
+    m.create_queue(queue_name, max_receive_count=limit, dead_letter_queue=dlq)
+    for read_ct in range(limit + 3):
+        msg_id = m.send(queue_name, {"read_ct": read_ct})
+        set_read_ct(queue_name, msg_id, read_ct)
+        handed = getattr(m, reader)(queue_name, vt=30, qty=1)
+        moved_by_sql = handed == []
+        if handed:
+            assert handed[0].msg_id == msg_id
+            m.delete(queue_name, msg_id)
+        assert moved_by_sql == retry.read_past_limit(read_ct + 1, limit), read_ct
+        assert moved_by_sql == retry.unsettled_too_often(read_ct + 1, limit), read_ct
+        assert moved_by_sql == retry.exhausted(read_ct, limit), read_ct
+    assert [r["message"]["read_ct"] for r in dlq_rows(dlq)] == list(range(limit, limit + 3))
 
 
 def test_the_shared_move_refuses_nothing_a_plain_send_would_refuse(m, queue_name):

@@ -24,6 +24,7 @@ from django_pgmq import (
     QueueMetrics,
     QueueNameConflict,
     QueueNotFound,
+    api,
 )
 
 AT = datetime(2100, 5, 6, 7, 8, 9, tzinfo=UTC)
@@ -418,25 +419,8 @@ def test_a_transaction_on_one_alias_does_not_cover_the_other(two_databases):
 
 # -- module-level functions ------------------------------------------------------
 
-MODULE_FUNCTIONS = [
-    "create_queue",
-    "drop_queue",
-    "purge_queue",
-    "list_queues",
-    "send",
-    "send_batch",
-    "read",
-    "read_with_poll",
-    "pop",
-    "archive",
-    "delete",
-    "set_vt",
-    "metrics",
-    "metrics_all",
-]
 
-
-@pytest.mark.parametrize("name", MODULE_FUNCTIONS)
+@pytest.mark.parametrize("name", api.MODULE_FUNCTIONS)
 def test_module_function_mirrors_the_manager_method(name):
     function, method = getattr(pgmq, name), getattr(QueueManager, name)
     assert name in pgmq.__all__

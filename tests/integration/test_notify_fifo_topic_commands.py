@@ -231,7 +231,10 @@ def test_manager_topic_bad_input(manager, make_queue, key):
         manager.send_topic("", {"x": 1})
     with pytest.raises(InvalidArgument, match="routing_key must be a string"):
         manager.send_topic(None, {"x": 1})
-    with pytest.raises(InvalidPayload, match=f'routing key "{key()}": message must not be None'):
+    with pytest.raises(
+        InvalidPayload,
+        match=rf'routing key "{key()}": JSON null \(None\) is not allowed as a message',
+    ):
         manager.send_topic(key(), None)
     with pytest.raises(InvalidPayload, match="headers must be a dict"):
         manager.send_topic(key(), {"x": 1}, headers=["h"])

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import transaction
@@ -20,6 +25,7 @@ from django_pgmq.tasks.compat import task_backends
 from django_pgmq.tasks.runner import TaskRunner
 
 AT = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -183,7 +189,7 @@ def test_migrate_applies_the_settings_schedules(db, queue_name):
         ({"cron": "* * * * *", "queue": "q", "colour": 1}, "unknown key(s) colour"),
         (
             {"cron": "* * * * *", "queue": "q", "time_zone": "Mars/Base"},
-            "'Mars/Base' is not an IANA",
+            'unknown time zone "Mars/Base"',
         ),
         ({"cron": "* * * * *", "queue": "q", "enabled": "yes"}, "'enabled' must be True or False"),
         ({"cron": "* * * * *", "queue": "q", "catch_up": -1}, "catch_up must be 0 or more"),
@@ -195,6 +201,10 @@ def test_migrate_applies_the_settings_schedules(db, queue_name):
         (
             {"cron": "* * * * *", "task": "tests.task_funcs.echo", "args": 1},
             "'args' must be a list",
+        ),
+        (
+            {"cron": "* * * * *", "task": "tests.task_funcs.echo", "backend": "nope"},
+            "task backend 'nope' is not an alias of the TASKS setting (known: 'default', ",
         ),
         ("not a dict", "must be a dict"),
     ],
@@ -220,12 +230,68 @@ def test_a_bad_cron_in_settings_fails_the_sync_naming_it_and_writes_nothing(db, 
     with (
         override_settings(PGMQ=pgmq_settings(entries)),
         pytest.raises(
-            pgmq.InvalidArgument,
-            match='schedule "set_bad": cron "\\* \\* \\* \\* \\* \\*": want 5 fields',
+            ImproperlyConfigured,
+            match="schedule 'set_bad': cron \"\\* \\* \\* \\* \\* \\*\": want 5 fields",
         ),
     ):
         sync_schedules()
     assert pgmq.QueueManager().get_schedule("set_ok") is None
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ({"cron": "61 * * * *"}, 'cron field "minute": 61 is out of range 0-59'),
+        ({"cron": "0 0 30 2 *"}, 'cron field "day-of-month": 30 never occurs'),
+        ({"cron": "@every 0 seconds"}, "the interval must be 1 or more"),
+        ({"cron": "* * * * *", "time_zone": "Mars/Base"}, 'unknown time zone "Mars/Base"'),
+    ],
+)
+def test_check_refuses_what_the_sql_would_naming_schedule_and_field(entry, problem):
+    from django.core import checks
+
+    schedules = {"minutely-ping": {"queue": "pings", **entry}}
+    with override_settings(PGMQ=pgmq_settings(schedules)):
+        [found] = [m for m in checks.run_checks() if m.id == "django_pgmq.E007"]
+    assert found.level == checks.ERROR
+    assert found.msg.startswith("schedule 'minutely-ping': ") and problem in found.msg
+
+
+BAD_CRON_SETTINGS = """
+from example_project.settings import *  # noqa: F403
+
+PGMQ = {**PGMQ, "SCHEDULES": {"minutely-ping": {"cron": "61 * * * *", "queue": "pings"}}}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("skip_checks", [False, True])
+def test_migrate_with_a_bad_cron_says_so_without_a_traceback(
+    subprocess_env, transactional_db, tmp_path, skip_checks
+):
+    (tmp_path / "bad_cron_settings.py").write_text(BAD_CRON_SETTINGS)
+    env = {
+        **subprocess_env,
+        "DJANGO_SETTINGS_MODULE": "bad_cron_settings",
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
+    }
+    args = ["migrate", "-v0", *(["--skip-checks"] if skip_checks else [])]
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    expected = "schedule 'minutely-ping': cron field \"minute\": 61 is out of range 0-59"
+    errors = [line for line in done.stderr.splitlines() if expected in line]
+    assert len(errors) == 1, done.stderr
+    if skip_checks:  # the checks skipped: the schedules' sync after migrating says it
+        assert done.stderr.splitlines() == [errors[0]]
+        assert errors[0].startswith("CommandError: migrated, but PGMQ['SCHEDULES']: ")
 
 
 # -- Django Tasks ------------------------------------------------------------------------------
@@ -356,7 +422,10 @@ def test_worker_start_applies_the_settings_and_logs_a_bad_one(db, queue_name, ca
     bad = {"start_s": {"cron": "@fortnightly", "queue": queue_name}}
     with override_settings(PGMQ=pgmq_settings(bad)), caplog.at_level("ERROR"), transaction.atomic():
         apply_schedules("default")
-    assert 'schedules from settings not applied: schedule "start_s": cron "@fortnightly"' in (
-        caplog.text
+    [record] = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert record.getMessage().startswith(
+        "schedules from settings not applied: PGMQ['SCHEDULES']: schedule 'start_s': "
+        'cron "@fortnightly": unknown form'
     )
+    assert "\n" not in record.getMessage() and record.exc_info is None
     assert pgmq.QueueManager().get_schedule("start_s").cron == "@hourly"

@@ -50,12 +50,12 @@ def test_payload_not_json_serializable(qm, payload, cause):
 
 
 def test_none_message_is_refused(qm):
-    with pytest.raises(InvalidPayload, match="message must not be None"):
+    with pytest.raises(InvalidPayload, match=r"JSON null \(None\) is not allowed as a message"):
         qm.send(Q, None)
 
 
 def test_none_inside_a_batch_is_refused(qm):
-    with pytest.raises(InvalidPayload, match="message must not be None"):
+    with pytest.raises(InvalidPayload, match=r"JSON null \(None\) is not allowed as a message"):
         qm.send_batch(Q, [{"a": 1}, None])
 
 

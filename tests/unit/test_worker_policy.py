@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from types import SimpleNamespace
 
@@ -86,6 +87,24 @@ def test_a_woken_queue_is_read_again_until_its_throttle_window_has_passed():
     # Several reads, the last one once the whole window had passed; then idle again.
     assert len(reads) >= 3
     assert reads[-1] >= 0.2
+    assert schedule.due() == []
+
+
+def test_a_retried_message_is_read_when_it_becomes_visible_not_at_the_next_poll():
+    schedule = Schedule(["a"], poll_interval=3600, throttles={})
+    [(queue, token)] = schedule.due()
+    schedule.read_done(queue, token, 1)  # a message: read again at once
+    visible = time.monotonic() + 0.2
+    schedule.retry_at("a", [visible])  # it failed; its backoff ends in 0.2 s
+    [(queue, token)] = schedule.due()
+    schedule.read_done(queue, token, 0)  # nothing visible yet: idle, but not for an hour
+    assert schedule.due() == []
+    waiter = threading.Thread(target=schedule.wait, daemon=True)
+    waiter.start()
+    waiter.join(30)  # a safety net: without the retry known, it waits for the hour's poll
+    assert not waiter.is_alive() and time.monotonic() >= visible
+    [(queue, token)] = schedule.due()
+    schedule.read_done(queue, token, 0)  # the retry was served: idle until the poll
     assert schedule.due() == []
 
 
