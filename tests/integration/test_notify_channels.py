@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from django_pgmq.dashboard.overview import dead_letter_name
+from django_pgmq.dashboard.overview import NO_REDRIVE, dead_letter_name
 from django_pgmq.names import (
     DEAD_LETTER_SUFFIX,
     FREE_EVENT,
@@ -50,6 +50,6 @@ def test_the_dead_letter_suffix_is_one(internal, queue):
     """The worker, the overview and the Prometheus scrape name the same default."""
     expected = queue + DEAD_LETTER_SUFFIX
     assert default_dead_letter(queue) == expected
-    assert dead_letter_name(queue, None) == expected
+    assert dead_letter_name(queue, NO_REDRIVE) == expected
     scrape = internal.prometheus_scrape(exact_limit=100, default_max_receive_count=5)
     assert {q.stats.queue_name: q.dead_letter for q in scrape.queues}[queue] == expected
