@@ -10,6 +10,7 @@ exact: ids are numbered per database).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -128,3 +129,11 @@ class WorkflowOps(Base):
                 if alias == aliases[-1]:
                     raise
         raise WorkflowNotFound(f"workflow {workflow_id} does not exist")  # no database at all
+
+
+def result_json(value: Any) -> str:
+    """A handler's return value as the JSON a step records (its repr when not JSON)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return json.dumps(repr(value))

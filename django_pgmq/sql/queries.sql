@@ -744,6 +744,11 @@ SELECT pgmq.complete(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint
 -- name: fail
 SELECT pgmq.fail(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint, error => %(error)s::jsonb);
 
+-- name: record_step_result
+-- The worker records its handler's return value on a workflow step before acknowledging it.
+SELECT pgmq._workflow_settle(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint,
+                             result => %(result)s::jsonb, error => NULL::jsonb);
+
 -- name: workflow_status
 SELECT step, queue_name, msg_id, status, result, error, sent_at, finished_at
 FROM pgmq.workflow_status(workflow_id => %(workflow_id)s::bigint);
