@@ -737,7 +737,10 @@ AS $fn$
 $fn$;
 
 -- Cancel a workflow: its waiting and sent steps become cancelled, and the sent ones'
--- messages are deleted from their queues. Returns how many steps were cancelled.
+-- messages are deleted from their queues, except those another transaction holds (a
+-- consumer acknowledging or handling them: their acknowledgement finds the step cancelled
+-- and does nothing; a message handed back stays, and its acknowledgement does nothing).
+-- Returns how many steps were cancelled.
 CREATE FUNCTION pgmq.cancel_workflow(workflow_id bigint)
 RETURNS integer
 LANGUAGE plpgsql
@@ -775,8 +778,12 @@ BEGIN
     LOOP
         n := n + q.steps;
         IF q.ids IS NOT NULL AND pgmq._stored_queue_name(q.queue_name) IS NOT NULL THEN
-            EXECUTE pg_catalog.format('DELETE FROM pgmq.%I m WHERE m.msg_id = ANY($1)',
-                                      pgmq.format_table_name(q.queue_name, 'q'::text))
+            -- a message another transaction holds is skipped, never waited for: its
+            -- acknowledgement (which waits for these steps) then finds them cancelled
+            EXECUTE pg_catalog.format(
+                'DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY('
+                'SELECT x.msg_id FROM pgmq.%1$I x WHERE x.msg_id = ANY($1) FOR UPDATE SKIP LOCKED))',
+                pgmq.format_table_name(q.queue_name, 'q'::text))
                 USING q.ids;
         END IF;
     END LOOP;
