@@ -44,6 +44,12 @@ TWINNED = (
     "list_schedules",
     "next_ticks",
     "enqueue_due_schedules",
+    "create_workflow",
+    "complete",
+    "fail",
+    "workflow_status",
+    "cancel_workflow",
+    "list_workflows",
 )
 
 

@@ -496,7 +496,9 @@ $fn$;
 -- the dead-letter queue's send-side attributes (delivery_delay, max_message_size,
 -- deduplication_window) do not apply, so a size limit or a deduplication window there
 -- can never refuse, and so lose, a failed message; and the move stays one statement
--- with the delete, so the message is in exactly one of the two queues.
+-- with the delete, so the message is in exactly one of the two queues. A workflow step's
+-- message gets its error recorded on the way (pgmq._workflow_dead_lettered), so the
+-- delete fails the step instead of finishing it (sql/55_workflows.sql).
 CREATE FUNCTION pgmq._dead_letter_move_sql(queue_name text, dead_letter_queue text)
 RETURNS text
 LANGUAGE sql STABLE
@@ -504,15 +506,16 @@ AS $fn$
     SELECT pg_catalog.format(
         $sql$
         moved AS (
-            INSERT INTO pgmq.%I (vt, message, headers)
+            INSERT INTO pgmq.%1$I (vt, message, headers)
             SELECT pg_catalog.clock_timestamp(), x.message,
-                   pgmq._dead_letter_headers(x.headers, %L, x.msg_id, x.read_ct,
-                                             x.enqueued_at, x.error)
+                   pgmq._dead_letter_headers(
+                       pgmq._workflow_dead_lettered(x.headers, %2$L, x.msg_id, %3$L, x.error),
+                       %2$L, x.msg_id, x.read_ct, x.enqueued_at, x.error)
             FROM dead x ORDER BY x.msg_id
             RETURNING msg_id
         )
         $sql$,
-        pgmq.format_table_name(dead_letter_queue, 'q'::text), queue_name);
+        pgmq.format_table_name(dead_letter_queue, 'q'::text), queue_name, dead_letter_queue);
 $fn$;
 
 -- The statements -------------------------------------------------------------------
