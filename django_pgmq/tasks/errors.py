@@ -16,3 +16,10 @@ class RetryTask(Exception):
 
     The processor makes the message visible again after its retry backoff.
     """
+
+
+class WorkflowCancelled(Exception):
+    """Recorded in the result of a workflow step that never ran: its workflow cancelled it.
+
+    A parent failed under ``on_failure="cancel"``, or the workflow was cancelled.
+    """
