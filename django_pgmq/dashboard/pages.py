@@ -34,6 +34,7 @@ def render(
         "overview_url": url("changelist", db),
         "workers_url": url("workers", db),
         "schedules_url": url("schedules", db),
+        "workflows_url": url("workflows", db),
     }
     return TemplateResponse(request, f"django_pgmq/admin/{template}", {**base, **context})
 
