@@ -106,3 +106,20 @@ def test_a_step_message_run_again_after_its_verdict_sends_its_child_once(queues)
     assert [s.result for s in enqueued.status()] == [21, 42]
     enqueued.results[1].refresh()
     assert enqueued.results[1].return_value == 42
+
+
+def test_under_continue_the_callback_gets_a_failed_parents_error_in_its_place(queues):
+    enqueued = chord(
+        [call(task_funcs.boom, "broken"), call(task_funcs.echo, 1)], task_funcs.collect
+    ).enqueue(on_failure="continue")
+    runner = TaskRunner(task_backends["default"], "default")
+    for message in InternalManager().read_by_priority("default", vt=30, qty=5):
+        runner.run(message)  # boom fails for good (no retries), echo returns 1
+    assert [s.status for s in enqueued.status()] == ["failed", "done", "sent"]
+    [callback] = InternalManager().read_by_priority("default", vt=30, qty=5)
+    runner.run(callback)
+    enqueued.results[2].refresh()
+    [[failed, one]] = enqueued.results[2].return_value
+    assert one == 1
+    assert failed["error"]["exception_class_path"] == "builtins.ValueError"
+    assert "broken" in failed["error"]["traceback"]
