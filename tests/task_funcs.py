@@ -103,3 +103,10 @@ def double(x: int) -> int:
 def collect(values: list, *rest: object) -> list:
     """A chord's callback: its parents' return values (in order), then its own arguments."""
     return [values, *rest]
+
+
+@task()
+def tally(values: list) -> int:
+    """A chord's callback that records each run (a test counts them): how many values."""
+    _record("tally", len(values))
+    return len(values)

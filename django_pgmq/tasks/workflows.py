@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
@@ -55,6 +56,10 @@ class TaskCall:
         """This one call as a workflow of one step."""
         return _enqueue(self, on_failure)
 
+    async def aenqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
+        """`enqueue` from async code (Django's connection, in its thread)."""
+        return await sync_to_async(_enqueue)(self, on_failure)
+
 
 def call(task: Task, *args: Any, **kwargs: Any) -> TaskCall:
     """``task`` called with ``args`` and ``kwargs`` as a workflow step."""
@@ -83,6 +88,10 @@ class _Shape:
     def enqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
         """Create the workflow and a result row per step; roots are sent at once."""
         return _enqueue(self, on_failure)  # type: ignore[arg-type]
+
+    async def aenqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
+        """`enqueue` from async code (Django's connection, in its thread)."""
+        return await sync_to_async(_enqueue)(self, on_failure)  # type: ignore[arg-type]
 
 
 class Chain(_Shape):

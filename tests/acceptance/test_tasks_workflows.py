@@ -82,6 +82,30 @@ def test_a_chord_callback_gets_its_parents_values_in_order(start):
     assert statuses(enqueued) == ["done"] * 13
 
 
+def test_two_workers_run_a_wide_chord_and_its_callback_runs_once(start):
+    enqueued = chord([call(task_funcs.echo, n) for n in range(60)], task_funcs.tally).enqueue()
+    workers = [
+        start(
+            "default",
+            "--until-empty",
+            "--poll-interval",
+            "0.1",
+            "--concurrency",
+            "2",
+            "--batch",
+            "3",
+        )
+        for _ in range(2)
+    ]
+    for worker in workers:
+        assert worker.wait() == 0, worker.output
+    assert task_funcs.runs("tally") == [60]
+    callback = enqueued.results[-1]
+    callback.refresh()
+    assert (callback.status, callback.return_value, callback.attempts) == ("SUCCESSFUL", 60, 1)
+    assert statuses(enqueued) == ["done"] * 61
+
+
 def test_a_group_then_a_chain_and_an_immutable_step(start):
     enqueued = chain(
         group([call(task_funcs.echo, "a"), call(task_funcs.echo, "b")]),

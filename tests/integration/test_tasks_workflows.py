@@ -7,6 +7,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.utils import timezone
 
 from django_pgmq import QueueManager
@@ -44,6 +45,12 @@ def test_enqueue_writes_a_ready_result_per_step_and_sends_the_first_ones(queues)
     assert [rows[r.id].msg_id for r in enqueued.results] == [s.msg_id for s in status]
     assert {workflow_id(r) for r in enqueued.results} == {enqueued.id}
     assert enqueued.result("2.collect") is enqueued.results[2]
+
+
+def test_aenqueue_from_async_code(queues):
+    enqueued = async_to_sync(chain(call(task_funcs.echo, 1), task_funcs.double).aenqueue)()
+    assert [s.status for s in enqueued.status()] == ["sent", "waiting"]
+    assert TaskResultRecord.objects.filter(pk__in=[r.id for r in enqueued.results]).count() == 2
 
 
 def test_a_result_id_names_its_workflow_and_a_lone_task_none(queues):
