@@ -134,3 +134,17 @@ def test_the_pages_speak_german(manager, viewer, settings):
 def test_a_user_without_view_permission_is_refused(manager, client):
     login(client)
     assert client.get(f"{ADMIN}workflows/").status_code == 403
+
+
+def test_a_workflow_of_more_steps_than_drawn_is_listed_without_a_graph(manager, viewer):
+    from django_pgmq.dashboard.workflow_graph import MAX_STEPS
+    from django_pgmq.workflows import group
+
+    wid = manager.create_workflow(
+        group([step(f"s{i}", "wf_admin", {}) for i in range(MAX_STEPS + 1)])
+    )
+    response = viewer.get(f"{ADMIN}workflows/{wid}/")
+    body = response.content.decode()
+    assert response.status_code == 200 and 'id="pgmq-workflow-graph"' not in body
+    assert f"{MAX_STEPS + 1} steps: the graph is drawn for at most {MAX_STEPS}." in text(response)
+    assert body.count('data-step="s') == MAX_STEPS + 1
