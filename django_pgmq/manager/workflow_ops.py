@@ -14,8 +14,9 @@ import json
 import re
 from typing import Any
 
-from django.db import DatabaseError
+from django.db import DatabaseError, connections
 
+from .. import conf
 from ..errors import InvalidArgument, QueueNotFound, WorkflowNotFound
 from ..names import validate_queue_name
 from ..records import WorkflowInfo, WorkflowStep
@@ -26,6 +27,7 @@ from .plumbing import Base, _check_int, _dump, _json, _record
 _MISSING_QUEUE = re.compile(r'^(workflow step [^\n]*?): queue "([^"\n]+)" does not exist')
 STATUSES = ("running", "done", "failed", "cancelled")
 MAX = 2**63 - 1
+RETENTION_BATCH = 1000  # workflows removed per statement (and per commit in autocommit)
 
 
 class WorkflowOps(Base):
@@ -116,6 +118,23 @@ class WorkflowOps(Base):
             for alias in self.each_database()
             for row in self._fetch_named("list_workflows", params, None, alias=alias)
         ]
+
+    def enforce_workflow_retention(self, keep: float | None = None) -> int:
+        """Remove the workflows finished longer than ``keep`` seconds ago (default
+        ``PGMQ["WORKFLOW_RETENTION"]``), in batches that each commit outside a transaction;
+        returns how many went, over every queue database."""
+        seconds = conf.workflow_retention_seconds() if keep is None else keep
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+            raise InvalidArgument(f"workflow retention must be 0 or more seconds, got {keep!r}")
+        params = {"keep_seconds": float(seconds), "batch": RETENTION_BATCH}
+        removed = 0
+        for alias in self.each_database():
+            while True:
+                gone = int(self._fetch("workflow_retention", params, None, alias=alias)[0][0])
+                removed += gone
+                if gone < RETENTION_BATCH or connections[alias].in_atomic_block:
+                    break
+        return removed
 
     def _by_workflow(self, query: str, workflow_id: int, *, named: bool = False) -> list[Any]:
         """Run a statement on workflow ``workflow_id`` in the first database that has it."""

@@ -617,13 +617,12 @@ BEGIN
 END
 $fn$;
 
--- Called by the dead-letter move for each message it moves (sql/25_attributes.sql,
--- pgmq._dead_letter_move_sql), before the statement's trigger runs: a workflow step's
--- message gets its error recorded, so the delete fails the step. Returns headers as
--- they are.
-CREATE FUNCTION pgmq._workflow_dead_lettered(
-    headers jsonb, queue_name text, msg_id bigint, dead_letter_queue text, error text
-)
+-- Called for each message that leaves its queue by a delete that is no acknowledgement,
+-- before that delete's trigger runs: the dead-letter move (sql/25_attributes.sql,
+-- pgmq._dead_letter_move_sql) and message_retention (pgmq._retention_batch). A workflow
+-- step's message gets error recorded, so the delete fails the step instead of finishing
+-- it. Returns headers as they are.
+CREATE FUNCTION pgmq._workflow_message_failed(headers jsonb, queue_name text, msg_id bigint, error jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -632,10 +631,7 @@ AS $fn$
 BEGIN
     IF headers ? 'workflow'::text THEN
         PERFORM pgmq._workflow_require_delete(queue_name);
-        PERFORM pgmq._workflow_record(queue_name, msg_id, headers, NULL::jsonb,
-            pg_catalog.jsonb_build_object(
-                'error', coalesce(error, 'dead-lettered: read too often (max_receive_count)'),
-                'dead_letter_queue', dead_letter_queue));
+        PERFORM pgmq._workflow_record(queue_name, msg_id, headers, NULL::jsonb, error);
     END IF;
     RETURN headers;
 END

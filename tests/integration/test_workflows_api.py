@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
 
 import django_pgmq as pgmq
 from django_pgmq import InvalidArgument, QueueNotFound, WorkflowNotFound
@@ -81,7 +83,10 @@ def test_async_twins_and_continue(queue) -> None:
         (b,) = await pgmq.aread(queue, vt=30, qty=10)
         assert b.headers["workflow"]["results"] == {"a": {"error": {"e": 1}}}
         await pgmq.acomplete(queue, b.msg_id, [1, 2])
-        return await pgmq.aworkflow_status(wid)
+        try:
+            return await pgmq.aworkflow_status(wid)
+        finally:
+            await sync_to_async(connections.close_all)()
 
     steps = asyncio.run(run())
     assert [(s.step, s.status, s.result) for s in steps] == [
@@ -107,3 +112,18 @@ def test_errors_name_the_problem(queue, settings) -> None:
     text = str(caught.value)
     assert f'queue "{queue}" is in database "default"' in text
     assert 'queue "far_q" in database "other"' in text
+
+
+def test_retention_removes_finished_workflows_only(queue, manager) -> None:
+    done = pgmq.create_workflow(chain(step("a", queue, 1)))
+    running = pgmq.create_workflow(chain(step("b", queue, 1), step("c", queue, 1)))
+    for message in pgmq.read(queue, vt=30, qty=10):
+        if message.headers["workflow"]["id"] == done:
+            pgmq.delete(queue, message.msg_id)
+    assert manager.enforce_workflow_retention(keep=3600) == 0  # finished just now: kept
+    assert manager.enforce_workflow_retention(keep=0) >= 1
+    with pytest.raises(WorkflowNotFound):
+        pgmq.workflow_status(done)
+    assert [s.status for s in pgmq.workflow_status(running)] == ["sent", "waiting"]
+    with pytest.raises(InvalidArgument, match="0 or more seconds"):
+        manager.enforce_workflow_retention(keep=-1)

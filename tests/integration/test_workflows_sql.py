@@ -327,3 +327,21 @@ def test_every_queue_kind_carries_the_trigger(db, queues) -> None:
         assert status(db, wid)["b"][0] == "sent"
     finally:
         db.execute("SELECT pgmq.drop_queue(%s)", [name])
+
+
+def test_an_expired_step_message_fails_the_step(db, queues) -> None:
+    (q,) = queues(1)
+    wid = create(
+        db,
+        [
+            {"step": "a", "queue": q, "message": {}},
+            {"step": "b", "queue": q, "message": {}, "after": ["a"]},
+        ],
+    )
+    db.execute("SELECT pgmq.set_queue_attributes(%s, '{\"message_retention\": 1}')", [q])
+    db.execute(f"UPDATE pgmq.q_{q} SET enqueued_at = now() - interval '1 hour'")
+    db.execute("SELECT * FROM pgmq._retention_batch(%s)", [q])
+    assert status(db, wid) == {
+        "a": ("failed", None, {"error": "expired: message_retention"}),
+        "b": ("cancelled", None, None),
+    }

@@ -145,6 +145,9 @@ examples:
                     f'queue "{done.queue_name}": retention deleted {done.expired} message(s) '
                     f"and {done.archive_deleted} archived row(s)"
                 )
+        gone = manager.enforce_workflow_retention()
+        if verbosity > 0 and gone:
+            self.stdout.write(f"workflow retention removed {gone} finished workflow(s)")
 
     def _send_due_schedules(self, manager: QueueManager, verbosity: int) -> None:
         """Send the due ticks of periodic schedules, as every worker does each second."""

@@ -126,7 +126,10 @@ AS $function$
             INSERT INTO pgmq.%1$I (vt, message, headers)
             SELECT pg_catalog.clock_timestamp(), x.message,
                    pgmq._dead_letter_headers(
-                       pgmq._workflow_dead_lettered(x.headers, %2$L, x.msg_id, %3$L, x.error),
+                       pgmq._workflow_message_failed(x.headers, %2$L, x.msg_id,
+                           pg_catalog.jsonb_build_object(
+                               'error', coalesce(x.error, 'dead-lettered: read too often (max_receive_count)'),
+                               'dead_letter_queue', %3$L::text)),
                        %2$L, x.msg_id, x.read_ct, x.enqueued_at, x.error)
             FROM dead x ORDER BY x.msg_id
             RETURNING msg_id
@@ -190,6 +193,61 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._drop_queue(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._drop_queue(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
+ RETURNS TABLE(expired bigint, archive_deleted bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    attrs jsonb := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1, got %', batch_size USING ERRCODE = 'PQ004';
+    END IF;
+    expired := 0;
+    archive_deleted := 0;
+    IF attrs ? 'message_retention' THEN
+        -- a workflow step's message expires as a failure of its step (sql/55_workflows.sql):
+        -- the error is recorded (a locking CTE, so only rows this batch deletes) first
+        EXECUTE pg_catalog.format(
+            $d$
+            WITH picked AS MATERIALIZED (
+                SELECT x.msg_id, x.headers FROM pgmq.%1$I x
+                WHERE x.enqueued_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => $1)
+                ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED
+            ), noted AS MATERIALIZED (
+                SELECT p.msg_id, CASE WHEN p.headers ? 'workflow'::text
+                    THEN pgmq._workflow_message_failed(p.headers, %2$L, p.msg_id,
+                             pg_catalog.jsonb_build_object('error', 'expired: message_retention'::text))
+                    END AS headers
+                FROM picked p
+            )
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(SELECT n.msg_id FROM noted n))
+            $d$, pgmq.format_table_name(stored, 'q'::text), stored)
+        USING (attrs ->> 'message_retention')::integer, batch_size;
+        GET DIAGNOSTICS expired = ROW_COUNT;
+    END IF;
+    IF attrs ? 'archive_retention' THEN
+        EXECUTE pg_catalog.format(
+            $d$
+            DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
+                SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
+                WHERE x.archived_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => $1)
+                ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+            $d$, pgmq.format_table_name(stored, 'a'::text))
+        USING (attrs ->> 'archive_retention')::integer, batch_size;
+        GET DIAGNOSTICS archive_deleted = ROW_COUNT;
+    END IF;
+    IF coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+        PERFORM pgmq._dedup_expire(stored);  -- the owner's helper
+    END IF;
+    RETURN NEXT;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._retention_batch(text,integer) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._retention_batch(text,integer) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._workflow_ack()
  RETURNS trigger
@@ -324,27 +382,6 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_check_spec(jsonb) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_check_spec(jsonb) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._workflow_dead_lettered(headers jsonb, queue_name text, msg_id bigint, dead_letter_queue text, error text)
- RETURNS jsonb
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'pg_catalog', 'pg_temp'
-AS $function$
-BEGIN
-    IF headers ? 'workflow'::text THEN
-        PERFORM pgmq._workflow_require_delete(queue_name);
-        PERFORM pgmq._workflow_record(queue_name, msg_id, headers, NULL::jsonb,
-            pg_catalog.jsonb_build_object(
-                'error', coalesce(error, 'dead-lettered: read too often (max_receive_count)'),
-                'dead_letter_queue', dead_letter_queue));
-    END IF;
-    RETURN headers;
-END
-$function$
-;
-COMMENT ON FUNCTION pgmq._workflow_dead_lettered(jsonb,text,bigint,text,text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._workflow_dead_lettered(jsonb,text,bigint,text,text) FROM PUBLIC;
-
 CREATE OR REPLACE FUNCTION pgmq._workflow_finished(wid bigint, step_no integer, failed boolean)
  RETURNS void
  LANGUAGE plpgsql
@@ -398,6 +435,24 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._workflow_message_failed(headers jsonb, queue_name text, msg_id bigint, error jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+    IF headers ? 'workflow'::text THEN
+        PERFORM pgmq._workflow_require_delete(queue_name);
+        PERFORM pgmq._workflow_record(queue_name, msg_id, headers, NULL::jsonb, error);
+    END IF;
+    RETURN headers;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._workflow_message_failed(jsonb,text,bigint,jsonb) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._workflow_message_failed(jsonb,text,bigint,jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._workflow_order(steps jsonb, edge_parent integer[], edge_child integer[])
  RETURNS integer[]

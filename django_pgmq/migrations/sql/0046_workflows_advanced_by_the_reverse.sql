@@ -28,8 +28,8 @@ ALTER TABLE pgmq.workflow_stripe DROP CONSTRAINT IF EXISTS workflow_stripe_pkey;
 DROP FUNCTION IF EXISTS pgmq._workflow_ack();
 DROP FUNCTION IF EXISTS pgmq._workflow_check_queues(jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_check_spec(jsonb);
-DROP FUNCTION IF EXISTS pgmq._workflow_dead_lettered(jsonb,text,bigint,text,text);
 DROP FUNCTION IF EXISTS pgmq._workflow_finished(bigint,integer,boolean);
+DROP FUNCTION IF EXISTS pgmq._workflow_message_failed(jsonb,text,bigint,jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_order(jsonb,integer[],integer[]);
 DROP FUNCTION IF EXISTS pgmq._workflow_queue_lost(text,text);
 DROP FUNCTION IF EXISTS pgmq._workflow_record(text,bigint,jsonb,jsonb,jsonb);
@@ -187,6 +187,51 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._drop_queue(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._drop_queue(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
+ RETURNS TABLE(expired bigint, archive_deleted bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    stored text := pgmq._require_queue(queue_name);
+    attrs jsonb := coalesce(pgmq._queue_attributes(stored), '{}'::jsonb);
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1, got %', batch_size USING ERRCODE = 'PQ004';
+    END IF;
+    expired := 0;
+    archive_deleted := 0;
+    IF attrs ? 'message_retention' THEN
+        EXECUTE pg_catalog.format(
+            $d$
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
+                SELECT x.msg_id FROM pgmq.%1$I x
+                WHERE x.enqueued_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => $1)
+                ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
+            $d$, pgmq.format_table_name(stored, 'q'::text))
+        USING (attrs ->> 'message_retention')::integer, batch_size;
+        GET DIAGNOSTICS expired = ROW_COUNT;
+    END IF;
+    IF attrs ? 'archive_retention' THEN
+        EXECUTE pg_catalog.format(
+            $d$
+            DELETE FROM pgmq.%1$I a WHERE (a.msg_id, a.archived_at) IN (
+                SELECT x.msg_id, x.archived_at FROM pgmq.%1$I x
+                WHERE x.archived_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => $1)
+                ORDER BY x.archived_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+            $d$, pgmq.format_table_name(stored, 'a'::text))
+        USING (attrs ->> 'archive_retention')::integer, batch_size;
+        GET DIAGNOSTICS archive_deleted = ROW_COUNT;
+    END IF;
+    IF coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+        PERFORM pgmq._dedup_expire(stored);  -- the owner's helper
+    END IF;
+    RETURN NEXT;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._retention_batch(text,integer) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._retention_batch(text,integer) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.purge_queue(queue_name text)
  RETURNS bigint
