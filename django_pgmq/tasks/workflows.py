@@ -275,7 +275,8 @@ def _enqueue(node: Node, on_failure: str) -> TaskWorkflow:
     for planned in steps:
         _check_arguments(planned)
         _backend_of(planned.call.task).prepare_queue(planned.call.task.queue_name)
-    check_joins_transaction(steps[0].call.task.queue_name, database)
+    if _backend_of(steps[0].call.task).explicit_database is None:  # as Task.enqueue does
+        check_joins_transaction(steps[0].call.task.queue_name, database)
     now = timezone.now()
     with transaction.atomic(using=database):  # the rows exist before a worker sees a root
         manager = QueueManager(database)
