@@ -130,3 +130,15 @@ def test_under_continue_the_callback_gets_a_failed_parents_error_in_its_place(qu
     assert one == 1
     assert failed["error"]["exception_class_path"] == "builtins.ValueError"
     assert "broken" in failed["error"]["traceback"]
+
+
+def test_steps_whose_queues_live_in_two_databases_are_refused_naming_both(queues, settings):
+    settings.PGMQ = {**settings.PGMQ, "QUEUE_DATABASES": [("emails", "other")]}
+    before = TaskResultRecord.objects.count()
+    with pytest.raises(ValueError) as refused:
+        chain(call(task_funcs.echo, 1), call(task_funcs.add, 1, 2)).enqueue()
+    assert str(refused.value) == (
+        "a workflow's steps live in one database: queue 'default' is in 'default', "
+        "queue 'emails' in 'other'"
+    )
+    assert TaskResultRecord.objects.count() == before
