@@ -14,7 +14,6 @@ enqueued here or fetched later with ``get_result``.
 
 from __future__ import annotations
 
-import secrets
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,13 +29,14 @@ from ..manager.plumbing import check_joins_transaction
 from ..models import TaskResultRecord
 from ..records import WorkflowStep
 from . import results as rows
+from . import step_ids
 from .compat import Task, TaskResult, TaskResultStatus, task_enqueued
 from .errors import WorkflowCancelled
+from .step_ids import step_result_id
 
 # How a step takes its parents' return values (the message's "parents" key).
 ONE, LIST = "one", "list"
-_KEY_BITS, _INDEX_BITS, _WORKFLOW_BITS = 46, 14, 62
-MAX_STEPS = 10_000  # pgmq.create_workflow's limit; 14 bits of a result id hold an index
+MAX_STEPS = step_ids.MAX_STEPS
 
 
 @dataclass(frozen=True)
@@ -138,33 +138,9 @@ def chord(header: Iterable[Node | Task], callback: Node | Task) -> Chord:
 # -- result ids ------------------------------------------------------------------
 
 
-def step_result_id(key: int, index: int, workflow_id: int) -> uuid.UUID:
-    """The result id of step ``index`` of workflow ``workflow_id`` (a version 8 UUID).
-
-    ``key`` (46 random bits, one per workflow) keeps two databases' workflows of the
-    same id apart; the workflow id sits in the low 62 bits, so any step's result names
-    its workflow without a lookup (`workflow_id`).
-    """
-    high = (key >> 12) << _INDEX_BITS | index
-    value = high << 80 | 8 << 76 | (key & 0xFFF) << 64 | 0b10 << 62 | workflow_id
-    return uuid.UUID(int=value)
-
-
-def workflow_id(result: TaskResult | str) -> int | None:
+def workflow_id(result: TaskResult | str | uuid.UUID) -> int | None:
     """The workflow a task result is a step of (None for a task enqueued alone)."""
-    try:
-        value = uuid.UUID(str(result.id if isinstance(result, TaskResult) else result))
-    except ValueError:
-        return None
-    if value.version != 8:
-        return None
-    return value.int & ((1 << _WORKFLOW_BITS) - 1)
-
-
-def _key_of(result_id: uuid.UUID) -> int:
-    """The workflow key `step_result_id` put in a result id."""
-    high = result_id.int >> 80
-    return (high >> _INDEX_BITS) << 12 | (result_id.int >> 64) & 0xFFF
+    return step_ids.workflow_of(result.id if isinstance(result, TaskResult) else result)
 
 
 # -- planning --------------------------------------------------------------------
@@ -266,7 +242,7 @@ def _database(steps: Sequence[_Step]) -> str:
 
 
 def _enqueue(node: Node, on_failure: str) -> TaskWorkflow:
-    key = secrets.randbits(_KEY_BITS)
+    key = step_ids.new_key()
     steps: list[_Step] = []
     builder, _ = _plan(node, None, format(key, "x"), steps)
     if len(steps) > MAX_STEPS:
@@ -398,7 +374,7 @@ def mark_cancelled(database: str, any_step: uuid.UUID) -> int:
     wid = workflow_id(str(any_step))
     if wid is None:
         return 0
-    key = _key_of(any_step)
+    key = step_ids.key_of(any_step)
     cancelled = [
         step_result_id(key, _index_of(s.step)[0], wid)
         for s in QueueManager(database).workflow_status(wid)

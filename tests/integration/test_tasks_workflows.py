@@ -16,7 +16,7 @@ from django_pgmq.models import TaskResultRecord
 from django_pgmq.tasks import call, chain, chord, group, workflow_id
 from django_pgmq.tasks.compat import task_backends
 from django_pgmq.tasks.runner import TaskRunner
-from django_pgmq.tasks.workflows import step_result_id
+from django_pgmq.tasks.step_ids import step_result_id
 from tests import task_funcs
 
 
@@ -142,3 +142,14 @@ def test_steps_whose_queues_live_in_two_databases_are_refused_naming_both(queues
         "queue 'emails' in 'other'"
     )
     assert TaskResultRecord.objects.count() == before
+
+
+def test_a_step_result_in_the_admin_links_its_workflow(queues, admin_client):
+    enqueued = chain(call(task_funcs.echo, 1), task_funcs.double).enqueue()
+    lone = task_funcs.echo.enqueue(2)
+    results = "/admin/django_pgmq/taskresultrecord/"
+    page = admin_client.get(f"{results}{enqueued.results[1].id}/change/").content.decode()
+    assert f'href="/admin/django_pgmq/queue/workflows/{enqueued.id}/?db=default"' in page
+    assert (
+        "/queue/workflows/" not in admin_client.get(f"{results}{lone.id}/change/").content.decode()
+    )
