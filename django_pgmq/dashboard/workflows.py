@@ -7,6 +7,7 @@ A bad or unknown id gets the dashboard's 404 page with one line saying so.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,6 +28,7 @@ from .pages import render
 from .workflow_graph import MAX_STEPS, GraphStep, graph
 
 PAGE_SIZE = 50
+STEPS_PER_PAGE = 500  # a workflow's page lists its steps this many at a time
 LIST_STATUSES = ("running", "done", "failed", "cancelled")  # pgmq.list_workflows's
 # A step's or a workflow's status (SQL's word) -> what the page says.
 STATUS_LABELS = {
@@ -136,7 +138,14 @@ def workflow_page(request: HttpRequest, admin: ModelAdmin, workflow: str) -> Htt
             _("Workflow %d") % wid,
             {k: str(v) for k, v in STATUS_LABELS.items()},
         )
-    rows = [_step_view(db, s) for s in steps]
+    page = whole_number("page", request.GET.get("page")) or 1
+    pages = (len(steps) + STEPS_PER_PAGE - 1) // STEPS_PER_PAGE
+    if page > pages:
+        raise Http404(
+            _("workflow %(id)d has %(pages)d pages of steps") % {"id": wid, "pages": pages}
+        )
+    shown = steps[(page - 1) * STEPS_PER_PAGE : page * STEPS_PER_PAGE]
+    rows = [_step_view(db, s) for s in shown]
     counts: dict[str, int] = {}
     for s in steps:
         counts[s.status] = counts.get(s.status, 0) + 1
@@ -152,12 +161,15 @@ def workflow_page(request: HttpRequest, admin: ModelAdmin, workflow: str) -> Htt
         max_steps=MAX_STEPS,
         counts=[(status_label(k), v) for k, v in sorted(counts.items())],
         list_url=url("workflows", db),
+        page=page,
+        pages=pages,
+        prev_url=url("workflow", db, str(wid), page=page - 1) if page > 1 else None,
+        next_url=url("workflow", db, str(wid), page=page + 1) if page < pages else None,
     )
 
 
 def _step_view(db: str, step: Any) -> dict[str, Any]:
     """What the page shows of a step (JSON as compact text)."""
-    import json
 
     def text(value: Any) -> str:
         return "" if value is None else json.dumps(value, ensure_ascii=False)

@@ -147,4 +147,22 @@ def test_a_workflow_of_more_steps_than_drawn_is_listed_without_a_graph(manager, 
     body = response.content.decode()
     assert response.status_code == 200 and 'id="pgmq-workflow-graph"' not in body
     assert f"{MAX_STEPS + 1} steps: the graph is drawn for at most {MAX_STEPS}." in text(response)
-    assert body.count('data-step="s') == MAX_STEPS + 1
+    assert body.count('<tr data-step="s') == MAX_STEPS + 1
+    assert "steps page" not in text(response)
+
+
+def test_a_workflow_of_many_steps_lists_them_a_page_at_a_time(manager, viewer):
+    from django_pgmq.dashboard.workflows import STEPS_PER_PAGE
+    from django_pgmq.workflows import group
+
+    wid = manager.create_workflow(
+        group([step(f"s{i}", "wf_admin", {}) for i in range(STEPS_PER_PAGE + 2)])
+    )
+    first = viewer.get(f"{ADMIN}workflows/{wid}/")
+    assert first.content.decode().count("<tr data-step=") == STEPS_PER_PAGE
+    assert "steps page 1 of 2" in text(first) and "?page=2" in first.content.decode()
+    second = viewer.get(f"{ADMIN}workflows/{wid}/?page=2").content.decode()
+    assert second.count("<tr data-step=") == 2 and f'data-step="s{STEPS_PER_PAGE + 1}"' in second
+    beyond = viewer.get(f"{ADMIN}workflows/{wid}/?page=3")
+    assert beyond.status_code == 404
+    assert f"workflow {wid} has 2 pages of steps" in text(beyond)
