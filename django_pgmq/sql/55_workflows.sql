@@ -79,7 +79,7 @@ CREATE TABLE pgmq.workflow_stripe (
 -- What is wrong with one step object of a spec (NULL: nothing): its shape alone.
 CREATE FUNCTION pgmq._workflow_step_problem(spec jsonb)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE
         WHEN pg_catalog.jsonb_typeof(spec) IS DISTINCT FROM 'object'::text
@@ -113,7 +113,7 @@ $fn$;
 -- How an error names a step: "name", or #n (its place in the spec) when it has none.
 CREATE FUNCTION pgmq._workflow_step_label(spec jsonb, pos bigint)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE WHEN pg_catalog.jsonb_typeof(spec -> 'step'::text) = 'string'::text
                      AND (spec ->> 'step'::text) <> ''::text
@@ -219,6 +219,17 @@ BEGIN
         IF stored IS NULL THEN
             PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
                                           pg_catalog.format('queue "%s" does not exist', q.queue), 'PQ002');
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger t
+            WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)))
+              AND t.tgname = 'pgmq_workflow_ack'::name
+        ) THEN
+            -- an old install's table another role owns (see migration 0046)
+            PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
+                pg_catalog.format('queue "%s" has no workflow trigger: a DBA gives its table to the owner '
+                                  'of schema pgmq and runs SELECT pgmq._workflow_trigger(%L)', stored, stored),
+                'PQ000');
         END IF;
         IF NOT owner_session AND NOT pg_catalog.has_table_privilege(
                 SESSION_USER, pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)), 'INSERT'::text) THEN

@@ -306,6 +306,17 @@ BEGIN
             PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
                                           pg_catalog.format('queue "%s" does not exist', q.queue), 'PQ002');
         END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger t
+            WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)))
+              AND t.tgname = 'pgmq_workflow_ack'::name
+        ) THEN
+            -- an old install's table another role owns (see migration 0046)
+            PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
+                pg_catalog.format('queue "%s" has no workflow trigger: a DBA gives its table to the owner '
+                                  'of schema pgmq and runs SELECT pgmq._workflow_trigger(%L)', stored, stored),
+                'PQ000');
+        END IF;
         IF NOT owner_session AND NOT pg_catalog.has_table_privilege(
                 SESSION_USER, pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)), 'INSERT'::text) THEN
             PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
@@ -734,7 +745,7 @@ REVOKE EXECUTE ON FUNCTION pgmq._workflow_settle(text,bigint,jsonb,jsonb) FROM P
 CREATE OR REPLACE FUNCTION pgmq._workflow_step_label(spec jsonb, pos bigint)
  RETURNS text
  LANGUAGE sql
- IMMUTABLE
+ STABLE
 AS $function$
     SELECT CASE WHEN pg_catalog.jsonb_typeof(spec -> 'step'::text) = 'string'::text
                      AND (spec ->> 'step'::text) <> ''::text
@@ -748,7 +759,7 @@ REVOKE EXECUTE ON FUNCTION pgmq._workflow_step_label(jsonb,bigint) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq._workflow_step_problem(spec jsonb)
  RETURNS text
  LANGUAGE sql
- IMMUTABLE
+ STABLE
 AS $function$
     SELECT CASE
         WHEN pg_catalog.jsonb_typeof(spec) IS DISTINCT FROM 'object'::text
@@ -1040,14 +1051,27 @@ CREATE INDEX workflow_step_sent_idx ON pgmq.workflow_step USING btree (queue_nam
 -- scratch queues q_k_*): every existing queue's live table gets the workflow trigger
 -- (a partitioned queue's parent: it clones to the partitions), and every registered
 -- application role reads the new tables, as pgmq.grant_app_role gives it the others.
+-- A live table another role still owns (an old install's, left by migration 0045 with a
+-- warning) gets no trigger, and a warning: create_workflow refuses that queue until a
+-- DBA gives the table to the owner and runs SELECT pgmq._workflow_trigger('<queue>').
 DO $workflows$
 DECLARE
-    q text;
+    q record;
     r name;
 BEGIN
-    FOR q IN SELECT m.queue_name::text FROM pgmq.meta m ORDER BY 1 LOOP
-        IF pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(q, 'q'::text))) IS NOT NULL THEN
-            PERFORM pgmq._workflow_trigger(q);
+    FOR q IN
+        SELECT m.queue_name::text AS name, c.relowner
+        FROM pgmq.meta m
+        JOIN pg_catalog.pg_class c
+          ON c.oid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(m.queue_name::text, 'q'::text)))
+        ORDER BY 1
+    LOOP
+        IF pg_catalog.pg_has_role(current_user, q.relowner, 'MEMBER'::text) THEN
+            PERFORM pgmq._workflow_trigger(q.name);
+        ELSE
+            RAISE WARNING 'queue "%": its table is owned by role "%", so it gets no workflow trigger; '
+                'workflows refuse it until a DBA runs ALTER TABLE ... OWNER TO the owner of schema pgmq '
+                'and SELECT pgmq._workflow_trigger(%L)', q.name, pg_catalog.pg_get_userbyid(q.relowner), q.name;
         END IF;
     END LOOP;
     FOR r IN SELECT a.role_name FROM pgmq.app_role a

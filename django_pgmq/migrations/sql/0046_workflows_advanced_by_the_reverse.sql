@@ -3,7 +3,8 @@
 SET LOCAL check_function_bodies = off;
 -- HAND (wf) part 1, at the top, right after SET LOCAL check_function_bodies = off
 -- (replaces the generated DROP TRIGGER lines on the scratch queues q_k_*): the trigger
--- leaves every queue's live table before its function is dropped.
+-- leaves every queue's live table before its function is dropped (the tables the
+-- migrating role owns: the forward block gave no other one the trigger).
 DO $workflows$
 DECLARE
     t record;
@@ -11,7 +12,7 @@ BEGIN
     FOR t IN
         SELECT c.relname FROM pg_catalog.pg_trigger g JOIN pg_catalog.pg_class c ON c.oid = g.tgrelid
         WHERE c.relnamespace = 'pgmq'::regnamespace AND g.tgname = 'pgmq_workflow_ack'
-          AND g.tgparentid = 0
+          AND g.tgparentid = 0 AND pg_catalog.pg_has_role(current_user, c.relowner, 'MEMBER'::text)
         ORDER BY 1
     LOOP
         EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS pgmq_workflow_ack ON pgmq.%I', t.relname);
