@@ -176,12 +176,13 @@ def main() -> None:
     parser.add_argument("--parents", type=int, default=9_999, help="The chord's parents in (c).")
     parser.add_argument("--rounds", type=int, default=3, help="Timed runs per figure.")
     parser.add_argument("--only", choices=("a", "b", "c"), help="Measure one figure only.")
+    parser.add_argument("--db-prefix", default="bench_wf_", help="Scratch database prefix.")
     args = parser.parse_args()
     wanted = {args.only} if args.only else {"a", "b", "c"}
     server = resolve(args.dsn, args.data_dir)
     tag = uuid.uuid4().hex[:6]
-    ours = Store("ours", server, f"bench_wf_ours_{tag}")
-    pgmq = Store("pgmq", server, f"bench_wf_pgmq_{tag}")
+    ours = Store("ours", server, f"{args.db_prefix}ours_{tag}")
+    pgmq = Store("pgmq", server, f"{args.db_prefix}pgmq_{tag}")
     fig: dict[str, float] = {}
     try:
         for store in (ours, pgmq):
