@@ -710,8 +710,26 @@ BEGIN
                     WHERE p.workflow_id = wid AND p.step_no = ANY(st.parents));
         header := header || pg_catalog.jsonb_build_object('results', results);
     END IF;
-    sent := pgmq.send(st.queue_name::text, st.message,
-                      coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+    IF st.parents = '{}'::integer[] THEN
+        -- a first step, sent by create_workflow: a refusal refuses the workflow
+        sent := pgmq.send(st.queue_name::text, st.message,
+                          coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+    ELSE
+        -- sent by an acknowledgement: a queue that refuses the message (PQ004, e.g. its
+        -- max_message_size) fails the step instead of the acknowledgement, which would
+        -- otherwise fail on every retry (a subtransaction, only when a step is sent)
+        BEGIN
+            sent := pgmq.send(st.queue_name::text, st.message,
+                              coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+        EXCEPTION WHEN SQLSTATE 'PQ004' THEN
+            UPDATE pgmq.workflow_step s
+            SET status = 'failed', finished_at = pg_catalog.clock_timestamp(),
+                error = pg_catalog.jsonb_build_object('error', SQLERRM)
+            WHERE s.workflow_id = wid AND s.step_no = $2;
+            PERFORM pgmq._workflow_finished(wid, $2, true);
+            RETURN;
+        END;
+    END IF;
     UPDATE pgmq.workflow_step s SET msg_id = sent WHERE s.workflow_id = wid AND s.step_no = $2;
 END
 $function$
