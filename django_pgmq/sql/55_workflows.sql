@@ -730,6 +730,25 @@ BEGIN
 END
 $fn$;
 
+-- Every step of a workflow with what the admin's page draws: its message and headers,
+-- and the names of the steps it runs after (the dependency graph), in the spec's order.
+CREATE FUNCTION pgmq._workflow_graph(workflow_id bigint)
+RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, message jsonb, headers jsonb,
+              after text[], result jsonb, error jsonb, sent_at timestamptz, finished_at timestamptz)
+LANGUAGE plpgsql STABLE
+AS $fn$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status, s.message, s.headers,
+               ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
+                     JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
+                     ORDER BY u.k),
+               s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$fn$;
+
 -- Workflows, newest first (below before_id when given), with their status: running
 -- (a step waiting or sent), cancelled (pgmq.cancel_workflow), failed (a step failed),
 -- else done; only those of status when given.

@@ -447,6 +447,26 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._workflow_graph(workflow_id bigint)
+ RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, message jsonb, headers jsonb, after text[], result jsonb, error jsonb, sent_at timestamp with time zone, finished_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status, s.message, s.headers,
+               ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
+                     JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
+                     ORDER BY u.k),
+               s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._workflow_graph(bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._workflow_graph(bigint) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._workflow_message_failed(headers jsonb, queue_name text, msg_id bigint, error jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -30,6 +30,7 @@ DROP FUNCTION IF EXISTS pgmq._workflow_ack();
 DROP FUNCTION IF EXISTS pgmq._workflow_check_queues(jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_check_spec(jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_finished(bigint,integer,boolean);
+DROP FUNCTION IF EXISTS pgmq._workflow_graph(bigint);
 DROP FUNCTION IF EXISTS pgmq._workflow_message_failed(jsonb,text,bigint,jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_order(jsonb,integer[],integer[]);
 DROP FUNCTION IF EXISTS pgmq._workflow_queue_lost(text,text);
