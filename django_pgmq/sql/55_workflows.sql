@@ -667,8 +667,9 @@ END
 $fn$;
 
 -- The sent steps of a queue whose messages went without a delete (purge_queue truncates,
--- drop_queue drops): failed, with reason as their error. The caller holds the queue.
-CREATE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text)
+-- drop_queue drops; with msg_ids, only those messages': a partition dropped by
+-- retention): failed, with reason as their error. The caller holds the queue.
+CREATE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text, msg_ids bigint[] DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -687,7 +688,7 @@ BEGIN
     END IF;
     FOR st IN
         SELECT s.workflow_id, s.step_no FROM pgmq.workflow_step s
-        WHERE s.queue_name = $1 AND s.status = 'sent'::text
+        WHERE s.queue_name = $1 AND s.status = 'sent'::text AND ($3 IS NULL OR s.msg_id = ANY($3))
         ORDER BY s.workflow_id, s.step_no FOR UPDATE
     LOOP
         UPDATE pgmq.workflow_step s

@@ -364,3 +364,24 @@ def test_a_step_its_queue_refuses_fails_instead_of_the_acknowledgement(db, queue
     assert seen["a"][0] == "done"
     assert seen["b"][0] == "failed" and "max_message_size" in seen["b"][2]["error"]
     assert seen["c"][0] == "cancelled"
+
+
+def test_a_partition_dropped_by_retention_fails_the_steps_it_held(db) -> None:
+    name = f"wf_{uuid.uuid4().hex[:12]}"
+    db.execute("SELECT pgmq.create_partitioned(%s, '10', '20')", [name])
+    try:
+        wid = create(
+            db,
+            [
+                {"step": "a", "queue": name, "message": {}},
+                {"step": "b", "queue": name, "message": {}, "after": ["a"]},
+            ],
+        )
+        db.execute("SELECT pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[40]))", [name])
+        db.execute("SELECT * FROM pgmq.maintain_partitions(%s)", [name])
+        seen = status(db, wid)
+        assert seen["a"][0] == "failed"
+        assert "dropped by retention" in seen["a"][2]["error"]
+        assert seen["b"][0] == "cancelled"
+    finally:
+        db.execute("SELECT pgmq.drop_queue(%s)", [name])

@@ -194,6 +194,143 @@ $function$
 COMMENT ON FUNCTION pgmq._drop_queue(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._drop_queue(text) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._maintain_table(cfg pgmq.partition_config)
+ RETURNS TABLE(action text, partition_name text, range_start text, range_end text, rows_moved bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    by_id boolean := cfg.partition_column = 'msg_id';
+    step text := cfg.partition_interval;
+    cur numeric := pgmq._partition_now(cfg.queue_name::text, by_id);
+    spill regclass := pgmq._default_partition(cfg.table_name);
+    bound text := pgmq._maintenance_lock_timeout();
+    saved text := pg_catalog.current_setting('lock_timeout');
+    wanted numeric[] := '{}';
+    spilled numeric[];
+    bucket numeric;
+    bucket_end numeric;
+    threshold numeric;
+    blocked boolean := false;
+    passed_over integer := 0;
+    lost bigint[];
+    old record;
+    made record;
+BEGIN
+    bucket := pgmq._partition_floor(by_id, step, cur);
+    FOR i IN 0..cfg.premake LOOP
+        wanted := pg_catalog.array_append(wanted, bucket);
+        bucket := pgmq._partition_next(by_id, step, bucket);
+    END LOOP;
+    IF spill IS NOT NULL THEN
+        -- Reading the default partition: ACCESS SHARE, which only DDL conflicts with.
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            EXECUTE pg_catalog.format(
+                'SELECT pg_catalog.array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
+                CASE WHEN by_id THEN pg_catalog.format('%I::numeric', cfg.partition_column)
+                     ELSE pg_catalog.format('EXTRACT(epoch FROM %I)', cfg.partition_column) END,
+                spill
+            ) INTO spilled USING by_id, step;
+        EXCEPTION WHEN lock_not_available THEN
+            spilled := NULL;  -- its rows wait for the next run
+            blocked := true;  -- a DDL holds the table: every step would wait
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+    END IF;
+
+    FOR bucket IN
+        SELECT DISTINCT w FROM pg_catalog.unnest(pg_catalog.array_cat(wanted, coalesce(spilled, '{}')))
+            AS w ORDER BY w
+    LOOP
+        CONTINUE WHEN EXISTS (
+            SELECT 1 FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.lo <= bucket AND bucket < p.hi
+        );
+        -- Never overlap a partition made with other bounds (a converted archive's history).
+        SELECT LEAST(pgmq._partition_next(by_id, step, bucket), pg_catalog.min(p.lo)) INTO bucket_end
+        FROM pgmq._partitions(cfg.table_name, by_id) p
+        WHERE NOT p.is_default AND p.lo > bucket;
+        action := 'create skipped';
+        partition_name := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
+        rows_moved := NULL;
+        IF blocked THEN
+            passed_over := passed_over + 1;
+        ELSE
+            PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+            BEGIN
+                SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
+                action := 'created';
+                rows_moved := made.rows_moved;
+            EXCEPTION WHEN lock_not_available THEN
+                blocked := true;
+                RAISE NOTICE 'partition pgmq.% not created: the locks it needs on pgmq.% were not '
+                             'granted within % (a transaction using the queue is open); the next '
+                             'maintenance run tries again', partition_name, cfg.table_name, bound;
+            END;
+            PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        END IF;
+        range_start := pgmq._partition_bound(by_id, bucket);
+        range_end := pgmq._partition_bound(by_id, bucket_end);
+        RETURN NEXT;
+    END LOOP;
+
+    IF cfg.retention_interval IS NOT NULL THEN
+        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::numeric
+            ELSE EXTRACT(epoch FROM ((pg_catalog.clock_timestamp() AT TIME ZONE 'UTC')
+                                     - cfg.retention_interval::interval) AT TIME ZONE 'UTC')
+        END;
+        FOR old IN
+            SELECT * FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.hi <= threshold
+        LOOP
+            -- DROP locks the parent and its default partition ACCESS EXCLUSIVE. (DETACH
+            -- PARTITION CONCURRENTLY would not, but PostgreSQL refuses it on a table with a
+            -- default partition, and every table here has one.)
+            action := 'drop skipped';
+            IF blocked THEN
+                passed_over := passed_over + 1;
+            ELSE
+                PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+                BEGIN
+                    lost := NULL;
+                    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name::text, 'q'::text) THEN
+                        -- workflow steps whose messages the drop takes fail (no delete fires)
+                        EXECUTE pg_catalog.format(
+                            'SELECT pg_catalog.array_agg(m.msg_id) FROM pgmq.%I m WHERE m.headers ? ''workflow''::text',
+                            old.partition_name) INTO lost;
+                    END IF;
+                    EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
+                    IF lost IS NOT NULL THEN
+                        PERFORM pgmq._workflow_queue_lost(cfg.queue_name::text,
+                            pg_catalog.format('partition %s dropped by retention', old.partition_name), lost);
+                    END IF;
+                    action := 'dropped';
+                EXCEPTION WHEN lock_not_available THEN
+                    blocked := true;
+                    RAISE NOTICE 'partition pgmq.% not dropped: the locks it needs on pgmq.% were '
+                                 'not granted within % (a transaction using the queue is open); the '
+                                 'next maintenance run tries again',
+                                 old.partition_name, cfg.table_name, bound;
+                END;
+                PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+            END IF;
+            partition_name := old.partition_name;
+            range_start := pgmq._partition_bound(by_id, old.lo);
+            range_end := pgmq._partition_bound(by_id, old.hi);
+            rows_moved := NULL;
+            RETURN NEXT;
+        END LOOP;
+    END IF;
+    IF passed_over > 0 THEN
+        RAISE NOTICE '% more step(s) on pgmq.% skipped without waiting (the same open transaction '
+                     'holds them up); the next maintenance run tries again', passed_over, cfg.table_name;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._maintain_table(pgmq.partition_config) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._maintain_table(pgmq.partition_config) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
  RETURNS TABLE(expired bigint, archive_deleted bigint)
  LANGUAGE plpgsql
@@ -555,7 +692,7 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_order(jsonb,integer[],integer[]) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_order(jsonb,integer[],integer[]) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text)
+CREATE OR REPLACE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text, msg_ids bigint[] DEFAULT NULL::bigint[])
  RETURNS integer
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -574,7 +711,7 @@ BEGIN
     END IF;
     FOR st IN
         SELECT s.workflow_id, s.step_no FROM pgmq.workflow_step s
-        WHERE s.queue_name = $1 AND s.status = 'sent'::text
+        WHERE s.queue_name = $1 AND s.status = 'sent'::text AND ($3 IS NULL OR s.msg_id = ANY($3))
         ORDER BY s.workflow_id, s.step_no FOR UPDATE
     LOOP
         UPDATE pgmq.workflow_step s
@@ -588,8 +725,8 @@ BEGIN
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._workflow_queue_lost(text,text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._workflow_queue_lost(text,text) FROM PUBLIC;
+COMMENT ON FUNCTION pgmq._workflow_queue_lost(text,text,bigint[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._workflow_queue_lost(text,text,bigint[]) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._workflow_record(stored text, msg_id bigint, headers jsonb, result jsonb, error jsonb)
  RETURNS void
