@@ -32,6 +32,22 @@ from .server import resolve
 from .stores import Store
 
 SESSIONS = 8
+A_ON = "(a) read+archive b10, plain messages: ours, trigger on"
+A_OFF = "(a) read+archive b10, plain messages: ours, trigger dropped"
+A_PGMQ = "(a) read+archive b10, plain messages: pgmq's SQL"
+B_PLAIN = "(b) single archive: plain message"
+B_STEP = "(b) single archive: a step, nothing after it"
+B_CHAIN = "(b) single archive: a chain's step (sends the next)"
+C_PLAIN = "(c) 8 sessions, single archives: plain messages"
+C_CHORD = "(c) 8 sessions, single archives: a chord's parents"
+RATIOS = (
+    ("(a) trigger on / trigger dropped (target: 1.0 within noise)", A_ON, A_OFF),
+    ("(a) trigger on / pgmq's SQL", A_ON, A_PGMQ),
+    ("(a) trigger dropped / pgmq's SQL", A_OFF, A_PGMQ),
+    ("(b) a step / plain (target >= 0.5)", B_STEP, B_PLAIN),
+    ("(b) a chain's step / plain", B_CHAIN, B_PLAIN),
+    ("(c) chord parents / plain (target >= 0.5)", C_CHORD, C_PLAIN),
+)
 
 
 def fresh_queue(conn: psycopg.Connection, with_trigger: bool = True) -> str:
@@ -138,11 +154,16 @@ def median(call, rounds: int) -> float:
 
 
 def interleaved(calls: dict, rounds: int) -> dict[str, float]:
-    """Each call's median over ``rounds`` runs, the calls taken in turn each round."""
-    runs: dict[str, list[float]] = {k: [] for k in calls}
-    for _ in range(rounds):
-        for key, call in calls.items():
-            runs[key].append(call())
+    """Each call's median over ``rounds`` runs after one warm-up run of each, the calls
+    taken in turn, the order rotated each round (a session speeds up as it warms: the
+    first call of a round must not always be the same one)."""
+    keys = list(calls)
+    for key in keys:
+        calls[key]()
+    runs: dict[str, list[float]] = {k: [] for k in keys}
+    for r in range(rounds):
+        for key in keys[r % len(keys) :] + keys[: r % len(keys)]:
+            runs[key].append(calls[key]())
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
@@ -154,74 +175,52 @@ def main() -> None:
     parser.add_argument("--acks", type=int, default=2_000, help="Acknowledgements per run of (b).")
     parser.add_argument("--parents", type=int, default=9_999, help="The chord's parents in (c).")
     parser.add_argument("--rounds", type=int, default=3, help="Timed runs per figure.")
+    parser.add_argument("--only", choices=("a", "b", "c"), help="Measure one figure only.")
+    parser.add_argument("--db-prefix", default="bench_wf_", help="Scratch database prefix.")
     args = parser.parse_args()
+    wanted = {args.only} if args.only else {"a", "b", "c"}
     server = resolve(args.dsn, args.data_dir)
     tag = uuid.uuid4().hex[:6]
-    ours = Store("ours", server, f"bench_wf_ours_{tag}")
-    pgmq = Store("pgmq", server, f"bench_wf_pgmq_{tag}")
+    ours = Store("ours", server, f"{args.db_prefix}ours_{tag}")
+    pgmq = Store("pgmq", server, f"{args.db_prefix}pgmq_{tag}")
+    fig: dict[str, float] = {}
     try:
         for store in (ours, pgmq):
             store.install()
         with connect(ours) as o, connect(pgmq) as p:
             n, r = args.messages, args.rounds
-            fig = interleaved(
-                {
-                    "(a) read+archive b10, plain messages: ours, trigger on": lambda: read_archive(
-                        o, n
-                    ),
-                    "(a) read+archive b10, plain messages: ours, trigger dropped": lambda: (
-                        read_archive(o, n, with_trigger=False)
-                    ),
-                    "(a) read+archive b10, plain messages: pgmq's SQL": lambda: read_archive(
-                        p, n, with_trigger=False
-                    ),
-                },
-                r,
-            )
+            if "a" in wanted:
+                fig |= interleaved(
+                    {
+                        A_ON: lambda: read_archive(o, n),
+                        A_OFF: lambda: read_archive(o, n, with_trigger=False),
+                        A_PGMQ: lambda: read_archive(p, n, with_trigger=False),
+                    },
+                    r,
+                )
+            if "b" in wanted:
+                fig |= interleaved(
+                    {
+                        B_PLAIN: lambda: single_acks(o, args.acks, None),
+                        B_STEP: lambda: single_acks(o, args.acks, "group"),
+                        B_CHAIN: lambda: single_acks(o, args.acks, "chain"),
+                    },
+                    r,
+                )
+        if "c" in wanted:
             fig |= interleaved(
                 {
-                    "(b) single archive: plain message": lambda: single_acks(o, args.acks, None),
-                    "(b) single archive: a step, nothing after it": lambda: single_acks(
-                        o, args.acks, "group"
-                    ),
-                    "(b) single archive: a chain's step (sends the next)": lambda: single_acks(
-                        o, args.acks, "chain"
-                    ),
+                    C_PLAIN: lambda: concurrent_acks(ours, args.parents, chord=False),
+                    C_CHORD: lambda: concurrent_acks(ours, args.parents, chord=True),
                 },
                 r,
             )
-        fig |= interleaved(
-            {
-                "(c) 8 sessions, single archives: plain messages": lambda: concurrent_acks(
-                    ours, args.parents, chord=False
-                ),
-                "(c) 8 sessions, single archives: a chord's parents": lambda: concurrent_acks(
-                    ours, args.parents, chord=True
-                ),
-            },
-            r,
-        )
     finally:
         for store in (ours, pgmq):
             store.close()
         server.drop_created()
-    plain_a = fig["(a) read+archive b10, plain messages: ours, trigger dropped"]
-    plain_b = fig["(b) single archive: plain message"]
     ratios = {
-        "(a) trigger on / trigger dropped (target: 1.0 within noise)": fig[
-            "(a) read+archive b10, plain messages: ours, trigger on"
-        ]
-        / plain_a,
-        "(a) trigger on / pgmq's SQL": fig["(a) read+archive b10, plain messages: ours, trigger on"]
-        / fig["(a) read+archive b10, plain messages: pgmq's SQL"],
-        "(b) a step / plain (target >= 0.5)": fig["(b) single archive: a step, nothing after it"]
-        / plain_b,
-        "(b) a chain's step / plain": fig["(b) single archive: a chain's step (sends the next)"]
-        / plain_b,
-        "(c) chord parents / plain (target >= 0.5)": fig[
-            "(c) 8 sessions, single archives: a chord's parents"
-        ]
-        / fig["(c) 8 sessions, single archives: plain messages"],
+        name: fig[top] / fig[bottom] for name, top, bottom in RATIOS if top in fig and bottom in fig
     }
     print(json.dumps({"server": server.describe(), "per_second": fig, "ratios": ratios}, indent=2))
 

@@ -102,3 +102,9 @@ def handle_returning(message: Message) -> dict[str, Any]:
     _act(message)
     workflow = (message.headers or {}).get("workflow", {})
     return {"message": message.message, "results": workflow.get("results")}
+
+
+@django_pgmq.consumer(atomic=False)
+def handle_returning_outside(message: Message) -> dict[str, Any]:
+    """Not atomic: as `handle_returning`, its result recorded before its own acknowledgement."""
+    return handle_returning(message)

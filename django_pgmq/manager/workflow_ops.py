@@ -96,6 +96,13 @@ class WorkflowOps(Base):
             for row in rows
         ]
 
+    def workflow_graph(self, workflow_id: int) -> list[dict[str, Any]]:
+        """Every step with its message, headers and ``after`` names, in the spec's order:
+        what the admin's page of a workflow draws (its dependency graph)."""
+        rows = self._by_workflow("workflow_graph", workflow_id, named=True)
+        json_columns = ("message", "headers", "result", "error")
+        return [{k: _json(v) if k in json_columns else v for k, v in row.items()} for row in rows]
+
     def cancel_workflow(self, workflow_id: int) -> int:
         """Cancel the workflow's waiting and sent steps (sent ones' messages are deleted);
         returns how many steps were cancelled."""

@@ -79,7 +79,7 @@ CREATE TABLE pgmq.workflow_stripe (
 -- What is wrong with one step object of a spec (NULL: nothing): its shape alone.
 CREATE FUNCTION pgmq._workflow_step_problem(spec jsonb)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE
         WHEN pg_catalog.jsonb_typeof(spec) IS DISTINCT FROM 'object'::text
@@ -113,7 +113,7 @@ $fn$;
 -- How an error names a step: "name", or #n (its place in the spec) when it has none.
 CREATE FUNCTION pgmq._workflow_step_label(spec jsonb, pos bigint)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE WHEN pg_catalog.jsonb_typeof(spec -> 'step'::text) = 'string'::text
                      AND (spec ->> 'step'::text) <> ''::text
@@ -219,6 +219,17 @@ BEGIN
         IF stored IS NULL THEN
             PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
                                           pg_catalog.format('queue "%s" does not exist', q.queue), 'PQ002');
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger t
+            WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)))
+              AND t.tgname = 'pgmq_workflow_ack'::name
+        ) THEN
+            -- an old install's table another role owns (see migration 0046)
+            PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
+                pg_catalog.format('queue "%s" has no workflow trigger: a DBA gives its table to the owner '
+                                  'of schema pgmq and runs SELECT pgmq._workflow_trigger(%L)', stored, stored),
+                'PQ000');
         END IF;
         IF NOT owner_session AND NOT pg_catalog.has_table_privilege(
                 SESSION_USER, pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)), 'INSERT'::text) THEN
@@ -432,8 +443,26 @@ BEGIN
                     WHERE p.workflow_id = wid AND p.step_no = ANY(st.parents));
         header := header || pg_catalog.jsonb_build_object('results', results);
     END IF;
-    sent := pgmq.send(st.queue_name::text, st.message,
-                      coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+    IF st.parents = '{}'::integer[] THEN
+        -- a first step, sent by create_workflow: a refusal refuses the workflow
+        sent := pgmq.send(st.queue_name::text, st.message,
+                          coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+    ELSE
+        -- sent by an acknowledgement: a queue that refuses the message (PQ004, e.g. its
+        -- max_message_size) fails the step instead of the acknowledgement, which would
+        -- otherwise fail on every retry (a subtransaction, only when a step is sent)
+        BEGIN
+            sent := pgmq.send(st.queue_name::text, st.message,
+                              coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+        EXCEPTION WHEN SQLSTATE 'PQ004' THEN
+            UPDATE pgmq.workflow_step s
+            SET status = 'failed', finished_at = pg_catalog.clock_timestamp(),
+                error = pg_catalog.jsonb_build_object('error', SQLERRM)
+            WHERE s.workflow_id = wid AND s.step_no = $2;
+            PERFORM pgmq._workflow_finished(wid, $2, true);
+            RETURN;
+        END;
+    END IF;
     UPDATE pgmq.workflow_step s SET msg_id = sent WHERE s.workflow_id = wid AND s.step_no = $2;
 END
 $fn$;
@@ -638,8 +667,9 @@ END
 $fn$;
 
 -- The sent steps of a queue whose messages went without a delete (purge_queue truncates,
--- drop_queue drops): failed, with reason as their error. The caller holds the queue.
-CREATE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text)
+-- drop_queue drops; with msg_ids, only those messages': a partition dropped by
+-- retention): failed, with reason as their error. The caller holds the queue.
+CREATE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text, msg_ids bigint[] DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -658,7 +688,7 @@ BEGIN
     END IF;
     FOR st IN
         SELECT s.workflow_id, s.step_no FROM pgmq.workflow_step s
-        WHERE s.queue_name = $1 AND s.status = 'sent'::text
+        WHERE s.queue_name = $1 AND s.status = 'sent'::text AND ($3 IS NULL OR s.msg_id = ANY($3))
         ORDER BY s.workflow_id, s.step_no FOR UPDATE
     LOOP
         UPDATE pgmq.workflow_step s
@@ -697,6 +727,25 @@ BEGIN
     PERFORM pgmq._workflow_require($1);
     RETURN QUERY
         SELECT s.step, s.queue_name, s.msg_id, s.status, s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$fn$;
+
+-- Every step of a workflow with what the admin's page draws: its message and headers,
+-- and the names of the steps it runs after (the dependency graph), in the spec's order.
+CREATE FUNCTION pgmq._workflow_graph(workflow_id bigint)
+RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, message jsonb, headers jsonb,
+              after text[], result jsonb, error jsonb, sent_at timestamptz, finished_at timestamptz)
+LANGUAGE plpgsql STABLE
+AS $fn$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status, s.message, s.headers,
+               ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
+                     JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
+                     ORDER BY u.k),
+               s.result, s.error, s.sent_at, s.finished_at
         FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
 END
 $fn$;

@@ -764,6 +764,12 @@ SELECT pgmq._workflow_settle(queue_name => %(queue)s::text, msg_id => %(msg_id)s
 SELECT step, queue_name, msg_id, status, result, error, sent_at, finished_at
 FROM pgmq.workflow_status(workflow_id => %(workflow_id)s::bigint);
 
+-- name: workflow_graph
+-- The admin's page of one workflow: its steps with message, headers and "after".
+SELECT step, queue_name, msg_id, status, message, headers, after, result, error, sent_at,
+       finished_at
+FROM pgmq._workflow_graph(workflow_id => %(workflow_id)s::bigint);
+
 -- name: cancel_workflow
 SELECT pgmq.cancel_workflow(workflow_id => %(workflow_id)s::bigint);
 

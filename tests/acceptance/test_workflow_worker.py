@@ -21,9 +21,11 @@ def dead_letters(queue, manager):
     manager.drop_queue(name)
 
 
+@pytest.mark.parametrize("handler", ["handle_returning", "handle_returning_outside"])
 def test_return_values_flow_into_the_callback_and_a_failure_cancels(
-    queue, dead_letters, start_worker
+    queue, dead_letters, start_worker, handler
 ) -> None:
+    """Atomic (recorded in the chunk's transaction) and not atomic (recorded, then acknowledged)."""
     good = pgmq.create_workflow(
         chord([step("a", queue, {"n": 1}), step("b", queue, {"n": 2})], step("sum", queue, {}))
     )
@@ -33,7 +35,7 @@ def test_return_values_flow_into_the_callback_and_a_failure_cancels(
     worker = start_worker(
         queue,
         "--handler",
-        "tests.handlers.handle_returning",
+        f"tests.handlers.{handler}",
         "--max-receives",
         "2",
         "--retry-delay",

@@ -603,6 +603,7 @@ def workflow_operations(run: Owner, q: str, qa: str, qw: str) -> None:
         run("SELECT * FROM pgmq.read(%s, 0, 10)", qa)  # read again: to the dead letters
     run("SELECT * FROM pgmq.pop(%s, 100)", q)
     run("SELECT * FROM pgmq.workflow_status(%s)", wid)
+    run("SELECT * FROM pgmq._workflow_graph(%s)", wid)
     run("SELECT * FROM pgmq.list_workflows()")
     run("SELECT * FROM pgmq.list_workflows('done', 10, 10000000)")
     run("SELECT pgmq.cancel_workflow(%s)", wid)

@@ -63,6 +63,12 @@ def test_a_chord_runs_through_the_module_api(queue, manager) -> None:
     assert (steps["a"].status, steps["a"].result) == ("done", {"sum": 1})
     assert (steps["b"].status, steps["b"].error) == ("failed", "boom")
     assert steps["c"].status == "cancelled" and steps["c"].msg_id is None
+    graph = pgmq.QueueManager().workflow_graph(wid)
+    assert [(g["step"], g["after"], g["message"]) for g in graph] == [
+        ("a", [], {"n": 1}),
+        ("b", [], {"n": 2}),
+        ("c", ["a", "b"], {}),
+    ]
     (info,) = [w for w in pgmq.list_workflows() if w.workflow_id == wid]
     assert (info.status, info.steps_done, info.steps_total, info.database) == (
         "failed",

@@ -345,3 +345,43 @@ def test_an_expired_step_message_fails_the_step(db, queues) -> None:
         "a": ("failed", None, {"error": "expired: message_retention"}),
         "b": ("cancelled", None, None),
     }
+
+
+def test_a_step_its_queue_refuses_fails_instead_of_the_acknowledgement(db, queues) -> None:
+    q, small = queues(2)
+    db.execute("SELECT pgmq.set_queue_attributes(%s, '{\"max_message_size\": 200}')", [small])
+    wid = create(
+        db,
+        [
+            {"step": "a", "queue": q, "message": {}},
+            {"step": "b", "queue": small, "message": {"pad": "x" * 250}, "after": ["a"]},
+            {"step": "c", "queue": q, "message": {}, "after": ["b"]},
+        ],
+    )
+    (a,) = messages(db, q)
+    db.execute("SELECT pgmq.complete(%s, %s, '1')", [q, a[0]])  # the acknowledgement stands
+    seen = status(db, wid)
+    assert seen["a"][0] == "done"
+    assert seen["b"][0] == "failed" and "max_message_size" in seen["b"][2]["error"]
+    assert seen["c"][0] == "cancelled"
+
+
+def test_a_partition_dropped_by_retention_fails_the_steps_it_held(db) -> None:
+    name = f"wf_{uuid.uuid4().hex[:12]}"
+    db.execute("SELECT pgmq.create_partitioned(%s, '10', '20')", [name])
+    try:
+        wid = create(
+            db,
+            [
+                {"step": "a", "queue": name, "message": {}},
+                {"step": "b", "queue": name, "message": {}, "after": ["a"]},
+            ],
+        )
+        db.execute("SELECT pgmq.send_batch(%s, array_fill('{}'::jsonb, ARRAY[40]))", [name])
+        db.execute("SELECT * FROM pgmq.maintain_partitions(%s)", [name])
+        seen = status(db, wid)
+        assert seen["a"][0] == "failed"
+        assert "dropped by retention" in seen["a"][2]["error"]
+        assert seen["b"][0] == "cancelled"
+    finally:
+        db.execute("SELECT pgmq.drop_queue(%s)", [name])

@@ -194,6 +194,143 @@ $function$
 COMMENT ON FUNCTION pgmq._drop_queue(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._drop_queue(text) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._maintain_table(cfg pgmq.partition_config)
+ RETURNS TABLE(action text, partition_name text, range_start text, range_end text, rows_moved bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    by_id boolean := cfg.partition_column = 'msg_id';
+    step text := cfg.partition_interval;
+    cur numeric := pgmq._partition_now(cfg.queue_name::text, by_id);
+    spill regclass := pgmq._default_partition(cfg.table_name);
+    bound text := pgmq._maintenance_lock_timeout();
+    saved text := pg_catalog.current_setting('lock_timeout');
+    wanted numeric[] := '{}';
+    spilled numeric[];
+    bucket numeric;
+    bucket_end numeric;
+    threshold numeric;
+    blocked boolean := false;
+    passed_over integer := 0;
+    lost bigint[];
+    old record;
+    made record;
+BEGIN
+    bucket := pgmq._partition_floor(by_id, step, cur);
+    FOR i IN 0..cfg.premake LOOP
+        wanted := pg_catalog.array_append(wanted, bucket);
+        bucket := pgmq._partition_next(by_id, step, bucket);
+    END LOOP;
+    IF spill IS NOT NULL THEN
+        -- Reading the default partition: ACCESS SHARE, which only DDL conflicts with.
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            EXECUTE pg_catalog.format(
+                'SELECT pg_catalog.array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
+                CASE WHEN by_id THEN pg_catalog.format('%I::numeric', cfg.partition_column)
+                     ELSE pg_catalog.format('EXTRACT(epoch FROM %I)', cfg.partition_column) END,
+                spill
+            ) INTO spilled USING by_id, step;
+        EXCEPTION WHEN lock_not_available THEN
+            spilled := NULL;  -- its rows wait for the next run
+            blocked := true;  -- a DDL holds the table: every step would wait
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+    END IF;
+
+    FOR bucket IN
+        SELECT DISTINCT w FROM pg_catalog.unnest(pg_catalog.array_cat(wanted, coalesce(spilled, '{}')))
+            AS w ORDER BY w
+    LOOP
+        CONTINUE WHEN EXISTS (
+            SELECT 1 FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.lo <= bucket AND bucket < p.hi
+        );
+        -- Never overlap a partition made with other bounds (a converted archive's history).
+        SELECT LEAST(pgmq._partition_next(by_id, step, bucket), pg_catalog.min(p.lo)) INTO bucket_end
+        FROM pgmq._partitions(cfg.table_name, by_id) p
+        WHERE NOT p.is_default AND p.lo > bucket;
+        action := 'create skipped';
+        partition_name := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
+        rows_moved := NULL;
+        IF blocked THEN
+            passed_over := passed_over + 1;
+        ELSE
+            PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+            BEGIN
+                SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
+                action := 'created';
+                rows_moved := made.rows_moved;
+            EXCEPTION WHEN lock_not_available THEN
+                blocked := true;
+                RAISE NOTICE 'partition pgmq.% not created: the locks it needs on pgmq.% were not '
+                             'granted within % (a transaction using the queue is open); the next '
+                             'maintenance run tries again', partition_name, cfg.table_name, bound;
+            END;
+            PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        END IF;
+        range_start := pgmq._partition_bound(by_id, bucket);
+        range_end := pgmq._partition_bound(by_id, bucket_end);
+        RETURN NEXT;
+    END LOOP;
+
+    IF cfg.retention_interval IS NOT NULL THEN
+        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::numeric
+            ELSE EXTRACT(epoch FROM ((pg_catalog.clock_timestamp() AT TIME ZONE 'UTC')
+                                     - cfg.retention_interval::interval) AT TIME ZONE 'UTC')
+        END;
+        FOR old IN
+            SELECT * FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.hi <= threshold
+        LOOP
+            -- DROP locks the parent and its default partition ACCESS EXCLUSIVE. (DETACH
+            -- PARTITION CONCURRENTLY would not, but PostgreSQL refuses it on a table with a
+            -- default partition, and every table here has one.)
+            action := 'drop skipped';
+            IF blocked THEN
+                passed_over := passed_over + 1;
+            ELSE
+                PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+                BEGIN
+                    lost := NULL;
+                    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name::text, 'q'::text) THEN
+                        -- workflow steps whose messages the drop takes fail (no delete fires)
+                        EXECUTE pg_catalog.format(
+                            'SELECT pg_catalog.array_agg(m.msg_id) FROM pgmq.%I m WHERE m.headers ? ''workflow''::text',
+                            old.partition_name) INTO lost;
+                    END IF;
+                    EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
+                    IF lost IS NOT NULL THEN
+                        PERFORM pgmq._workflow_queue_lost(cfg.queue_name::text,
+                            pg_catalog.format('partition %s dropped by retention', old.partition_name), lost);
+                    END IF;
+                    action := 'dropped';
+                EXCEPTION WHEN lock_not_available THEN
+                    blocked := true;
+                    RAISE NOTICE 'partition pgmq.% not dropped: the locks it needs on pgmq.% were '
+                                 'not granted within % (a transaction using the queue is open); the '
+                                 'next maintenance run tries again',
+                                 old.partition_name, cfg.table_name, bound;
+                END;
+                PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+            END IF;
+            partition_name := old.partition_name;
+            range_start := pgmq._partition_bound(by_id, old.lo);
+            range_end := pgmq._partition_bound(by_id, old.hi);
+            rows_moved := NULL;
+            RETURN NEXT;
+        END LOOP;
+    END IF;
+    IF passed_over > 0 THEN
+        RAISE NOTICE '% more step(s) on pgmq.% skipped without waiting (the same open transaction '
+                     'holds them up); the next maintenance run tries again', passed_over, cfg.table_name;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._maintain_table(pgmq.partition_config) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._maintain_table(pgmq.partition_config) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
  RETURNS TABLE(expired bigint, archive_deleted bigint)
  LANGUAGE plpgsql
@@ -305,6 +442,17 @@ BEGIN
         IF stored IS NULL THEN
             PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
                                           pg_catalog.format('queue "%s" does not exist', q.queue), 'PQ002');
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger t
+            WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)))
+              AND t.tgname = 'pgmq_workflow_ack'::name
+        ) THEN
+            -- an old install's table another role owns (see migration 0046)
+            PERFORM pgmq._workflow_refuse(pgmq._workflow_step_label(steps -> (q.pos::integer - 1), q.pos),
+                pg_catalog.format('queue "%s" has no workflow trigger: a DBA gives its table to the owner '
+                                  'of schema pgmq and runs SELECT pgmq._workflow_trigger(%L)', stored, stored),
+                'PQ000');
         END IF;
         IF NOT owner_session AND NOT pg_catalog.has_table_privilege(
                 SESSION_USER, pg_catalog.format('pgmq.%I', pgmq.format_table_name(stored, 'q'::text)), 'INSERT'::text) THEN
@@ -436,6 +584,26 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._workflow_graph(workflow_id bigint)
+ RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, message jsonb, headers jsonb, after text[], result jsonb, error jsonb, sent_at timestamp with time zone, finished_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status, s.message, s.headers,
+               ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
+                     JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
+                     ORDER BY u.k),
+               s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._workflow_graph(bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._workflow_graph(bigint) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._workflow_message_failed(headers jsonb, queue_name text, msg_id bigint, error jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -524,7 +692,7 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_order(jsonb,integer[],integer[]) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_order(jsonb,integer[],integer[]) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text)
+CREATE OR REPLACE FUNCTION pgmq._workflow_queue_lost(queue_name text, reason text, msg_ids bigint[] DEFAULT NULL::bigint[])
  RETURNS integer
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -543,7 +711,7 @@ BEGIN
     END IF;
     FOR st IN
         SELECT s.workflow_id, s.step_no FROM pgmq.workflow_step s
-        WHERE s.queue_name = $1 AND s.status = 'sent'::text
+        WHERE s.queue_name = $1 AND s.status = 'sent'::text AND ($3 IS NULL OR s.msg_id = ANY($3))
         ORDER BY s.workflow_id, s.step_no FOR UPDATE
     LOOP
         UPDATE pgmq.workflow_step s
@@ -557,8 +725,8 @@ BEGIN
 END
 $function$
 ;
-COMMENT ON FUNCTION pgmq._workflow_queue_lost(text,text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._workflow_queue_lost(text,text) FROM PUBLIC;
+COMMENT ON FUNCTION pgmq._workflow_queue_lost(text,text,bigint[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._workflow_queue_lost(text,text,bigint[]) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._workflow_record(stored text, msg_id bigint, headers jsonb, result jsonb, error jsonb)
  RETURNS void
@@ -699,8 +867,26 @@ BEGIN
                     WHERE p.workflow_id = wid AND p.step_no = ANY(st.parents));
         header := header || pg_catalog.jsonb_build_object('results', results);
     END IF;
-    sent := pgmq.send(st.queue_name::text, st.message,
-                      coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+    IF st.parents = '{}'::integer[] THEN
+        -- a first step, sent by create_workflow: a refusal refuses the workflow
+        sent := pgmq.send(st.queue_name::text, st.message,
+                          coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+    ELSE
+        -- sent by an acknowledgement: a queue that refuses the message (PQ004, e.g. its
+        -- max_message_size) fails the step instead of the acknowledgement, which would
+        -- otherwise fail on every retry (a subtransaction, only when a step is sent)
+        BEGIN
+            sent := pgmq.send(st.queue_name::text, st.message,
+                              coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+        EXCEPTION WHEN SQLSTATE 'PQ004' THEN
+            UPDATE pgmq.workflow_step s
+            SET status = 'failed', finished_at = pg_catalog.clock_timestamp(),
+                error = pg_catalog.jsonb_build_object('error', SQLERRM)
+            WHERE s.workflow_id = wid AND s.step_no = $2;
+            PERFORM pgmq._workflow_finished(wid, $2, true);
+            RETURN;
+        END;
+    END IF;
     UPDATE pgmq.workflow_step s SET msg_id = sent WHERE s.workflow_id = wid AND s.step_no = $2;
 END
 $function$
@@ -734,7 +920,7 @@ REVOKE EXECUTE ON FUNCTION pgmq._workflow_settle(text,bigint,jsonb,jsonb) FROM P
 CREATE OR REPLACE FUNCTION pgmq._workflow_step_label(spec jsonb, pos bigint)
  RETURNS text
  LANGUAGE sql
- IMMUTABLE
+ STABLE
 AS $function$
     SELECT CASE WHEN pg_catalog.jsonb_typeof(spec -> 'step'::text) = 'string'::text
                      AND (spec ->> 'step'::text) <> ''::text
@@ -748,7 +934,7 @@ REVOKE EXECUTE ON FUNCTION pgmq._workflow_step_label(jsonb,bigint) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION pgmq._workflow_step_problem(spec jsonb)
  RETURNS text
  LANGUAGE sql
- IMMUTABLE
+ STABLE
 AS $function$
     SELECT CASE
         WHEN pg_catalog.jsonb_typeof(spec) IS DISTINCT FROM 'object'::text
@@ -1040,14 +1226,27 @@ CREATE INDEX workflow_step_sent_idx ON pgmq.workflow_step USING btree (queue_nam
 -- scratch queues q_k_*): every existing queue's live table gets the workflow trigger
 -- (a partitioned queue's parent: it clones to the partitions), and every registered
 -- application role reads the new tables, as pgmq.grant_app_role gives it the others.
+-- A live table another role still owns (an old install's, left by migration 0045 with a
+-- warning) gets no trigger, and a warning: create_workflow refuses that queue until a
+-- DBA gives the table to the owner and runs SELECT pgmq._workflow_trigger('<queue>').
 DO $workflows$
 DECLARE
-    q text;
+    q record;
     r name;
 BEGIN
-    FOR q IN SELECT m.queue_name::text FROM pgmq.meta m ORDER BY 1 LOOP
-        IF pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(q, 'q'::text))) IS NOT NULL THEN
-            PERFORM pgmq._workflow_trigger(q);
+    FOR q IN
+        SELECT m.queue_name::text AS name, c.relowner
+        FROM pgmq.meta m
+        JOIN pg_catalog.pg_class c
+          ON c.oid = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', pgmq.format_table_name(m.queue_name::text, 'q'::text)))
+        ORDER BY 1
+    LOOP
+        IF pg_catalog.pg_has_role(current_user, q.relowner, 'MEMBER'::text) THEN
+            PERFORM pgmq._workflow_trigger(q.name);
+        ELSE
+            RAISE WARNING 'queue "%": its table is owned by role "%", so it gets no workflow trigger; '
+                'workflows refuse it until a DBA runs ALTER TABLE ... OWNER TO the owner of schema pgmq '
+                'and SELECT pgmq._workflow_trigger(%L)', q.name, pg_catalog.pg_get_userbyid(q.relowner), q.name;
         END IF;
     END LOOP;
     FOR r IN SELECT a.role_name FROM pgmq.app_role a

@@ -3,7 +3,8 @@
 SET LOCAL check_function_bodies = off;
 -- HAND (wf) part 1, at the top, right after SET LOCAL check_function_bodies = off
 -- (replaces the generated DROP TRIGGER lines on the scratch queues q_k_*): the trigger
--- leaves every queue's live table before its function is dropped.
+-- leaves every queue's live table before its function is dropped (the tables the
+-- migrating role owns: the forward block gave no other one the trigger).
 DO $workflows$
 DECLARE
     t record;
@@ -11,7 +12,7 @@ BEGIN
     FOR t IN
         SELECT c.relname FROM pg_catalog.pg_trigger g JOIN pg_catalog.pg_class c ON c.oid = g.tgrelid
         WHERE c.relnamespace = 'pgmq'::regnamespace AND g.tgname = 'pgmq_workflow_ack'
-          AND g.tgparentid = 0
+          AND g.tgparentid = 0 AND pg_catalog.pg_has_role(current_user, c.relowner, 'MEMBER'::text)
         ORDER BY 1
     LOOP
         EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS pgmq_workflow_ack ON pgmq.%I', t.relname);
@@ -29,9 +30,10 @@ DROP FUNCTION IF EXISTS pgmq._workflow_ack();
 DROP FUNCTION IF EXISTS pgmq._workflow_check_queues(jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_check_spec(jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_finished(bigint,integer,boolean);
+DROP FUNCTION IF EXISTS pgmq._workflow_graph(bigint);
 DROP FUNCTION IF EXISTS pgmq._workflow_message_failed(jsonb,text,bigint,jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_order(jsonb,integer[],integer[]);
-DROP FUNCTION IF EXISTS pgmq._workflow_queue_lost(text,text);
+DROP FUNCTION IF EXISTS pgmq._workflow_queue_lost(text,text,bigint[]);
 DROP FUNCTION IF EXISTS pgmq._workflow_record(text,bigint,jsonb,jsonb,jsonb);
 DROP FUNCTION IF EXISTS pgmq._workflow_refuse(text,text,text);
 DROP FUNCTION IF EXISTS pgmq._workflow_require(bigint);
@@ -187,6 +189,131 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._drop_queue(text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._drop_queue(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._maintain_table(cfg pgmq.partition_config)
+ RETURNS TABLE(action text, partition_name text, range_start text, range_end text, rows_moved bigint)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    by_id boolean := cfg.partition_column = 'msg_id';
+    step text := cfg.partition_interval;
+    cur numeric := pgmq._partition_now(cfg.queue_name::text, by_id);
+    spill regclass := pgmq._default_partition(cfg.table_name);
+    bound text := pgmq._maintenance_lock_timeout();
+    saved text := pg_catalog.current_setting('lock_timeout');
+    wanted numeric[] := '{}';
+    spilled numeric[];
+    bucket numeric;
+    bucket_end numeric;
+    threshold numeric;
+    blocked boolean := false;
+    passed_over integer := 0;
+    old record;
+    made record;
+BEGIN
+    bucket := pgmq._partition_floor(by_id, step, cur);
+    FOR i IN 0..cfg.premake LOOP
+        wanted := pg_catalog.array_append(wanted, bucket);
+        bucket := pgmq._partition_next(by_id, step, bucket);
+    END LOOP;
+    IF spill IS NOT NULL THEN
+        -- Reading the default partition: ACCESS SHARE, which only DDL conflicts with.
+        PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+        BEGIN
+            EXECUTE pg_catalog.format(
+                'SELECT pg_catalog.array_agg(DISTINCT pgmq._partition_floor($1, $2, %s)) FROM %s',
+                CASE WHEN by_id THEN pg_catalog.format('%I::numeric', cfg.partition_column)
+                     ELSE pg_catalog.format('EXTRACT(epoch FROM %I)', cfg.partition_column) END,
+                spill
+            ) INTO spilled USING by_id, step;
+        EXCEPTION WHEN lock_not_available THEN
+            spilled := NULL;  -- its rows wait for the next run
+            blocked := true;  -- a DDL holds the table: every step would wait
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+    END IF;
+
+    FOR bucket IN
+        SELECT DISTINCT w FROM pg_catalog.unnest(pg_catalog.array_cat(wanted, coalesce(spilled, '{}')))
+            AS w ORDER BY w
+    LOOP
+        CONTINUE WHEN EXISTS (
+            SELECT 1 FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.lo <= bucket AND bucket < p.hi
+        );
+        -- Never overlap a partition made with other bounds (a converted archive's history).
+        SELECT LEAST(pgmq._partition_next(by_id, step, bucket), pg_catalog.min(p.lo)) INTO bucket_end
+        FROM pgmq._partitions(cfg.table_name, by_id) p
+        WHERE NOT p.is_default AND p.lo > bucket;
+        action := 'create skipped';
+        partition_name := pgmq._partition_name(cfg.table_name, by_id, step, bucket);
+        rows_moved := NULL;
+        IF blocked THEN
+            passed_over := passed_over + 1;
+        ELSE
+            PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+            BEGIN
+                SELECT * INTO made FROM pgmq._create_partition(cfg, bucket, bucket_end);
+                action := 'created';
+                rows_moved := made.rows_moved;
+            EXCEPTION WHEN lock_not_available THEN
+                blocked := true;
+                RAISE NOTICE 'partition pgmq.% not created: the locks it needs on pgmq.% were not '
+                             'granted within % (a transaction using the queue is open); the next '
+                             'maintenance run tries again', partition_name, cfg.table_name, bound;
+            END;
+            PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+        END IF;
+        range_start := pgmq._partition_bound(by_id, bucket);
+        range_end := pgmq._partition_bound(by_id, bucket_end);
+        RETURN NEXT;
+    END LOOP;
+
+    IF cfg.retention_interval IS NOT NULL THEN
+        threshold := CASE WHEN by_id THEN cur - cfg.retention_interval::numeric
+            ELSE EXTRACT(epoch FROM ((pg_catalog.clock_timestamp() AT TIME ZONE 'UTC')
+                                     - cfg.retention_interval::interval) AT TIME ZONE 'UTC')
+        END;
+        FOR old IN
+            SELECT * FROM pgmq._partitions(cfg.table_name, by_id) p
+            WHERE NOT p.is_default AND p.hi <= threshold
+        LOOP
+            -- DROP locks the parent and its default partition ACCESS EXCLUSIVE. (DETACH
+            -- PARTITION CONCURRENTLY would not, but PostgreSQL refuses it on a table with a
+            -- default partition, and every table here has one.)
+            action := 'drop skipped';
+            IF blocked THEN
+                passed_over := passed_over + 1;
+            ELSE
+                PERFORM pg_catalog.set_config('lock_timeout', bound, true);
+                BEGIN
+                    EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
+                    action := 'dropped';
+                EXCEPTION WHEN lock_not_available THEN
+                    blocked := true;
+                    RAISE NOTICE 'partition pgmq.% not dropped: the locks it needs on pgmq.% were '
+                                 'not granted within % (a transaction using the queue is open); the '
+                                 'next maintenance run tries again',
+                                 old.partition_name, cfg.table_name, bound;
+                END;
+                PERFORM pg_catalog.set_config('lock_timeout', saved, true);
+            END IF;
+            partition_name := old.partition_name;
+            range_start := pgmq._partition_bound(by_id, old.lo);
+            range_end := pgmq._partition_bound(by_id, old.hi);
+            rows_moved := NULL;
+            RETURN NEXT;
+        END LOOP;
+    END IF;
+    IF passed_over > 0 THEN
+        RAISE NOTICE '% more step(s) on pgmq.% skipped without waiting (the same open transaction '
+                     'holds them up); the next maintenance run tries again', passed_over, cfg.table_name;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._maintain_table(pgmq.partition_config) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._maintain_table(pgmq.partition_config) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._retention_batch(queue_name text, batch_size integer DEFAULT 5000)
  RETURNS TABLE(expired bigint, archive_deleted bigint)
