@@ -331,22 +331,6 @@ class BrowsedMessage:
 
 
 @dataclass(frozen=True)
-class ShownWorkflowStep:
-    """A workflow's step as its dashboard page shows it (``after``: its parents' names)."""
-
-    step: str
-    status: str
-    queue_name: str
-    msg_id: int | None
-    message: Any
-    result: Any
-    error: Any
-    after: list[str]
-    sent_at: datetime | None
-    finished_at: datetime | None
-
-
-@dataclass(frozen=True)
 class ThroughputBucket:
     """Messages archived in one time bucket, with enqueue-to-archive latency percentiles.
 

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from .. import routing
-from ..internal import InternalManager
+from ..errors import WorkflowNotFound
 from ..manager import QueueManager
 from .access import current_db, require, url
 from .display import duration
@@ -128,13 +128,14 @@ def workflow_page(request: HttpRequest, admin: ModelAdmin, workflow: str) -> Htt
     wid = whole_number(_("workflow id"), workflow)
     assert wid is not None  # the address always has one
     read = routing.read_database(db)
-    steps = InternalManager(read).dashboard_workflow_steps(wid)
-    if not steps:
-        raise Http404(_("no workflow %d in database %s") % (wid, db))
+    try:
+        steps = QueueManager(read).workflow_graph(wid)
+    except WorkflowNotFound:
+        raise Http404(_("no workflow %d in database %s") % (wid, db)) from None
     drawn = None
     if len(steps) <= MAX_STEPS:
         drawn = graph(
-            [GraphStep(s.step, s.status, tuple(s.after)) for s in steps],
+            [GraphStep(s["step"], s["status"], tuple(s["after"])) for s in steps],
             _("Workflow %d") % wid,
             {k: str(v) for k, v in STATUS_LABELS.items()},
         )
@@ -148,7 +149,7 @@ def workflow_page(request: HttpRequest, admin: ModelAdmin, workflow: str) -> Htt
     rows = [_step_view(db, s) for s in shown]
     counts: dict[str, int] = {}
     for s in steps:
-        counts[s.status] = counts.get(s.status, 0) + 1
+        counts[s["status"]] = counts.get(s["status"], 0) + 1
     return render(
         request,
         admin,
@@ -168,25 +169,21 @@ def workflow_page(request: HttpRequest, admin: ModelAdmin, workflow: str) -> Htt
     )
 
 
-def _step_view(db: str, step: Any) -> dict[str, Any]:
-    """What the page shows of a step (JSON as compact text)."""
+def _step_view(db: str, step: dict[str, Any]) -> dict[str, Any]:
+    """What the page shows of a step (`QueueManager.workflow_graph`'s row; JSON as text)."""
 
     def text(value: Any) -> str:
         return "" if value is None else json.dumps(value, ensure_ascii=False)
 
     return {
-        "step": step.step,
-        "status": step.status,
-        "status_label": status_label(step.status),
-        "queue": step.queue_name,
-        "queue_url": url("change", db, step.queue_name),
-        "msg_id": step.msg_id,
-        "message": text(step.message),
-        "result": text(step.result),
-        "error": text(step.error),
-        "after": ", ".join(step.after),
-        "sent_at": step.sent_at,
-        "finished_at": step.finished_at,
+        **{k: step[k] for k in ("step", "status", "msg_id", "sent_at", "finished_at")},
+        "status_label": status_label(step["status"]),
+        "queue": step["queue_name"],
+        "queue_url": url("change", db, step["queue_name"]),
+        "message": text(step["message"]),
+        "result": text(step["result"]),
+        "error": text(step["error"]),
+        "after": ", ".join(step["after"]),
     }
 
 

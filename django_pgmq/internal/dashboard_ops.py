@@ -19,14 +19,7 @@ from ..manager.plumbing import (
     _record,
 )
 from ..names import validate_queue_name
-from ..records import (
-    BrowsedMessage,
-    QueueInfo,
-    QueueStats,
-    ShownWorkflowStep,
-    StatsBucket,
-    ThroughputBucket,
-)
+from ..records import BrowsedMessage, QueueInfo, QueueStats, StatsBucket, ThroughputBucket
 
 
 def queue_stats(columns: dict[str, Any]) -> QueueStats:
@@ -190,20 +183,6 @@ class DashboardOps(Base):
                 BrowsedMessage, row, message=_json(row["message"]), headers=_json(row["headers"])
             )
             for row in rows
-        ]
-
-    def dashboard_workflow_steps(self, workflow_id: int) -> list[ShownWorkflowStep]:
-        """Every step of a workflow in its spec's order (none: no such workflow)."""
-        params = {"workflow_id": _check_int("workflow_id", workflow_id, 1)}
-        return [
-            _record(
-                ShownWorkflowStep,
-                row,
-                message=_json(row["message"]),
-                result=_json(row["result"]),
-                error=_json(row["error"]),
-            )
-            for row in self._fetch_named("dashboard_workflow_steps", params, None)
         ]
 
     def dashboard_match_count(

@@ -165,17 +165,6 @@ SELECT * FROM pgmq._dashboard_requeue(
     source_queue => %(source)s, target_queue => %(target)s, msg_ids => %(ids)s::bigint[],
     from_archive => %(from_archive)s::boolean);
 
--- name: dashboard_workflow_steps
--- A workflow's page: its steps in the spec's order, each with its parents' names.
-SELECT s.step, s.status, s.queue_name, s.msg_id, s.message, s.result, s.error,
-       s.sent_at, s.finished_at,
-       ARRAY(SELECT p.step FROM pgmq.workflow_step p
-             WHERE p.workflow_id = s.workflow_id AND p.step_no = ANY (s.parents)
-             ORDER BY p.position) AS after
-FROM pgmq.workflow_step s
-WHERE s.workflow_id = %(workflow_id)s::bigint
-ORDER BY s.position;
-
 -- name: dashboard_match_count
 -- Admin bulk actions (sql/92_dashboard_bulk.sql): how many match, and the last id.
 SELECT matched, last_id FROM pgmq._dashboard_match_count(
