@@ -17,7 +17,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -39,8 +39,20 @@ ONE, LIST = "one", "list"
 MAX_STEPS = step_ids.MAX_STEPS
 
 
+class _Shape:
+    """What a call, a chain, a group and a chord share: enqueue it as one workflow."""
+
+    def enqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
+        """Create the workflow and a result row per step; its first steps are sent at once."""
+        return _enqueue(cast(Node, self), on_failure)
+
+    async def aenqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
+        """`enqueue` from async code (Django's connection, in its thread)."""
+        return await sync_to_async(_enqueue)(cast(Node, self), on_failure)
+
+
 @dataclass(frozen=True)
-class TaskCall:
+class TaskCall(_Shape):
     """A task with its arguments, as one step of a workflow (Celery's signature)."""
 
     task: Task
@@ -51,14 +63,6 @@ class TaskCall:
     def immutable(self) -> TaskCall:
         """The same call without its parents' return values (Celery's ``si``)."""
         return TaskCall(self.task, self.args, self.kwargs, receives_results=False)
-
-    def enqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
-        """This one call as a workflow of one step."""
-        return _enqueue(self, on_failure)
-
-    async def aenqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
-        """`enqueue` from async code (Django's connection, in its thread)."""
-        return await sync_to_async(_enqueue)(self, on_failure)
 
 
 def call(task: Task, *args: Any, **kwargs: Any) -> TaskCall:
@@ -80,18 +84,6 @@ def _node(item: Node | Task) -> Node:
             f"a workflow step is a task, call(task, ...), chain, group or chord, got {item!r}"
         )
     return item
-
-
-class _Shape:
-    """What chain, group and chord share: enqueue the whole shape as one workflow."""
-
-    def enqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
-        """Create the workflow and a result row per step; roots are sent at once."""
-        return _enqueue(self, on_failure)  # type: ignore[arg-type]
-
-    async def aenqueue(self, on_failure: str = "cancel") -> TaskWorkflow:
-        """`enqueue` from async code (Django's connection, in its thread)."""
-        return await sync_to_async(_enqueue)(self, on_failure)  # type: ignore[arg-type]
 
 
 class Chain(_Shape):
