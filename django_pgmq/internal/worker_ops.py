@@ -37,7 +37,7 @@ class WorkerOps(Base):
 
     def record_step_result(self, queue: str, msg_id: int, result: object) -> None:
         """Record a handler's return value as the result of the workflow step whose message
-        ``msg_id`` is (sql/55_workflows.sql); the acknowledgement then finishes the step
+        ``msg_id`` is (sql/57_workflow_settle.sql); the acknowledgement then finishes the step
         with it. Locks the message until the end of the transaction."""
         validate_queue_name(queue)
         params = {"queue": queue, "msg_id": msg_id, "result": result_json(result)}

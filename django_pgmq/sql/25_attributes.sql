@@ -498,7 +498,7 @@ $fn$;
 -- can never refuse, and so lose, a failed message; and the move stays one statement
 -- with the delete, so the message is in exactly one of the two queues. A workflow step's
 -- message gets its error recorded on the way (pgmq._workflow_message_failed), so the
--- delete fails the step instead of finishing it (sql/55_workflows.sql).
+-- delete fails the step instead of finishing it (sql/57_workflow_settle.sql).
 CREATE FUNCTION pgmq._dead_letter_move_sql(queue_name text, dead_letter_queue text)
 RETURNS text
 LANGUAGE sql STABLE
@@ -987,7 +987,7 @@ BEGIN
     expired := 0;
     archive_deleted := 0;
     IF attrs ? 'message_retention' THEN
-        -- a workflow step's message expires as a failure of its step (sql/55_workflows.sql):
+        -- a workflow step's message expires as a failure of its step (sql/57_workflow_settle.sql):
         -- the error is recorded (a locking CTE, so only rows this batch deletes) first
         EXECUTE pg_catalog.format(
             $d$

@@ -733,7 +733,7 @@ SHOW default_transaction_isolation;
 -- A consumer's own connection, when the server's default level is higher.
 SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
 
--- Workflows (sql/55_workflows.sql) ---------------------------------------------------
+-- Workflows (sql/55-57_workflow*.sql) -----------------------------------------------
 
 -- name: create_workflow
 SELECT pgmq.create_workflow(steps => %(steps)s::jsonb, on_failure => %(on_failure)s::text);

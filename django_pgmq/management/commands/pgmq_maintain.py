@@ -46,7 +46,8 @@ again on the next run; a queue that fails otherwise is reported and the others g
 (django_pgmq.tasks.PgmqBackend) past their retention and samples every queue's
 length for the admin's charts (as the workers do), and enforces the queues'
 retention attributes (message_retention, archive_retention; each batch of each queue
-commits on its own), builds the indexes queues want (priorities, task queues, FIFO
+commits on its own) and removes the workflows finished longer ago than
+PGMQ['WORKFLOW_RETENTION'], builds the indexes queues want (priorities, task queues, FIFO
 groups: CREATE INDEX CONCURRENTLY, see pgmq.pending_indexes()), and sends the due
 ticks of periodic schedules (pgmq.enqueue_due_schedules; each tick goes out once,
 whoever calls).

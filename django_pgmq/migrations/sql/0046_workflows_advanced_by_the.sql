@@ -345,7 +345,7 @@ BEGIN
     expired := 0;
     archive_deleted := 0;
     IF attrs ? 'message_retention' THEN
-        -- a workflow step's message expires as a failure of its step (sql/55_workflows.sql):
+        -- a workflow step's message expires as a failure of its step (sql/57_workflow_settle.sql):
         -- the error is recorded (a locking CTE, so only rows this batch deletes) first
         EXECUTE pg_catalog.format(
             $d$
