@@ -29,6 +29,7 @@ from .errors import (
     QueueNameConflict as QueueNameConflict,
     QueueNotFound as QueueNotFound,
     ScheduleNotFound as ScheduleNotFound,
+    WorkflowNotFound as WorkflowNotFound,
 )
 from .records import (  # the public records (records.__all__)
     Message as Message,
@@ -45,6 +46,8 @@ from .records import (  # the public records (records.__all__)
     TopicBinding as TopicBinding,
     TopicDelivery as TopicDelivery,
     TopicRoute as TopicRoute,
+    WorkflowInfo as WorkflowInfo,
+    WorkflowStep as WorkflowStep,
 )
 # isort: on
 

@@ -2,13 +2,14 @@
 
 Pages live under ``/admin/django_pgmq/queue/``: the overview, ``add/`` (create a
 queue), ``workers/``, ``schedules/`` and ``schedules/<name>/edit/`` (periodic
-schedules), and per queue ``<name>/change/`` (its page), ``delete/``
-(drop), ``purge/``, ``send/``, ``messages/`` (actions on selected messages),
-``notify/``, ``pause/`` (pause or resume consumption), ``attributes/`` (set the queue's
-attributes), ``redrive/`` (move a dead-letter queue's messages back), ``bulk/`` (act on
-every message matching a filter, after a confirmation with the count). Any other address under it
-is the dashboard's 404 page; ``<name>/`` redirects to the queue's page, and so does a GET
-of an action's address (they act on POST only). The views are in ``django_pgmq.dashboard``.
+schedules), ``workflows/`` and ``workflows/<id>/`` (workflows and their graphs), and
+per queue ``<name>/change/`` (its page), ``delete/`` (drop), ``purge/``, ``send/``,
+``messages/`` (actions on selected messages), ``notify/``, ``pause/`` (pause or resume
+consumption), ``attributes/`` (set the queue's attributes), ``redrive/`` (move a
+dead-letter queue's messages back), ``bulk/`` (act on every message matching a filter,
+after a confirmation with the count). Any other address under it is the dashboard's 404
+page; ``<name>/`` redirects to the queue's page, and so does a GET of an action's
+address (they act on POST only). The views are in ``django_pgmq.dashboard``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.contrib import admin
 from django.http import HttpResponse
 from django.urls import URLPattern, path
 
-from .dashboard import actions, attributes, bulk, schedules, views
+from .dashboard import actions, attributes, bulk, schedules, views, workflows
 from .dashboard.posting import action
 from .models import Queue, TaskResultRecord
 from .tasks.results_admin import TaskResultRecordAdmin
@@ -41,6 +42,8 @@ class QueueAdmin(admin.ModelAdmin):
             page(views.workers, "workers", "workers/"),
             page(schedules.schedule_list, "schedules", "schedules/"),
             page(schedules.schedule_page, "schedule", "schedules/<str:name>/edit/"),
+            page(workflows.workflow_list, "workflows", "workflows/"),
+            page(workflows.workflow_page, "workflow", "workflows/<str:workflow>/"),
             page(views.queue_page, "change", "<str:queue>/change/"),
             page(action(actions.drop, confirms=True), "delete", "<str:queue>/delete/"),
             page(action(actions.purge, confirms=True), "purge", "<str:queue>/purge/"),

@@ -34,6 +34,12 @@ MODULE_FUNCTIONS: tuple[str, ...] = (
     "list_schedules",
     "next_ticks",
     "enqueue_due_schedules",
+    "create_workflow",
+    "complete",
+    "fail",
+    "workflow_status",
+    "cancel_workflow",
+    "list_workflows",
 )
 
 # The other public QueueManager methods (on the manager only: they name an alias's queues).
@@ -96,6 +102,7 @@ ERRORS: tuple[str, ...] = (
     "QueueNameConflict",
     "QueueNotFound",
     "ScheduleNotFound",
+    "WorkflowNotFound",
 )
 
 # Imported on first use (Spark executors and plain Celery apps skip Django's ORM).

@@ -6,6 +6,7 @@ functions use. Unknown keys and bad values are reported by ``manage.py check``.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -40,6 +41,8 @@ DEFAULTS: dict[str, Any] = {
     "READ_DATABASE": None,
     # Let a routed send run outside the caller's transaction.atomic() on another alias.
     "ALLOW_CROSS_DATABASE_SEND": False,
+    # How long a finished workflow (no step waiting or sent) is kept: a timedelta or seconds.
+    "WORKFLOW_RETENTION": timedelta(days=7),
 }
 
 # key -> (test, what a valid value is)
@@ -66,6 +69,10 @@ _VALID: dict[str, tuple[Any, str]] = {
         "None, a database alias, or a dict from database alias to replica alias",
     ),
     "ALLOW_CROSS_DATABASE_SEND": (lambda v: isinstance(v, bool), "True or False"),
+    "WORKFLOW_RETENTION": (
+        lambda v: (isinstance(v, timedelta) and v >= timedelta(0)) or (_number(v) and v >= 0),
+        "a timedelta or a number of seconds, 0 or more",
+    ),
 }
 
 
@@ -97,6 +104,12 @@ def get(key: str) -> Any:
     """The value of ``PGMQ[key]``, or its default when unset or None."""
     value = getattr(settings, "PGMQ", {}).get(key)
     return DEFAULTS.get(key) if value is None else value
+
+
+def workflow_retention_seconds() -> float:
+    """``PGMQ["WORKFLOW_RETENTION"]`` in seconds (a timedelta or a number of seconds)."""
+    value = get("WORKFLOW_RETENTION")
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
 def database_alias() -> str:

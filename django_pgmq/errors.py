@@ -40,6 +40,10 @@ class ScheduleNotFound(PgmqError, LookupError):
     """No schedule of that name exists in this database."""
 
 
+class WorkflowNotFound(PgmqError, LookupError):
+    """No workflow of that id exists in this database (finished ones go after retention)."""
+
+
 class FeatureNotAvailable(PgmqError):
     """The operation needs something this installation does not have."""
 
@@ -96,6 +100,7 @@ _BY_SQLSTATE: dict[str, type[PgmqError]] = {
     "PQ004": InvalidArgument,
     "42501": InsufficientPrivilege,  # insufficient_privilege: psycopg.errors.InsufficientPrivilege
     "PQ005": ScheduleNotFound,
+    "PQ006": WorkflowNotFound,
     "42P01": QueueNotFound,  # pgmq's own: relation "pgmq.q_<name>" does not exist
     "0A000": FeatureNotAvailable,
     "22P02": InvalidPayload,  # not valid JSON (e.g. a lone surrogate)

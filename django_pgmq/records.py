@@ -39,6 +39,8 @@ __all__ = [
     "TopicBinding",
     "TopicDelivery",
     "TopicRoute",
+    "WorkflowInfo",
+    "WorkflowStep",
 ]
 
 
@@ -217,6 +219,43 @@ class ScheduleTick:
     msg_id: int | None
     error: str | None
     sent_at: datetime
+
+
+@dataclass(frozen=True)
+class WorkflowStep:
+    """A row of ``pgmq.workflow_status()``: one step of a workflow and where it stands.
+
+    ``status`` is waiting, sent, done, failed or cancelled; ``msg_id`` the step's message
+    in ``queue_name`` once sent; ``result`` what ``complete`` recorded (None for a plain
+    delete or archive); ``error`` what ``fail`` or a dead-letter move recorded.
+    """
+
+    step: str
+    queue_name: str
+    msg_id: int | None
+    status: str
+    result: Any
+    error: Any
+    sent_at: datetime | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkflowInfo:
+    """A row of ``pgmq.list_workflows()``: one workflow, its status and progress.
+
+    ``status`` is running, done, failed or cancelled; ``steps_done`` counts the steps
+    done (not failed or cancelled) of ``steps_total``.
+    """
+
+    workflow_id: int
+    status: str
+    on_failure: str
+    steps_done: int
+    steps_total: int
+    created_at: datetime
+    finished_at: datetime | None
+    database: str = ""  # the alias of the database holding it
 
 
 # Internal records (the internal layer's; not the user API) --------------------------

@@ -78,7 +78,7 @@ def queue(manager: QueueManager, queue_name: str) -> Iterator[str]:
     manager.drop_queue(queue_name)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def test_database_url(django_db_setup, django_db_blocker) -> str:
     """A DATABASE_URL for the test database, for subprocesses (manage.py, workers)."""
     from urllib.parse import quote

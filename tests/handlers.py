@@ -95,3 +95,16 @@ def handle_plain(message: Message) -> None:
     For queues in another database than the demo app's table (the two-server tests).
     """
     _act(message)
+
+
+def handle_returning(message: Message) -> dict[str, Any]:
+    """Atomic, acts as `handle`, and returns what it saw: a workflow step's result."""
+    _act(message)
+    workflow = (message.headers or {}).get("workflow", {})
+    return {"message": message.message, "results": workflow.get("results")}
+
+
+@django_pgmq.consumer(atomic=False)
+def handle_returning_outside(message: Message) -> dict[str, Any]:
+    """Not atomic: as `handle_returning`, its result recorded before its own acknowledgement."""
+    return handle_returning(message)

@@ -91,3 +91,22 @@ def flaky(context: TaskContext, failures: int) -> int:
     if context.attempt <= failures:
         raise RuntimeError(f"attempt {context.attempt} fails")
     return context.attempt
+
+
+@task()
+def double(x: int) -> int:
+    """A workflow step: twice its parent's value."""
+    return 2 * x
+
+
+@task()
+def collect(values: list, *rest: object) -> list:
+    """A chord's callback: its parents' return values (in order), then its own arguments."""
+    return [values, *rest]
+
+
+@task()
+def tally(values: list) -> int:
+    """A chord's callback that records each run (a test counts them): how many values."""
+    _record("tally", len(values))
+    return len(values)

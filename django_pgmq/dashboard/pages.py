@@ -38,6 +38,7 @@ def render(
         "offers_all": False,
         "showing_all": False,
         "down_aliases": [],
+        "workflows_url": url("workflows", db),
     }
     return TemplateResponse(request, f"django_pgmq/admin/{template}", {**base, **context})
 

@@ -15,6 +15,7 @@ from ..manager.plumbing import (
     _id_array,
     _ids,
 )
+from ..manager.workflow_ops import result_json
 from ..names import table_name, validate_queue_name
 from ..records import Message
 
@@ -33,6 +34,14 @@ class WorkerOps(Base):
         """
         validate_queue_name(queue)
         self._fetch("rearm_notify", {"queue": queue}, queue)
+
+    def record_step_result(self, queue: str, msg_id: int, result: object) -> None:
+        """Record a handler's return value as the result of the workflow step whose message
+        ``msg_id`` is (sql/57_workflow_settle.sql); the acknowledgement then finishes the step
+        with it. Locks the message until the end of the transaction."""
+        validate_queue_name(queue)
+        params = {"queue": queue, "msg_id": msg_id, "result": result_json(result)}
+        self._fetch("record_step_result", params, queue)
 
     def set_vt_seconds(
         self, queue: str, msg_ids: Iterable[int], seconds: float, *, unread: bool = False

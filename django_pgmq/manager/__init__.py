@@ -26,6 +26,7 @@ from .queue_ops import QueueOps
 from .role_ops import RoleOps
 from .routing_ops import RoutingOps
 from .schedule_ops import ScheduleOps
+from .workflow_ops import WorkflowOps
 
 
 class QueueManager(
@@ -38,6 +39,7 @@ class QueueManager(
     RoleOps,
     IndexOps,
     ScheduleOps,
+    WorkflowOps,
     AsyncOps,
 ):
     """Queue operations on one database alias (default: ``PGMQ["DATABASE"]``).

@@ -99,6 +99,7 @@ BEGIN
     IF q_key IS NULL THEN
         PERFORM pgmq._tune_live_table(qtable);
     END IF;
+    PERFORM pgmq._workflow_trigger(queue_name);  -- workflow steps advance on delete
     IF unlogged THEN
         -- The ids go on into the (logged) archive: an id sequence reset by a crash would
         -- hand out ids the archive holds already. Only the messages are unlogged.
@@ -259,6 +260,8 @@ BEGIN
     EXECUTE pg_catalog.format('DROP TABLE IF EXISTS pgmq.%I', atable);
     DELETE FROM pgmq.meta m WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower($1);
     DELETE FROM pgmq.queue_creator c WHERE pg_catalog.lower(c.queue_name::text) = pg_catalog.lower($1);
+    -- the workflow steps sent to it fail (their messages went without a delete)
+    PERFORM pgmq._workflow_queue_lost(queue_name, pg_catalog.format('queue "%s" was dropped', queue_name));
     RETURN true;
 END
 $fn$;
@@ -289,13 +292,16 @@ AS $fn$
 DECLARE
     qtable text := pgmq.format_table_name(queue_name, 'q'::text);
     removed bigint;
+    stored text;
 BEGIN
-    PERFORM pgmq._require_queue(queue_name);
+    stored := pgmq._require_queue(queue_name);
     PERFORM pgmq._lock_queue_table(queue_name);  -- waits for an index build to give way
     -- Lock first so the count and the truncate see the same rows.
     EXECUTE pg_catalog.format('LOCK TABLE pgmq.%I IN ACCESS EXCLUSIVE MODE', qtable);
     EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM pgmq.%I', qtable) INTO removed;
     EXECUTE pg_catalog.format('TRUNCATE TABLE pgmq.%I', qtable);
+    -- a truncate fires no delete trigger: the workflow steps it took fail
+    PERFORM pgmq._workflow_queue_lost(stored, pg_catalog.format('queue "%s" was purged', stored));
     RETURN removed;
 END
 $fn$;

@@ -496,7 +496,9 @@ $fn$;
 -- the dead-letter queue's send-side attributes (delivery_delay, max_message_size,
 -- deduplication_window) do not apply, so a size limit or a deduplication window there
 -- can never refuse, and so lose, a failed message; and the move stays one statement
--- with the delete, so the message is in exactly one of the two queues.
+-- with the delete, so the message is in exactly one of the two queues. A workflow step's
+-- message gets its error recorded on the way (pgmq._workflow_message_failed), so the
+-- delete fails the step instead of finishing it (sql/57_workflow_settle.sql).
 CREATE FUNCTION pgmq._dead_letter_move_sql(queue_name text, dead_letter_queue text)
 RETURNS text
 LANGUAGE sql STABLE
@@ -504,15 +506,19 @@ AS $fn$
     SELECT pg_catalog.format(
         $sql$
         moved AS (
-            INSERT INTO pgmq.%I (vt, message, headers)
+            INSERT INTO pgmq.%1$I (vt, message, headers)
             SELECT pg_catalog.clock_timestamp(), x.message,
-                   pgmq._dead_letter_headers(x.headers, %L, x.msg_id, x.read_ct,
-                                             x.enqueued_at, x.error)
+                   pgmq._dead_letter_headers(
+                       pgmq._workflow_message_failed(x.headers, %2$L, x.msg_id,
+                           pg_catalog.jsonb_build_object(
+                               'error', coalesce(x.error, 'dead-lettered: read too often (max_receive_count)'),
+                               'dead_letter_queue', %3$L::text)),
+                       %2$L, x.msg_id, x.read_ct, x.enqueued_at, x.error)
             FROM dead x ORDER BY x.msg_id
             RETURNING msg_id
         )
         $sql$,
-        pgmq.format_table_name(dead_letter_queue, 'q'::text), queue_name);
+        pgmq.format_table_name(dead_letter_queue, 'q'::text), queue_name, dead_letter_queue);
 $fn$;
 
 -- The statements -------------------------------------------------------------------
@@ -982,13 +988,23 @@ BEGIN
     expired := 0;
     archive_deleted := 0;
     IF attrs ? 'message_retention' THEN
+        -- a workflow step's message expires as a failure of its step (sql/57_workflow_settle.sql):
+        -- the error is recorded (a locking CTE, so only rows this batch deletes) first
         EXECUTE pg_catalog.format(
             $d$
-            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(
-                SELECT x.msg_id FROM pgmq.%1$I x
+            WITH picked AS MATERIALIZED (
+                SELECT x.msg_id, x.headers FROM pgmq.%1$I x
                 WHERE x.enqueued_at < pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => $1)
-                ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED))
-            $d$, pgmq.format_table_name(stored, 'q'::text))
+                ORDER BY x.msg_id LIMIT $2 FOR UPDATE SKIP LOCKED
+            ), noted AS MATERIALIZED (
+                SELECT p.msg_id, CASE WHEN p.headers ? 'workflow'::text
+                    THEN pgmq._workflow_message_failed(p.headers, %2$L, p.msg_id,
+                             pg_catalog.jsonb_build_object('error', 'expired: message_retention'::text))
+                    END AS headers
+                FROM picked p
+            )
+            DELETE FROM pgmq.%1$I m WHERE m.msg_id = ANY(ARRAY(SELECT n.msg_id FROM noted n))
+            $d$, pgmq.format_table_name(stored, 'q'::text), stored)
         USING (attrs ->> 'message_retention')::integer, batch_size;
         GET DIAGNOSTICS expired = ROW_COUNT;
     END IF;

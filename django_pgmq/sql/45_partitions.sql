@@ -328,6 +328,7 @@ DECLARE
     threshold numeric;
     blocked boolean := false;
     passed_over integer := 0;
+    lost bigint[];
     old record;
     made record;
 BEGIN
@@ -407,7 +408,18 @@ BEGIN
             ELSE
                 PERFORM pg_catalog.set_config('lock_timeout', bound, true);
                 BEGIN
+                    lost := NULL;
+                    IF cfg.table_name = pgmq.format_table_name(cfg.queue_name::text, 'q'::text) THEN
+                        -- workflow steps whose messages the drop takes fail (no delete fires)
+                        EXECUTE pg_catalog.format(
+                            'SELECT pg_catalog.array_agg(m.msg_id) FROM pgmq.%I m WHERE m.headers ? ''workflow''::text',
+                            old.partition_name) INTO lost;
+                    END IF;
                     EXECUTE pg_catalog.format('DROP TABLE pgmq.%I', old.partition_name);
+                    IF lost IS NOT NULL THEN
+                        PERFORM pgmq._workflow_queue_lost(cfg.queue_name::text,
+                            pg_catalog.format('partition %s dropped by retention', old.partition_name), lost);
+                    END IF;
                     action := 'dropped';
                 EXCEPTION WHEN lock_not_available THEN
                     blocked := true;

@@ -744,3 +744,40 @@ SHOW default_transaction_isolation;
 -- name: session_read_committed
 -- A consumer's own connection, when the server's default level is higher.
 SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+-- Workflows (sql/55-57_workflow*.sql) -----------------------------------------------
+
+-- name: create_workflow
+SELECT pgmq.create_workflow(steps => %(steps)s::jsonb, on_failure => %(on_failure)s::text);
+
+-- name: complete
+SELECT pgmq.complete(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint, result => %(result)s::jsonb);
+
+-- name: fail
+SELECT pgmq.fail(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint, error => %(error)s::jsonb);
+
+-- name: record_step_result
+-- The worker records its handler's return value on a workflow step before acknowledging it.
+SELECT pgmq._workflow_settle(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint,
+                             result => %(result)s::jsonb, error => NULL::jsonb);
+
+-- name: workflow_status
+SELECT step, queue_name, msg_id, status, result, error, sent_at, finished_at
+FROM pgmq.workflow_status(workflow_id => %(workflow_id)s::bigint);
+
+-- name: workflow_graph
+-- The admin's page of one workflow: its steps with message, headers and "after".
+SELECT step, queue_name, msg_id, status, message, headers, after, result, error, sent_at,
+       finished_at
+FROM pgmq._workflow_graph(workflow_id => %(workflow_id)s::bigint);
+
+-- name: cancel_workflow
+SELECT pgmq.cancel_workflow(workflow_id => %(workflow_id)s::bigint);
+
+-- name: list_workflows
+SELECT workflow_id, status, on_failure, steps_done, steps_total, created_at, finished_at
+FROM pgmq.list_workflows(status => %(status)s::text, max_rows => %(max_rows)s::integer,
+                         before_id => %(before_id)s::bigint);
+
+-- name: workflow_retention
+SELECT pgmq._workflow_retention(keep_seconds => %(keep_seconds)s::double precision, batch => %(batch)s::integer);

@@ -19,3 +19,10 @@ class RetryTask(Exception):
     """
 
     reports_cause = True
+
+
+class WorkflowCancelled(Exception):
+    """Recorded in the result of a workflow step that never ran: its workflow cancelled it.
+
+    A parent failed under ``on_failure="cancel"``, or the workflow was cancelled.
+    """

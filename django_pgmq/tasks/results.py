@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from ..internal import InternalManager
+from ..manager import QueueManager
 from ..manager.plumbing import _json
 from ..models import TaskResultRecord
 from ..records import Message
@@ -313,6 +314,34 @@ def write_verdict(
 ) -> None:
     """Store the verdict `decide` set and delete the task's message, in one statement."""
     _finish_and_start(using, record, message, return_value, None, "", synchronous_commit)
+
+
+def write_step_verdict(
+    using: str,
+    record: TaskResultRecord,
+    message: tuple[str, int],
+    return_value: str | None,
+    *,
+    synchronous_commit: bool = True,
+) -> None:
+    """Store a workflow step's verdict and complete (the return value) or fail (the last
+    error) its step, in one transaction: its children are sent when that commits."""
+    with transaction.atomic(using=using):
+        settle_step(using, record, message)
+        write_verdict(using, record, message, return_value, synchronous_commit=synchronous_commit)
+
+
+def settle_step(using: str, record: TaskResultRecord, message: tuple[str, int]) -> None:
+    """Complete or fail the workflow step of ``message`` with ``record``'s verdict (its
+    message is archived); the step's children see the return value in their header."""
+    queue, msg_id = message
+    manager = QueueManager(using)
+    if record.status == Status.SUCCESSFUL:
+        manager.complete(queue, msg_id, record.return_value)
+    else:
+        manager.fail(
+            queue, msg_id, record.errors[-1] if record.errors else {"status": record.status}
+        )
 
 
 def record_failed_attempt(using: str, record: TaskResultRecord, exc: BaseException) -> bool:

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, cast
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from ..models import TaskResultRecord
+from .step_ids import workflow_of
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -72,6 +74,7 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
         "worker_ids",
         "max_attempts",
         "msg_id",
+        "workflow",
         "errors_display",
     )
     fields = readonly_fields
@@ -106,6 +109,15 @@ class TaskResultRecordAdmin(admin.ModelAdmin):
                 f"{e.get('exception_class_path')}\n{e.get('traceback')}" for e in record.errors
             ),
         )
+
+    @admin.display(description="workflow")
+    def workflow(self, record: TaskResultRecord) -> str:
+        """The workflow this task is a step of (its id holds it), linked to its page."""
+        wid = workflow_of(record.id)
+        if wid is None:
+            return "-"
+        page = reverse("admin:django_pgmq_queue_workflow", args=(str(wid),))
+        return format_html('<a href="{}?db={}">{}</a>', page, record._state.db, wid)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -27,7 +27,7 @@ from ..manager import QueueManager
 from ..models import TaskResultRecord
 from ..records import Message
 from ..worker.settled import Settled
-from . import results
+from . import results, workflows
 from .compat import (
     Task,
     TaskContext,
@@ -77,6 +77,7 @@ class _Verdict:
     result: TaskResult | None
     where: tuple[str, int]
     return_value: str | None
+    step: workflows.StepMessage | None = None
 
 
 class TaskRunner:
@@ -140,17 +141,30 @@ class TaskRunner:
         where: tuple[str, int],
         status: str,
         return_value: str | None = None,
+        step: workflows.StepMessage | None = None,
     ) -> None:
-        """Decide the verdict now; store it now, or with the batch's next start."""
+        """Decide the verdict now; store it now, or with the batch's next start (a
+        workflow step's at once, with its step completed or failed)."""
         results.decide(record, status, return_value)
-        verdict = _Verdict(record, result, where, return_value)
-        if getattr(self._local, "batching", False):
+        verdict = _Verdict(record, result, where, return_value, step)
+        if step is None and getattr(self._local, "batching", False):
             self._local.owed = verdict
             return
         self._store(verdict)
         self._announce(verdict)
 
     def _store(self, verdict: _Verdict) -> None:
+        if verdict.step is not None:
+            results.write_step_verdict(
+                self.using,
+                verdict.record,
+                verdict.where,
+                verdict.return_value,
+                synchronous_commit=self.backend.synchronous_commit,
+            )
+            if verdict.record.status == Status.FAILED:  # its dependents' results: FAILED too
+                workflows.mark_cancelled(self.using, verdict.record.id)
+            return
         results.write_verdict(
             self.using,
             verdict.record,
@@ -174,8 +188,11 @@ class TaskRunner:
         see `_not_a_task`), return a `Settled` so that the worker counts them.
         """
         payload = message.message if isinstance(message.message, dict) else {}
+        step = workflows.step_message(payload, message.headers)
         result_id = payload.get("id")
-        if result_id is None and "task" in payload:  # sent by a schedule: no result row yet
+        if step is not None and step.result_id is not None:  # enqueued by tasks.workflows
+            result_id = step.result_id
+        elif result_id is None and "task" in payload:  # sent by a schedule: no result row yet
             result_id = results.adopt_scheduled(
                 self.using, self.backend.alias, self.backend.retries + 1, self.queue, message
             )
@@ -188,23 +205,38 @@ class TaskRunner:
                 log.info(
                     "%s: message %d: its task is finished; deleted", self.queue, message.msg_id
                 )
-                QueueManager(self.using).delete(self.queue, message.msg_id)
+                self._finished_already(message, result_id, step)
                 return None
             return self._not_a_task(message, result_id)
         where = (self.queue, message.msg_id)
         try:
             task = results.load_task(record.task_path)
         except ImportError as exc:
-            return self._failed(record, None, exc, where)
+            return self._failed(record, None, exc, where, step)
         result = results.to_result(record, task)
         task_started.send(type(self.backend), task_result=result)
+        first = step.arguments() if step is not None else []
         try:
-            check_arguments(task, record.args, record.kwargs)
-            value = results.encode(normalize_json(self._call(task, result, record)))
+            check_arguments(task, [*first, *record.args], record.kwargs)
+            value = results.encode(normalize_json(self._call(task, result, record, first)))
         except Exception as exc:
-            return self._failed(record, result, exc, where)
-        self._settle(record, result, where, Status.SUCCESSFUL, value)
+            return self._failed(record, result, exc, where, step)
+        self._settle(record, result, where, Status.SUCCESSFUL, value, step)
         return None
+
+    def _finished_already(
+        self, message: Message, result_id: str, step: workflows.StepMessage | None
+    ) -> None:
+        """Acknowledge a message whose task has its verdict: deleted, or for a workflow
+        step completed or failed with that verdict (its step advances once)."""
+        where = (self.queue, message.msg_id)
+        if step is None:
+            QueueManager(self.using).delete(*where)
+            return
+        record = TaskResultRecord.objects.using(self.using).get(pk=result_id)
+        results.settle_step(self.using, record, where)
+        if record.status == Status.FAILED:
+            workflows.mark_cancelled(self.using, record.id)
 
     def _not_a_task(self, message: Message, result_id: Any) -> Settled:
         """Put aside a message that names no task: never delete what another client sent.
@@ -241,11 +273,13 @@ class TaskRunner:
         return Settled("set aside")
 
     @staticmethod
-    def _call(task: Task, result: TaskResult, record: TaskResultRecord) -> Any:
-        """Call the task (``Task.call`` runs an ``async def`` one on an event loop)."""
+    def _call(task: Task, result: TaskResult, record: TaskResultRecord, first: list[Any]) -> Any:
+        """Call the task (``Task.call`` runs an ``async def`` one on an event loop), after
+        ``first``: a workflow step's parents' return values."""
+        args = [*first, *record.args]
         if task.takes_context:
-            return task.call(TaskContext(task_result=result), *record.args, **record.kwargs)
-        return task.call(*record.args, **record.kwargs)
+            return task.call(TaskContext(task_result=result), *args, **record.kwargs)
+        return task.call(*args, **record.kwargs)
 
     def _failed(
         self,
@@ -253,11 +287,12 @@ class TaskRunner:
         result: TaskResult | None,
         exc: Exception,
         where: tuple[str, int],
+        step: workflows.StepMessage | None = None,
     ) -> Settled:
         attempt = f"attempt {len(record.worker_ids)} of {record.max_attempts}"
         if results.record_failed_attempt(self.using, record, exc):
             raise RetryTask(f"task {record.task_path} ({record.id}) {attempt} failed: {exc!r}")
-        self._settle(record, result, where, Status.FAILED)
+        self._settle(record, result, where, Status.FAILED, step=step)
         log.warning(
             "task %s (%s) failed (%s): %s: %s",
             record.task_path,

@@ -249,9 +249,10 @@ class Processor:
         """Run the first handler of a chunk, without a savepoint (see the module's docstring)."""
         self.holdings.start(self.queue, [message.msg_id])
         try:
-            self._call(self._decode(message))
+            result = self._call(self._decode(message))
         except Exception as exc:
             raise _FirstFailed(message, exc, rest) from exc
+        self._record_result(message, result)
 
     def _handle_one(self, message: Message, outcome: Outcome) -> bool:
         """Run the handler on one message; True when it succeeded (to acknowledge)."""
@@ -266,6 +267,7 @@ class Processor:
             self.holdings.drop(self.queue, [message.msg_id])
             outcome.count_settled(result.how)
             return False
+        self._record_result(message, result)
         if not self.consumer.atomic:
             if not self.consumer.acknowledges:
                 self._acknowledge([message.msg_id])
@@ -331,6 +333,13 @@ class Processor:
             return dataclasses.replace(message, message=decode(message.message))
         except Exception as exc:
             raise PoisonMessage(f"cannot decode the payload: {error_text(exc)}") from exc
+
+    def _record_result(self, message: Message, result: Any) -> None:
+        """A workflow step's handler: its return value becomes the step's result, finished
+        by the acknowledgement that follows (docs/guide/workflows.md). Others: nothing."""
+        headers = message.headers
+        if isinstance(headers, dict) and "workflow" in headers and not isinstance(result, Settled):
+            self.manager.record_step_result(self.queue, message.msg_id, result)
 
     def _acknowledge(self, msg_ids: list[int]) -> None:
         """Archive (or delete) handled messages; with atomic handlers, in their transaction."""

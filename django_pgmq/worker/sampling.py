@@ -101,4 +101,5 @@ def sample_all_queues(
         samples.filter(sampled_at__lt=Now() - retention).delete()
     # After the commit, in autocommit: each queue's retention batches commit one by one.
     manager.enforce_retention()
+    manager.enforce_workflow_retention()
     return taken

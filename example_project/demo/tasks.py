@@ -77,3 +77,15 @@ def flaky(self: Any, key: str, failures: int, countdown: float = 1.0) -> int:
     if self.request.retries < failures:
         raise self.retry(countdown=countdown)
     return self.request.retries
+
+
+@shared_task
+def total(values: list[int]) -> int:
+    """A chord's callback: the sum of its header's results (given in the header's order)."""
+    return sum(values)
+
+
+@shared_task
+def listed(values: list[Any]) -> list[Any]:
+    """A chord's callback that returns what it got, so a test sees the order."""
+    return list(values)

@@ -194,6 +194,19 @@ def test_many_queues_reports_every_figure_with_its_ratio(pg_dsn, pg_connect, pre
     assert scratch_databases(pg_connect, prefix + "many_") == []
 
 
+def test_workflows_benchmark_reports_every_ratio(pg_dsn, pg_connect, prefix):
+    """``python -m benchmarks.workflows`` at small sizes: every figure and ratio printed (its
+    chord run checks the callback was sent exactly once), no traceback."""
+    stdout = run_module(
+        "benchmarks.workflows",
+        *("--messages", "200", "--acks", "20", "--parents", "50", "--rounds", "1"),
+        *("--dsn", pg_dsn, "--db-prefix", prefix + "wf_"),
+    )
+    ratios = json.loads(stdout)["ratios"]
+    assert len(ratios) == 6 and all(value > 0 for value in ratios.values()), ratios
+    assert scratch_databases(pg_connect, prefix + "wf_") == []
+
+
 def test_two_databases_reports_both_servers_and_the_ratio(pg_dsn, pg_connect, prefix, tmp_path):
     """``python -m benchmarks.two_databases`` for one second: both figures, no traceback."""
     out = tmp_path / "two.json"

@@ -573,9 +573,53 @@ def message_operations(run: Owner, tag: str) -> None:
     if stage:
         run("SELECT pgmq.spark_stage_abort(%s)", stage[0][0])
     run("SELECT pgmq.spark_stage_drop_stale(interval '1 hour')")
+    workflow_operations(run, q, qa, f"hqw_{tag}")
     # drops
     for queue in (q, qa, dlq, qp, qd, part, fifo, cq, tq, f"hqu_{tag}", f"hqn_{tag}"):
         run("SELECT pgmq.drop_queue(%s)", queue)
+
+
+def workflow_operations(run: Owner, q: str, qa: str, qw: str) -> None:
+    """Workflows (sql/55_workflows.sql): every public function, the acknowledgement trigger
+    in each form, a dead-lettered step, purge, drop, cancel and retention."""
+
+    def sent(wid: int, step: str) -> int:
+        rows = run("SELECT msg_id FROM pgmq.workflow_status(%s) WHERE step = %s", wid, step)
+        return rows[0][0] if rows and rows[0][0] is not None else 10**12
+
+    spec = [
+        {"step": "a", "queue": q, "message": {}},
+        {"step": "b", "queue": q, "message": {}, "headers": {"h": 1}},
+        {"step": "c", "queue": q, "message": {}, "after": ["a", "b"]},
+        {"step": "d", "queue": qa, "message": {}},
+        {"step": "e", "queue": q, "message": {}, "after": ["d"]},
+    ]
+    rows = run("SELECT pgmq.create_workflow(%s::jsonb, 'continue')", json.dumps(spec))
+    wid = rows[0][0] if rows else 0
+    run("SELECT pgmq.complete(%s, %s::bigint, '{\"r\": 1}'::jsonb)", q, sent(wid, "a"))
+    run("SELECT pgmq.fail(%s, %s::bigint, '\"boom\"'::jsonb)", q, sent(wid, "b"))
+    run("SELECT pgmq.delete(%s, %s::bigint[])", q, [sent(wid, "c")])
+    for _ in range(3):
+        run("SELECT * FROM pgmq.read(%s, 0, 10)", qa)  # read again: to the dead letters
+    run("SELECT * FROM pgmq.pop(%s, 100)", q)
+    run("SELECT * FROM pgmq.workflow_status(%s)", wid)
+    run("SELECT * FROM pgmq._workflow_graph(%s)", wid)
+    run("SELECT * FROM pgmq.list_workflows()")
+    run("SELECT * FROM pgmq.list_workflows('done', 10, 10000000)")
+    run("SELECT pgmq.cancel_workflow(%s)", wid)
+    run("SELECT pgmq.create(%s)", qw)
+    chain = [
+        {"step": "x", "queue": qw, "message": {}},
+        {"step": "y", "queue": qw, "message": {}, "after": ["x"]},
+    ]
+    for _ in range(2):
+        rows = run("SELECT pgmq.create_workflow(%s::jsonb)", json.dumps(chain))
+    run("SELECT pgmq.cancel_workflow(%s)", rows[0][0] if rows else 0)
+    run("SELECT pgmq.create_workflow(%s::jsonb)", json.dumps(chain))
+    run("SELECT pgmq.purge_queue(%s)", qw)
+    run("SELECT pgmq.create_workflow(%s::jsonb, 'continue')", json.dumps(chain))
+    run("SELECT pgmq.drop_queue(%s)", qw)
+    run("SELECT pgmq._workflow_retention(0, 100)")
 
 
 def manager_operations(run: Owner, tag: str) -> None:

@@ -30,6 +30,7 @@ SELECT t.tgname::text, t.tgfoid::regprocedure::text, pg_get_triggerdef(t.oid),
        t.tgenabled, encode(t.tgargs, 'escape')
 FROM pg_trigger t
 WHERE t.tgrelid = to_regclass(%s) AND t.tgparentid = 0 AND NOT t.tgisinternal
+  AND t.tgname <> 'pgmq_workflow_ack'  -- every queue's (sql/55_workflows.sql), not notify's
 """
 
 
@@ -168,6 +169,12 @@ def test_install_and_prune_leave_queue_triggers_alone(manager, make_queue, conn,
     pgtrigger_command(capsys, "prune")
     pgtrigger_command(capsys, "prune", "--schema", "pgmq")  # even with pgmq on the search path
     assert {q: triggers(conn, q) for q in queues} == before
+    workflow_triggers = conn.execute(
+        "SELECT count(*) FROM pg_trigger WHERE tgname = 'pgmq_workflow_ack' AND tgparentid = 0"
+        " AND tgrelid = ANY(%s::regclass[])",
+        [[f'pgmq."q_{q.lower()}"' for q in queues]],
+    ).fetchone()
+    assert workflow_triggers == (2,)  # prune leaves the workflows' trigger alone too
     assert (
         conn.execute(
             "SELECT array_agg(oid ORDER BY oid) FROM pg_trigger WHERE tgname = ANY(%s)",

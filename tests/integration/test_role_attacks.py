@@ -396,6 +396,11 @@ def test_upgrade_gives_queues_to_the_owner_and_registers_the_old_grants(cast, sc
         assert conn.execute(
             "SELECT queue_name, created_by::text FROM pgmq.queue_creator ORDER BY 1"
         ).fetchall() == [("kept", manager.name), ("mine", creator.name), ("ownq", owner.name)]
+        # the table the owner could not take gets no workflow trigger: workflows refuse it
+        assert "has no workflow trigger" in refused(
+            conn,
+            """SELECT pgmq.create_workflow('[{"step": "a", "queue": "kept", "message": 1}]')""",
+        )
         for role in (app, creator, manager):
             assert conn.execute(
                 "SELECT has_schema_privilege(%s, 'pgmq', 'CREATE'),"

@@ -15,6 +15,15 @@ def test_defaults_apply_to_unset_keys():
     with override_settings(PGMQ={}):
         assert conf.get("DATABASE") == "default"
         assert conf.get("SAMPLE_RETENTION_DAYS") == 7
+        assert conf.workflow_retention_seconds() == 7 * 86400
+
+
+def test_workflow_retention_takes_a_timedelta_or_seconds():
+    from datetime import timedelta
+
+    assert _ids({"WORKFLOW_RETENTION": timedelta(hours=1)}) == []
+    with override_settings(PGMQ={"WORKFLOW_RETENTION": 90}):
+        assert conf.workflow_retention_seconds() == 90
 
 
 def test_valid_settings_pass():
@@ -32,6 +41,8 @@ def test_valid_settings_pass():
         ({"SAMPLE_RETENTION_DAYS": 1.5}, "django_pgmq.E005"),
         ({"DASHBOARD_EXACT_LIMIT": -1}, "django_pgmq.E005"),
         ({"METRICS_TOKEN": "short"}, "django_pgmq.E005"),
+        ({"WORKFLOW_RETENTION": -1}, "django_pgmq.E005"),
+        ({"WORKFLOW_RETENTION": "7 days"}, "django_pgmq.E005"),
     ],
 )
 def test_bad_settings_are_reported(setting, error):

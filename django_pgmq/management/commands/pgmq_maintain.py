@@ -46,7 +46,8 @@ again on the next run; a queue that fails otherwise is reported and the others g
 (django_pgmq.tasks.PgmqBackend) past their retention and samples every queue's
 length for the admin's charts (as the workers do), and enforces the queues'
 retention attributes (message_retention, archive_retention; each batch of each queue
-commits on its own), builds the indexes queues want (priorities, task queues, FIFO
+commits on its own) and removes the workflows finished longer ago than
+PGMQ['WORKFLOW_RETENTION'], builds the indexes queues want (priorities, task queues, FIFO
 groups: CREATE INDEX CONCURRENTLY, see pgmq.pending_indexes()), and sends the due
 ticks of periodic schedules (pgmq.enqueue_due_schedules; each tick goes out once,
 whoever calls).
@@ -145,6 +146,9 @@ examples:
                     f'queue "{done.queue_name}": retention deleted {done.expired} message(s) '
                     f"and {done.archive_deleted} archived row(s)"
                 )
+        gone = manager.enforce_workflow_retention()
+        if verbosity > 0 and gone:
+            self.stdout.write(f"workflow retention removed {gone} finished workflow(s)")
 
     def _send_due_schedules(self, manager: QueueManager, verbosity: int) -> None:
         """Send the due ticks of periodic schedules, as every worker does each second."""
