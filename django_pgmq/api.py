@@ -48,6 +48,8 @@ MANAGER_METHODS: tuple[str, ...] = (
     "pause_queue",
     "resume_queue",
     "enforce_retention",
+    "enforce_workflow_retention",
+    "workflow_graph",
     "redrive",
     "dead_letter_sources",
     "queue_limits",

@@ -35,13 +35,13 @@ class WorkerOps(Base):
         validate_queue_name(queue)
         self._fetch("rearm_notify", {"queue": queue}, queue)
 
-    def record_step_result(self, queue: str, msg_id: int, result: object) -> None:
+    def workflow_settle(self, queue: str, msg_id: int, result: object) -> None:
         """Record a handler's return value as the result of the workflow step whose message
         ``msg_id`` is (sql/57_workflow_settle.sql); the acknowledgement then finishes the step
         with it. Locks the message until the end of the transaction."""
         validate_queue_name(queue)
         params = {"queue": queue, "msg_id": msg_id, "result": result_json(result)}
-        self._fetch("record_step_result", params, queue)
+        self._fetch("workflow_settle", params, queue)
 
     def set_vt_seconds(
         self, queue: str, msg_ids: Iterable[int], seconds: float, *, unread: bool = False

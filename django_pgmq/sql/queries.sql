@@ -756,7 +756,7 @@ SELECT pgmq.complete(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint
 -- name: fail
 SELECT pgmq.fail(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint, error => %(error)s::jsonb);
 
--- name: record_step_result
+-- name: workflow_settle
 -- The worker records its handler's return value on a workflow step before acknowledging it.
 SELECT pgmq._workflow_settle(queue_name => %(queue)s::text, msg_id => %(msg_id)s::bigint,
                              result => %(result)s::jsonb, error => NULL::jsonb);

@@ -339,7 +339,7 @@ class Processor:
         by the acknowledgement that follows (docs/guide/workflows.md). Others: nothing."""
         headers = message.headers
         if isinstance(headers, dict) and "workflow" in headers and not isinstance(result, Settled):
-            self.manager.record_step_result(self.queue, message.msg_id, result)
+            self.manager.workflow_settle(self.queue, message.msg_id, result)
 
     def _acknowledge(self, msg_ids: list[int]) -> None:
         """Archive (or delete) handled messages; with atomic handlers, in their transaction."""
