@@ -14,7 +14,8 @@ from dataclasses import dataclass
 # The kinds whose value is an integer at least the declared minimum (as the SQL check says).
 NUMBER_KINDS = ("seconds", "bytes", "count")
 KINDS = (*NUMBER_KINDS, "switch", "queue", "rate")
-SIDES = ("send", "read", "both", "retention")
+# "limit": applied when a message is read, through the limit rows (sql/26_limits.sql).
+SIDES = ("send", "read", "both", "retention", "limit")
 
 
 @dataclass(frozen=True)

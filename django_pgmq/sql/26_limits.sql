@@ -8,26 +8,32 @@
 -- hands out, with FOR UPDATE SKIP LOCKED, so readers of one queue take different rows at
 -- once and none waits for another (nor for a session idle in its transaction: it just
 -- does not get the rows that session holds).
---   kind 'f'   max_in_flight slots, numbered 1..max_in_flight. A slot is free from t on:
---              t is the vt of the message that holds it (msg_id, read_ct), '-infinity'
---              once an archive, delete or release freed it (pgmq._limit_free). A slot
---              whose t passed is checked against its message first (a heartbeat that
---              moved the vt keeps the slot: its t moves too). One slot, one message, so
+--   kind 'f'   max_in_flight slots, numbered 1..max_in_flight. A slot holds the message
+--              (msg_id, read_ct) that took it, t its vt then. It frees lazily: no
+--              archive, delete or release touches it; a claim reuses a slot once its
+--              message is no longer in flight under that read (gone, visible again, or
+--              read again under another slot), checked after the slot is locked
+--              (pgmq._limit_take, _limit_reclaim). One slot, one message in flight, so
 --              no instant has more than max_in_flight in flight.
 --   kind 'r'   rate_limit tokens, numbered 1..count. t is when the token was last
 --              handed out (a time taken after the claim's rows were claimed); a token
 --              is free once t is S seconds old. Each token is used at most once in any
 --              S-second window, so no window holds more than count hand-outs.
+--   kind 'w'   one row per max_in_flight queue (slot 0): t when a claim last found the
+--              queue full, '-infinity' once an acknowledgement woke the readers waiting
+--              (pgmq._limit_mark_full, _limit_wake).
 -- Rows are made on demand (pgmq.queue_limit_state counts them, and is locked, SKIP
 -- LOCKED, only to make more), so a claim costs O(its batch), whatever is in flight,
--- and the table holds at most the high-water mark of what was in flight.
+-- and the table holds at most max_in_flight 'f' rows (about the high-water mark of what
+-- was in flight when messages are acknowledged in about the order they were read; more
+-- while old reads stay in flight, see pgmq._limit_take).
 -- REPEATABLE READ and SERIALIZABLE: locking a row changed after the snapshot raises a
 -- serialization error (a stale snapshot is refused, never counted wrong).
 -- A queue without these attributes has no row here and never reaches this file's code.
 --
 -- Rights: the application role reads and acknowledges a limited queue without any right
 -- on these tables: the state writes are in SECURITY DEFINER functions
--- (pgmq._claim_limits, pgmq._claim_record, pgmq._limit_free) that write only these
+-- (pgmq._claim_limits, pgmq._claim_record, pgmq._limit_wake) that write only these
 -- tables, check what they are given, and leave the queue table's own UPDATE or DELETE
 -- to the caller's statement.
 
@@ -49,12 +55,10 @@ CREATE TABLE pgmq.queue_limit_slots (
     read_ct integer                -- 'f': its read_ct when it took the slot
 );
 -- The rows of a queue (a unique index, not a constraint, so that the migrations make it
--- with the other indexes); the free rows first (a claim); the holder of a message (an
--- acknowledgement).
+-- with the other indexes); the rows by t (a claim tries the oldest first). No index by
+-- msg_id: since migration 0046 no acknowledgement looks a slot up.
 CREATE UNIQUE INDEX queue_limit_slots_key ON pgmq.queue_limit_slots (queue_name, kind, slot);
 CREATE INDEX queue_limit_slots_free ON pgmq.queue_limit_slots (queue_name, kind, t);
-CREATE INDEX queue_limit_slots_msg ON pgmq.queue_limit_slots (queue_name, msg_id)
-    WHERE msg_id IS NOT NULL;
 
 -- Rows made up front for a new limit (more are made on demand, up to the limit).
 CREATE FUNCTION pgmq._limit_prefill()
@@ -114,7 +118,7 @@ BEGIN
             PERFORM pg_catalog.pg_sleep(0.05);
         END;
     END LOOP;
-    IF NOT (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
+    IF NOT attrs ?| pgmq._limit_keys() THEN
         DELETE FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
         PERFORM pgmq._limit_drop_rows(lq, NULL);
         RETURN;
@@ -188,13 +192,29 @@ AS $fn$
 $fn$;
 
 -- Take up to want (NULL: all there are) free rows of kind, numbered 1..cap, for this
--- transaction (their ctids: the rows stay where they are while it holds them) (FOR UPDATE SKIP LOCKED: a row another claim holds is skipped, never
--- waited for), making more rows when too few are free and fewer than cap exist (made,
--- as the state row said; re-read under its lock). A row
--- is free when t <= free_before ('f': now; 'r': now - S). An 'f' slot whose t passed
--- while its message is still in flight under the same read (a heartbeat moved its vt)
--- is kept, its t moved to the new vt. None while a row above cap is still taken (a
--- lowered limit). Called by pgmq._claim_limits only (it runs as the owner).
+-- transaction (their ctids: the rows stay where they are while it holds them) (FOR
+-- UPDATE SKIP LOCKED: a row another claim holds is skipped, never waited for), making
+-- more rows when too few are free and fewer than cap exist (made, as the state row said;
+-- re-read under its lock). None while a row above cap is still taken (a lowered limit).
+-- Called by pgmq._claim_limits only (it runs as the owner).
+--   'r'  a token is free when t <= free_before (now - S).
+--   'f'  slots free lazily (acknowledgements touch no slot): a slot is free when it holds
+--        no message, or its message is no longer in flight under the read that took it
+--        (deleted, archived, visible again, or read again under another slot), which
+--        pgmq._limit_reclaim checks after the slot is locked. The slots are tried
+--        oldest t first: slots never used ('-infinity'), then by the vt they were taken
+--        with, so the oldest reads come first (in a queue whose messages are
+--        acknowledged in about the order they were read, the first slots tried are
+--        free). When some tried slots still hold messages in flight (older reads not yet
+--        acknowledged), new slots are made while fewer than cap exist, so a claim's cost
+--        does not grow with what is in flight; they are tried first from then on. (Such
+--        a head of old reads lasts at most their vt: then each is visible again, so its
+--        slot is free, or a heartbeat moved its vt, and its t with it, behind the newer
+--        reads.) With cap slots made, the next rounds look past every slot in flight in
+--        one index walk (the queue's messages probed by msg_id, nothing locked until a
+--        slot is found free), unless a claim found the queue full less than a second
+--        ago (the 'w' row): at a full queue a claim costs O(its batch), and the walk
+--        runs at most once a second.
 CREATE FUNCTION pgmq._limit_take(
     lq text, kind "char", want integer, cap integer, made integer, free_before timestamptz,
     qtable text
@@ -207,53 +227,76 @@ DECLARE
     seen integer[] := '{}';
     c_tids tid[];
     c_slots integer[];
-    c_ids bigint[];
-    c_rcs integer[];
-    still tid[];
+    c_held boolean;
+    freed tid[];
     n integer;
     rounds integer := 0;
-    snap_strict boolean := pg_catalog.current_setting('transaction_isolation') <> 'read committed';
+    -- 'f' with no want (all there are): every free slot, found by the walk at once
+    walk boolean := kind = 'f' AND want IS NULL;
 BEGIN
     IF want <= 0 THEN
         RETURN got;
     END IF;
-    IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
-               WHERE l.queue_name::text = lq AND l.kind = $2 AND l.slot > cap AND l.t > free_before) THEN
+    IF kind = 'r' AND EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                              WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot > cap
+                                AND l.t > free_before) THEN
         RETURN got;
+    END IF;
+    IF kind = 'f' AND EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                              WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot > cap
+                                AND l.msg_id IS NOT NULL) THEN
+        EXECUTE pg_catalog.format(
+            'SELECT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
+            '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp() '
+            '  WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot > $2)', qtable)
+            INTO walk USING lq, cap;
+        IF walk THEN
+            RETURN got;
+        END IF;
+        walk := want IS NULL;
     END IF;
     LOOP
         rounds := rounds + 1;
-        SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
-               pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct)
-        INTO c_tids, c_slots, c_ids, c_rcs
-        FROM (SELECT l.ctid, l.slot, l.msg_id, l.read_ct FROM pgmq.queue_limit_slots l
-              WHERE l.queue_name::text = lq AND l.kind = $2 AND l.t <= free_before AND l.slot <= cap
-                AND l.slot <> ALL (seen)
-              ORDER BY l.t
-              LIMIT want - pg_catalog.cardinality(got)
-              FOR UPDATE SKIP LOCKED) x;
-        EXIT WHEN c_tids IS NULL;
-        still := '{}';
-        IF kind = 'f' AND EXISTS (SELECT 1 FROM pg_catalog.unnest(c_ids) i WHERE i IS NOT NULL) THEN
-            -- Timed-out slots: a message still in flight under the same read keeps its
-            -- slot (its t follows the vt). At REPEATABLE READ the message is locked
-            -- FOR SHARE, so one changed since the snapshot refuses the claim (40001).
-            -- (Rows by ctid: this transaction holds them.)
+        IF NOT walk THEN
+            -- 'f': every slot (oldest t first), checked below; 'r': the free rows by t.
+            SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
+                   pg_catalog.bool_or(x.msg_id IS NOT NULL)
+            INTO c_tids, c_slots, c_held
+            FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l
+                  WHERE l.queue_name::text = lq AND l.kind = $2 AND l.slot <= cap
+                    AND (l.t <= free_before OR $2 = 'f')
+                    AND l.slot <> ALL (seen)
+                  ORDER BY l.t
+                  LIMIT want - pg_catalog.cardinality(got)
+                  FOR UPDATE SKIP LOCKED) x;
+        ELSE
             EXECUTE pg_catalog.format(
-                'WITH c AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($1::tid[]), pg_catalog.unnest($2::bigint[]), '
-                '                                pg_catalog.unnest($3::integer[])) AS c(tid, id, rc)), '
-                'h AS (SELECT c.tid, q.vt FROM c JOIN pgmq.%I q ON q.msg_id = c.id AND q.read_ct = c.rc '
-                '      WHERE q.vt > pg_catalog.clock_timestamp() %s), '
-                'u AS (UPDATE pgmq.queue_limit_slots l SET t = h.vt FROM h '
-                '      WHERE l.ctid = h.tid AND l.queue_name::text = $4 RETURNING h.tid) '
-                'SELECT coalesce(pg_catalog.array_agg(u.tid), ''{}'') FROM u',
-                qtable, CASE WHEN snap_strict THEN 'FOR SHARE OF q SKIP LOCKED' ELSE '' END)
-            INTO still USING c_tids, c_ids, c_rcs, lq;
+                'SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot), '
+                '       pg_catalog.bool_or(x.msg_id IS NOT NULL) '
+                'FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l '
+                '      WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot <= $2 '
+                '        AND l.slot <> ALL ($3) '
+                '        AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                '            AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
+                '      ORDER BY l.t LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
+            INTO c_tids, c_slots, c_held USING lq, cap, seen, want - pg_catalog.cardinality(got);
         END IF;
+        EXIT WHEN c_tids IS NULL;
         seen := seen || c_slots;
-        got := got || ARRAY(SELECT x FROM pg_catalog.unnest(c_tids) x WHERE x <> ALL (still));
-        EXIT WHEN pg_catalog.cardinality(still) = 0 OR rounds >= 8
-               OR (want IS NOT NULL AND pg_catalog.cardinality(got) >= want);
+        freed := CASE WHEN kind = 'f' AND c_held THEN pgmq._limit_reclaim(lq, c_tids, qtable)
+                      ELSE c_tids END;
+        got := got || freed;
+        EXIT WHEN kind = 'r' OR want IS NULL OR pg_catalog.cardinality(got) >= want OR rounds >= 4;
+        IF NOT walk AND pg_catalog.cardinality(freed) < pg_catalog.cardinality(c_tids) THEN
+            -- Some slots tried still hold messages in flight: below the limit's rows, make
+            -- new ones (below); at it, walk past them, unless the queue was found full
+            -- within the last second.
+            EXIT WHEN made < cap;
+            walk := NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots w
+                                WHERE w.queue_name::text = lq AND w.kind = 'w' AND w.slot = 0
+                                  AND w.t > pg_catalog.clock_timestamp() - interval '1 second');
+            EXIT WHEN NOT walk;
+        END IF;
     END LOOP;
     IF (want IS NULL OR pg_catalog.cardinality(got) < want) AND made < cap THEN
         -- Make more rows, under the state row (SKIP LOCKED: a claim making rows now, or
@@ -284,6 +327,53 @@ BEGIN
         END IF;
     END IF;
     RETURN got;
+END
+$fn$;
+
+-- Of the max_in_flight slots tids (rows this transaction locked), those free now: their
+-- ctids after this call, each made free again ('-infinity', no message) so that
+-- pgmq._claim_record may fill it. A slot whose message is still in flight under the
+-- read that took it keeps it, its t moved to the message's vt when a heartbeat moved
+-- that (so pgmq._claim_record never writes it). Checked in a statement of its own, after
+-- the slots were locked: at READ COMMITTED its snapshot sees every claim that wrote them.
+-- At REPEATABLE READ the messages are locked FOR SHARE first, so one changed since the
+-- snapshot refuses the claim (40001) rather than freeing a slot on a stale view.
+-- Called by pgmq._limit_take only.
+CREATE FUNCTION pgmq._limit_reclaim(lq text, tids tid[], qtable text)
+RETURNS tid[]
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    freed tid[];
+BEGIN
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        EXECUTE pg_catalog.format(
+            'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = ANY (ARRAY('
+            '    SELECT l.msg_id FROM pgmq.queue_limit_slots l'
+            '    WHERE l.ctid = ANY ($1) AND l.queue_name::text = $2 AND l.msg_id IS NOT NULL))'
+            '  FOR SHARE OF q SKIP LOCKED) x', qtable)
+            USING tids, lq;
+    END IF;
+    EXECUTE pg_catalog.format(
+        'WITH c AS ('
+        '    SELECT l.ctid AS tid, l.msg_id, h.vt FROM pgmq.queue_limit_slots l'
+        '    LEFT JOIN pgmq.%I h ON h.msg_id = l.msg_id AND h.read_ct = l.read_ct'
+        '                       AND h.vt > pg_catalog.clock_timestamp()'
+        '    WHERE l.ctid = ANY ($1) AND l.queue_name::text = $2), '
+        'u AS ('
+        '    UPDATE pgmq.queue_limit_slots l'
+        '    SET t = coalesce(c.vt, ''-infinity''),'
+        '        msg_id = CASE WHEN c.vt IS NULL THEN NULL ELSE l.msg_id END,'
+        '        read_ct = CASE WHEN c.vt IS NULL THEN NULL ELSE l.read_ct END'
+        '    FROM c WHERE l.ctid = c.tid AND l.queue_name::text = $2'
+        '      AND ((c.vt IS NULL AND c.msg_id IS NOT NULL) OR c.vt > l.t)'
+        '    RETURNING l.ctid AS tid, c.vt IS NULL AS free) '
+        'SELECT coalesce(pg_catalog.array_agg(x.tid), ''{}'') FROM ('
+        '    SELECT c.tid FROM c WHERE c.msg_id IS NULL'
+        '    UNION ALL SELECT u.tid FROM u WHERE u.free) x',
+        qtable)
+        INTO freed USING tids, lq;
+    RETURN freed;
 END
 $fn$;
 
@@ -329,8 +419,19 @@ BEGIN
             allowed := pg_catalog.cardinality(tokens);
         END IF;
         IF s.max_in_flight IS NOT NULL AND NOT pops AND allowed IS DISTINCT FROM 0 THEN
+            free_ := allowed;
             slots := pgmq._limit_take(lq, 'f', allowed, s.max_in_flight, s.slots_made, now_, qtable);
             allowed := pg_catalog.cardinality(slots);
+            -- Full: refused some, or took what was left (no other slot free by its t, none
+            -- to make): the next acknowledgement wakes the readers waiting (pgmq._limit_wake).
+            IF allowed < free_
+               OR (s.slots_made >= s.max_in_flight
+                   AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                                   WHERE l.queue_name::text = lq AND l.kind = 'f'
+                                     AND l.t <= now_ AND l.slot <= s.max_in_flight
+                                     AND l.ctid <> ALL (slots))) THEN
+                PERFORM pgmq._limit_mark_full(lq);
+            END IF;
         END IF;
         IF s.rate_count IS NOT NULL AND tokens IS NULL THEN
             tokens := '{}';
@@ -365,13 +466,13 @@ BEGIN
     END IF;
     IF s.max_in_flight IS NOT NULL AND (qty IS NULL OR NOT pops) THEN
         IF qty IS NULL THEN
-            -- Counted in full (metrics): taken is t in the future, or passed while the
-            -- message is still in flight under the same read (a heartbeat).
+            -- Counted in full (metrics): a slot is taken while its message is in flight
+            -- under the read that took it (slots free lazily: t says nothing alone).
             EXECUTE pg_catalog.format(
                 'SELECT pg_catalog.count(*) FROM pgmq.queue_limit_slots l '
                 'WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.msg_id IS NOT NULL '
-                '  AND (l.t > $2 OR EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
-                '       AND q.read_ct = l.read_ct AND q.vt > $2))',
+                '  AND EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                '       AND q.read_ct = l.read_ct AND q.vt > $2)',
                 qtable) INTO in_flight USING lq, now_;
         END IF;
         IF NOT pops THEN
@@ -381,13 +482,15 @@ BEGIN
             ELSIF qty IS NULL THEN
                 free_ := GREATEST(s.max_in_flight - in_flight, 0);
             ELSE
-                -- Enough to answer: at most qty free slots counted (no heartbeat check).
-                free_ := GREATEST(s.max_in_flight - s.slots_made, 0)
-                         + (SELECT pg_catalog.count(*) FROM (
-                                SELECT 1 FROM pgmq.queue_limit_slots l
-                                WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t <= now_
-                                  AND l.slot <= s.max_in_flight
-                                LIMIT qty) x);
+                -- Enough to answer: at most qty free slots counted.
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.queue_limit_slots l '
+                    'WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot <= $3 '
+                    '  AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                    '       AND q.read_ct = l.read_ct AND q.vt > $2) '
+                    'LIMIT $4) x', qtable)
+                    INTO free_ USING lq, now_, s.max_in_flight, qty;
+                free_ := free_ + GREATEST(s.max_in_flight - s.slots_made, 0);
             END IF;
             allowed := LEAST(allowed, free_);
             IF free_ = 0 THEN
@@ -468,72 +571,86 @@ BEGIN
 END
 $fn$;
 
--- Free the slots of msg_ids after an archive, delete or release (set_vt to now) of a
--- queue with max_in_flight, in the caller's transaction (the caller's own statement
--- changed the queue table). Only a slot whose message is no longer in flight is freed,
--- and a slot a claim holds is skipped (it frees when its t passes). Notifies
--- pgmq._limit_channel only when the queue was at its limit: no other slot free or to be
--- made (a notifying commit takes PostgreSQL's database-wide NOTIFY
--- lock, so an unlimited stream of them would serialize every commit).
-CREATE FUNCTION pgmq._limit_free(queue_name text, msg_ids bigint[])
+-- Mark a max_in_flight queue (its lower-cased name) full: a claim was refused, or took
+-- the last free slot. The mark is the queue's 'w' row in pgmq.queue_limit_slots (slot 0,
+-- t when it was marked, '-infinity' when not): acknowledgements look at it, and the first
+-- one after it wakes the readers waiting (pgmq._limit_wake). Refreshed at most once a
+-- second (the claims' walk past slots in flight, pgmq._limit_take, waits for that too);
+-- never waits: a row another session holds is left as it is. The row is made here when
+-- missing, under the state row (SKIP LOCKED), so no two sessions insert it at once. At
+-- READ COMMITTED only (the worker's level; a reader at a higher level relies on its poll).
+CREATE FUNCTION pgmq._limit_mark_full(lq text)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql
 AS $fn$
-DECLARE
-    lq text := pg_catalog.lower(queue_name);
-    s pgmq.queue_limit_state;
-    c_tids tid[];
-    freed integer[];
 BEGIN
-    -- The slots these messages hold (skipping one a claim holds: no wait).
-    -- (Only 'f' rows hold a msg_id: no kind here, so the plan is the msg_id index's.)
-    SELECT pg_catalog.array_agg(l.ctid) INTO c_tids
-    FROM (SELECT x.ctid FROM pgmq.queue_limit_slots x
-          WHERE x.queue_name::text = lq AND x.msg_id = ANY (msg_ids)
-            AND x.t > pg_catalog.clock_timestamp()
-          FOR UPDATE SKIP LOCKED) l;
-    IF c_tids IS NULL THEN
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
         RETURN;
     END IF;
-    -- Freed, but those still in flight keep their slot.
-    EXECUTE pg_catalog.format(
-        'WITH u AS ('
-        '    UPDATE pgmq.queue_limit_slots l SET t = ''-infinity'', msg_id = NULL, read_ct = NULL'
-        '    WHERE l.ctid = ANY ($1) AND NOT EXISTS ('
-        '        SELECT 1 FROM pgmq.%I q'
-        '        WHERE q.msg_id = l.msg_id AND q.vt > pg_catalog.clock_timestamp())'
-        '    RETURNING l.slot) '
-        'SELECT pg_catalog.array_agg(u.slot) FROM u',
-        pgmq.format_table_name(queue_name, 'q'))
-    INTO freed USING c_tids;
-    SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
-    IF freed IS NULL OR s.max_in_flight IS NULL OR s.slots_made < s.max_in_flight THEN
-        RETURN;  -- nothing freed, or a reader could still have made a slot: nobody waits
-    END IF;
-    -- Another free slot within the limit (not one a claim is taking) means no reader
-    -- was refused for want of this one.
-    IF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
-        PERFORM 1 FROM pgmq.queue_limit_slots l
-        WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t <= pg_catalog.clock_timestamp()
-          AND l.slot <= s.max_in_flight AND l.slot <> ALL (freed)
-        LIMIT 1 FOR KEY SHARE SKIP LOCKED;
-    ELSE
-        PERFORM 1 FROM pgmq.queue_limit_slots l
-        WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t <= pg_catalog.clock_timestamp()
-          AND l.slot <= s.max_in_flight AND l.slot <> ALL (freed)
-        LIMIT 1;
-    END IF;
-    IF NOT FOUND THEN
-        PERFORM pg_catalog.pg_notify(pgmq._limit_channel(
-            (SELECT m.queue_name::text FROM pgmq.meta m
-             WHERE pg_catalog.lower(m.queue_name::text) = lq)), '');
+    UPDATE pgmq.queue_limit_slots w SET t = pg_catalog.clock_timestamp()
+    WHERE w.ctid = (SELECT x.ctid FROM pgmq.queue_limit_slots x
+                    WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0
+                      AND x.t < pg_catalog.clock_timestamp() - interval '1 second'
+                    FOR UPDATE SKIP LOCKED)
+      AND w.queue_name::text = lq;
+    IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots x
+                                 WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0) THEN
+        PERFORM 1 FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq
+        FOR NO KEY UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            INSERT INTO pgmq.queue_limit_slots (queue_name, kind, slot, t)
+            VALUES (lq, 'w', 0, pg_catalog.clock_timestamp())
+            ON CONFLICT DO NOTHING;
+        END IF;
     END IF;
 END
 $fn$;
 
--- The channel a limited queue's slot frees on (archive, delete, set_vt of a queue with
--- max_in_flight at its limit notify it at commit, so a worker at the limit reads again
--- at once).
+-- After an acknowledgement (archive, delete, a release by set_vt, a dead letter) of a
+-- queue (its lower-cased name): when a claim marked the queue full since the last wake,
+-- notify pgmq._limit_channel (at commit) and clear the mark, so a stream of
+-- acknowledgements notifies once per time the queue filled up (a notifying commit takes
+-- PostgreSQL's database-wide NOTIFY lock: one per acknowledgement would serialize every
+-- commit). The mark is cleared SKIP LOCKED (another acknowledgement clearing it notifies
+-- instead), and at a level above READ COMMITTED not at all (that would risk 40001 for
+-- an acknowledgement): the notification then goes out each time. Frees nothing: a claim
+-- finds a slot whose message is gone by itself (pgmq._limit_take). Whether anything
+-- was notified. Acknowledgements of every queue ask, in their statement: one index
+-- lookup, no row written unless the queue was marked full.
+CREATE FUNCTION pgmq._limit_wake(lq text)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    channel text;
+BEGIN
+    IF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
+        UPDATE pgmq.queue_limit_slots w SET t = '-infinity'
+        WHERE w.ctid = (SELECT x.ctid FROM pgmq.queue_limit_slots x
+                        WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0
+                          AND x.t > '-infinity'::timestamptz
+                        FOR UPDATE SKIP LOCKED)
+          AND w.queue_name::text = lq;
+    ELSE
+        PERFORM 1 FROM pgmq.queue_limit_slots x
+        WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0 AND x.t > '-infinity'::timestamptz;
+    END IF;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    channel := (SELECT pgmq._limit_channel(m.queue_name::text) FROM pgmq.meta m
+                WHERE pg_catalog.lower(m.queue_name::text) = lq);
+    IF channel IS NULL THEN
+        RETURN false;
+    END IF;
+    PERFORM pg_catalog.pg_notify(channel, '');
+    RETURN true;
+END
+$fn$;
+
+-- The channel a limited queue's slot frees on (the first archive, delete or release
+-- after the queue filled up notifies it at commit, pgmq._limit_wake, so a worker at the
+-- limit reads again at once).
 CREATE FUNCTION pgmq._limit_channel(queue_name text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
