@@ -9,7 +9,8 @@
 -- once and none waits for another (nor for a session idle in its transaction: it just
 -- does not get the rows that session holds).
 --   kind 'f'   max_in_flight slots, numbered 1..max_in_flight. A slot holds the message
---              (msg_id, read_ct) that took it, t its vt then. It frees lazily: no
+--              (msg_id, read_ct) that took it (t unused: every change of the row is in
+--              columns no index holds, a HOT update). It frees lazily: no
 --              archive, delete or release touches it; a claim reuses a slot once its
 --              message is no longer in flight under that read (gone, visible again, or
 --              read again under another slot), checked after the slot is locked
@@ -55,8 +56,8 @@ CREATE TABLE pgmq.queue_limit_slots (
     read_ct integer                -- 'f': its read_ct when it took the slot
 );
 -- The rows of a queue (a unique index, not a constraint, so that the migrations make it
--- with the other indexes); the rows by t (a claim tries the oldest first). No index by
--- msg_id: since migration 0046 no acknowledgement looks a slot up.
+-- with the other indexes); the tokens by t (a claim takes the oldest first). No index
+-- by msg_id: since migration 0046 no acknowledgement looks a slot up.
 CREATE UNIQUE INDEX queue_limit_slots_key ON pgmq.queue_limit_slots (queue_name, kind, slot);
 CREATE INDEX queue_limit_slots_free ON pgmq.queue_limit_slots (queue_name, kind, t);
 
@@ -187,7 +188,7 @@ AS $fn$
         SELECT x.queue_name, x.kind, x.slot FROM pgmq.queue_limit_slots x
         WHERE x.queue_name::text = $1 AND ($2 IS NULL OR x.kind = $2)
           AND ($3 IS NULL OR x.slot > $3)
-          AND ($3 IS NULL OR x.kind = 'r' OR x.t <= pg_catalog.clock_timestamp())
+          AND ($3 IS NULL OR x.kind = 'r' OR x.msg_id IS NULL OR x.read_ct = -1)
         FOR UPDATE SKIP LOCKED);
 $fn$;
 
@@ -197,24 +198,24 @@ $fn$;
 -- more rows when too few are free and fewer than cap exist (made, as the state row said;
 -- re-read under its lock). None while a row above cap is still taken (a lowered limit).
 -- Called by pgmq._claim_limits only (it runs as the owner).
---   'r'  a token is free when t <= free_before (now - S).
+--   'r'  a token is free when t <= free_before (now - S); the oldest first.
 --   'f'  slots free lazily (acknowledgements touch no slot): a slot is free when it holds
 --        no message, or its message is no longer in flight under the read that took it
 --        (deleted, archived, visible again, or read again under another slot), which
---        pgmq._limit_reclaim checks after the slot is locked. The slots are tried
---        oldest t first: slots never used ('-infinity'), then by the vt they were taken
---        with, so the oldest reads come first (in a queue whose messages are
---        acknowledged in about the order they were read, the first slots tried are
---        free). When some tried slots still hold messages in flight (older reads not yet
---        acknowledged), new slots are made while fewer than cap exist, so a claim's cost
---        does not grow with what is in flight; they are tried first from then on. (Such
---        a head of old reads lasts at most their vt: then each is visible again, so its
---        slot is free, or a heartbeat moved its vt, and its t with it, behind the newer
---        reads.) With cap slots made, the next rounds look past every slot in flight in
---        one index walk (the queue's messages probed by msg_id, nothing locked until a
---        slot is found free), unless a claim found the queue full less than a second
---        ago (the 'w' row): at a full queue a claim costs O(its batch), and the walk
---        runs at most once a second.
+--        pgmq._limit_reclaim checks after the slot is locked. The slots are tried in
+--        turn, as a ring: from where this session's last claim of the queue stopped
+--        (the session setting pgmq.limit_at_<queue>, a hint only: any value is safe),
+--        by slot number, so the slot tried first is the one this session used longest
+--        ago. A slot's row changes only in columns no index holds (msg_id, read_ct:
+--        HOT updates), so the walk by slot number meets no dead index entries however
+--        busy the queue. When the slots tried still hold messages in flight, the claim
+--        looks past them in one walk along the ring (the queue's messages probed by
+--        msg_id, nothing locked until a slot is found free; the session's cursor then
+--        starts its next claim after them, so each slot in flight is walked past once
+--        per turn of the ring, not once per claim), and makes new slots, while fewer
+--        than cap exist, when the walk finds too few. With cap made, the walk waits
+--        for a second after a claim found the queue full (the 'w' row): at a full queue
+--        a claim costs O(its batch), and the walk runs at most once a second.
 CREATE FUNCTION pgmq._limit_take(
     lq text, kind "char", want integer, cap integer, made integer, free_before timestamptz,
     qtable text
@@ -233,6 +234,11 @@ DECLARE
     rounds integer := 0;
     -- 'f' with no want (all there are): every free slot, found by the walk at once
     walk boolean := kind = 'f' AND want IS NULL;
+    at_key text := 'pgmq.limit_at_' || pg_catalog.replace(lq, '-', '$');
+    at_ text := pg_catalog.current_setting(at_key, true);
+    at integer := CASE WHEN at_ ~ '^[0-9]{1,9}$' THEN at_::integer ELSE 1 END;
+    wrapped boolean := false;
+    had integer;
 BEGIN
     IF want <= 0 THEN
         RETURN got;
@@ -242,62 +248,79 @@ BEGIN
                                 AND l.t > free_before) THEN
         RETURN got;
     END IF;
-    IF kind = 'f' AND EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
-                              WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot > cap
-                                AND l.msg_id IS NOT NULL) THEN
-        EXECUTE pg_catalog.format(
-            'SELECT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
-            '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp() '
-            '  WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot > $2)', qtable)
-            INTO walk USING lq, cap;
-        IF walk THEN
-            RETURN got;
-        END IF;
-        walk := want IS NULL;
-    END IF;
-    LOOP
-        rounds := rounds + 1;
-        IF NOT walk THEN
-            -- 'f': every slot (oldest t first), checked below; 'r': the free rows by t.
-            SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
-                   pg_catalog.bool_or(x.msg_id IS NOT NULL)
-            INTO c_tids, c_slots, c_held
-            FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l
-                  WHERE l.queue_name::text = lq AND l.kind = $2 AND l.slot <= cap
-                    AND (l.t <= free_before OR $2 = 'f')
-                    AND l.slot <> ALL (seen)
-                  ORDER BY l.t
-                  LIMIT want - pg_catalog.cardinality(got)
-                  FOR UPDATE SKIP LOCKED) x;
-        ELSE
+    IF kind = 'r' THEN
+        SELECT pg_catalog.array_agg(x.ctid) INTO c_tids
+        FROM (SELECT l.ctid FROM pgmq.queue_limit_slots l
+              WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot <= cap AND l.t <= free_before
+              ORDER BY l.t
+              LIMIT want
+              FOR UPDATE SKIP LOCKED) x;
+        got := coalesce(c_tids, '{}');
+    ELSE
+        IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                   WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot > cap
+                     AND l.msg_id IS NOT NULL) THEN
             EXECUTE pg_catalog.format(
-                'SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot), '
-                '       pg_catalog.bool_or(x.msg_id IS NOT NULL) '
-                'FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l '
-                '      WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot <= $2 '
-                '        AND l.slot <> ALL ($3) '
-                '        AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
-                '            AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
-                '      ORDER BY l.t LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
-            INTO c_tids, c_slots, c_held USING lq, cap, seen, want - pg_catalog.cardinality(got);
+                'SELECT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
+                '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp() '
+                '  WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot > $2)', qtable)
+                INTO c_held USING lq, cap;
+            IF c_held THEN
+                RETURN got;
+            END IF;
         END IF;
-        EXIT WHEN c_tids IS NULL;
-        seen := seen || c_slots;
-        freed := CASE WHEN kind = 'f' AND c_held THEN pgmq._limit_reclaim(lq, c_tids, qtable)
-                      ELSE c_tids END;
-        got := got || freed;
-        EXIT WHEN kind = 'r' OR want IS NULL OR pg_catalog.cardinality(got) >= want OR rounds >= 4;
-        IF NOT walk AND pg_catalog.cardinality(freed) < pg_catalog.cardinality(c_tids) THEN
-            -- Some slots tried still hold messages in flight: below the limit's rows, make
-            -- new ones (below); at it, walk past them, unless the queue was found full
-            -- within the last second.
-            EXIT WHEN made < cap;
-            walk := NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots w
-                                WHERE w.queue_name::text = lq AND w.kind = 'w' AND w.slot = 0
-                                  AND w.t > pg_catalog.clock_timestamp() - interval '1 second');
-            EXIT WHEN NOT walk;
+        IF at > LEAST(cap, made) THEN
+            at := 1;
         END IF;
-    END LOOP;
+        LOOP
+            rounds := rounds + 1;
+            IF NOT walk THEN
+                SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
+                       pg_catalog.bool_or(x.msg_id IS NOT NULL)
+                INTO c_tids, c_slots, c_held
+                FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l
+                      WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot >= at
+                        AND l.slot <= cap AND l.slot <> ALL (seen)
+                      ORDER BY l.slot
+                      LIMIT want - pg_catalog.cardinality(got)
+                      FOR UPDATE SKIP LOCKED) x;
+            ELSE
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot), '
+                    '       pg_catalog.bool_or(x.msg_id IS NOT NULL) '
+                    'FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l '
+                    '      WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot >= $5 '
+                    '        AND l.slot <= $2 AND l.slot <> ALL ($3) '
+                    '        AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                    '            AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
+                    '      ORDER BY l.slot LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
+                INTO c_tids, c_slots, c_held USING lq, cap, seen, want - pg_catalog.cardinality(got), at;
+            END IF;
+            IF c_tids IS NULL THEN
+                -- the end of the ring: once round from its start
+                EXIT WHEN wrapped OR at = 1;
+                wrapped := true;
+                at := 1;
+                CONTINUE;
+            END IF;
+            seen := seen || c_slots;
+            at := (SELECT pg_catalog.max(x) FROM pg_catalog.unnest(c_slots) x) + 1;
+            freed := CASE WHEN c_held THEN pgmq._limit_reclaim(lq, c_tids, qtable) ELSE c_tids END;
+            got := got || freed;
+            EXIT WHEN want IS NULL OR pg_catalog.cardinality(got) >= want OR rounds >= 6;
+            IF NOT walk AND pg_catalog.cardinality(freed) < pg_catalog.cardinality(c_tids) THEN
+                -- Some slots tried still hold messages in flight: walk past them (the
+                -- cursor then starts this session's next claim after them), unless every
+                -- slot is made and the queue was found full within the last second.
+                walk := made < cap OR NOT EXISTS (
+                    SELECT 1 FROM pgmq.queue_limit_slots w
+                    WHERE w.queue_name::text = lq AND w.kind = 'w' AND w.slot = 0
+                      AND w.t > pg_catalog.clock_timestamp() - interval '1 second');
+                EXIT WHEN NOT walk;
+            END IF;
+        END LOOP;
+        PERFORM pg_catalog.set_config(at_key, at::text, false);
+    END IF;
     IF (want IS NULL OR pg_catalog.cardinality(got) < want) AND made < cap THEN
         -- Make more rows, under the state row (SKIP LOCKED: a claim making rows now, or
         -- idle after it, leaves this one with what it has).
@@ -308,6 +331,7 @@ BEGIN
             n := LEAST(cap - made,
                        GREATEST(coalesce(want - pg_catalog.cardinality(got), cap - made),
                                 LEAST(made, pgmq._limit_prefill())));
+            had := pg_catalog.cardinality(got);
             -- Rows above made may exist (kept while taken when the limit was lowered).
             WITH m AS (
                 INSERT INTO pgmq.queue_limit_slots AS l (queue_name, kind, slot)
@@ -321,6 +345,9 @@ BEGIN
             INTO got;
             IF kind = 'f' THEN
                 UPDATE pgmq.queue_limit_state l SET slots_made = made + n WHERE l.queue_name::text = lq;
+                -- this session's next claim starts after the new rows it took
+                PERFORM pg_catalog.set_config(
+                    at_key, (made + 1 + pg_catalog.cardinality(got) - had)::text, false);
             ELSE
                 UPDATE pgmq.queue_limit_state l SET tokens_made = made + n WHERE l.queue_name::text = lq;
             END IF;
@@ -331,48 +358,53 @@ END
 $fn$;
 
 -- Of the max_in_flight slots tids (rows this transaction locked), those free now: their
--- ctids after this call, each made free again ('-infinity', no message) so that
--- pgmq._claim_record may fill it. A slot whose message is still in flight under the
--- read that took it keeps it, its t moved to the message's vt when a heartbeat moved
--- that (so pgmq._claim_record never writes it). Checked in a statement of its own, after
--- the slots were locked: at READ COMMITTED its snapshot sees every claim that wrote them.
--- At REPEATABLE READ the messages are locked FOR SHARE first, so one changed since the
--- snapshot refuses the claim (40001) rather than freeing a slot on a stale view.
--- Called by pgmq._limit_take only.
+-- ctids after this call. A slot whose message is still in flight under the read that
+-- took it keeps it; one that held a message no longer in flight is marked reclaimed
+-- (read_ct -1, which no message has, so it stays free until pgmq._claim_record fills
+-- it; a HOT update, as every change of an 'f' row). The messages are looked up in a
+-- statement of their own, after the slots were locked: at READ COMMITTED its snapshot
+-- sees every claim that wrote them. At REPEATABLE READ they are locked FOR SHARE first,
+-- so one changed since the snapshot refuses the claim (40001) rather than freeing a slot
+-- on a stale view. Called by pgmq._limit_take only.
 CREATE FUNCTION pgmq._limit_reclaim(lq text, tids tid[], qtable text)
 RETURNS tid[]
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
+    ids bigint[] := ARRAY(SELECT l.msg_id FROM pgmq.queue_limit_slots l
+                          WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq
+                            AND l.msg_id IS NOT NULL AND l.read_ct IS DISTINCT FROM -1);
+    f_ids bigint[];
+    f_rcs integer[];
     freed tid[];
 BEGIN
     IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
         EXECUTE pg_catalog.format(
-            'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = ANY (ARRAY('
-            '    SELECT l.msg_id FROM pgmq.queue_limit_slots l'
-            '    WHERE l.ctid = ANY ($1) AND l.queue_name::text = $2 AND l.msg_id IS NOT NULL))'
+            'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = ANY ($1) '
             '  FOR SHARE OF q SKIP LOCKED) x', qtable)
-            USING tids, lq;
+            USING ids;
     END IF;
+    -- The messages still in flight (one short statement: planned at each call).
     EXECUTE pg_catalog.format(
-        'WITH c AS ('
-        '    SELECT l.ctid AS tid, l.msg_id, h.vt FROM pgmq.queue_limit_slots l'
-        '    LEFT JOIN pgmq.%I h ON h.msg_id = l.msg_id AND h.read_ct = l.read_ct'
-        '                       AND h.vt > pg_catalog.clock_timestamp()'
-        '    WHERE l.ctid = ANY ($1) AND l.queue_name::text = $2), '
-        'u AS ('
-        '    UPDATE pgmq.queue_limit_slots l'
-        '    SET t = coalesce(c.vt, ''-infinity''),'
-        '        msg_id = CASE WHEN c.vt IS NULL THEN NULL ELSE l.msg_id END,'
-        '        read_ct = CASE WHEN c.vt IS NULL THEN NULL ELSE l.read_ct END'
-        '    FROM c WHERE l.ctid = c.tid AND l.queue_name::text = $2'
-        '      AND ((c.vt IS NULL AND c.msg_id IS NOT NULL) OR c.vt > l.t)'
-        '    RETURNING l.ctid AS tid, c.vt IS NULL AS free) '
-        'SELECT coalesce(pg_catalog.array_agg(x.tid), ''{}'') FROM ('
-        '    SELECT c.tid FROM c WHERE c.msg_id IS NULL'
-        '    UNION ALL SELECT u.tid FROM u WHERE u.free) x',
-        qtable)
-        INTO freed USING tids, lq;
+        'SELECT pg_catalog.array_agg(q.msg_id), pg_catalog.array_agg(q.read_ct) '
+        'FROM pgmq.%I q WHERE q.msg_id = ANY ($1) AND q.vt > pg_catalog.clock_timestamp()', qtable)
+        INTO f_ids, f_rcs USING ids;
+    WITH held AS (
+        SELECT f.id, f.rc
+        FROM ROWS FROM (pg_catalog.unnest(f_ids), pg_catalog.unnest(f_rcs)) AS f(id, rc)
+    ), u AS (
+        UPDATE pgmq.queue_limit_slots l SET read_ct = -1
+        WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq AND l.msg_id IS NOT NULL
+          AND l.read_ct IS DISTINCT FROM -1
+          AND NOT EXISTS (SELECT 1 FROM held h WHERE h.id = l.msg_id AND h.rc = l.read_ct)
+        RETURNING l.ctid
+    )
+    SELECT coalesce(pg_catalog.array_agg(x.tid), '{}') INTO freed
+    FROM (SELECT u.ctid AS tid FROM u
+          UNION ALL
+          SELECT l.ctid FROM pgmq.queue_limit_slots l
+          WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq
+            AND (l.msg_id IS NULL OR l.read_ct = -1)) x;
     RETURN freed;
 END
 $fn$;
@@ -400,6 +432,7 @@ DECLARE
     now_ timestamptz := pg_catalog.clock_timestamp();
     window_start timestamptz;
     free_ integer;
+    free_before timestamptz;
 BEGIN
     allowed := qty;
     SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
@@ -424,11 +457,14 @@ BEGIN
             allowed := pg_catalog.cardinality(slots);
             -- Full: refused some, or took what was left (no other slot free by its t, none
             -- to make): the next acknowledgement wakes the readers waiting (pgmq._limit_wake).
+            -- (The second test only for a limit of up to pgmq._limit_prefill() slots: it
+            -- walks the slots; a larger limit is marked full by a refused claim only.)
             IF allowed < free_
-               OR (s.slots_made >= s.max_in_flight
+               OR (s.slots_made >= s.max_in_flight AND s.max_in_flight <= pgmq._limit_prefill()
                    AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
                                    WHERE l.queue_name::text = lq AND l.kind = 'f'
-                                     AND l.t <= now_ AND l.slot <= s.max_in_flight
+                                     AND (l.msg_id IS NULL OR l.read_ct = -1)
+                                     AND l.slot <= s.max_in_flight
                                      AND l.ctid <> ALL (slots))) THEN
                 PERFORM pgmq._limit_mark_full(lq);
             END IF;
@@ -477,7 +513,8 @@ BEGIN
         END IF;
         IF NOT pops THEN
             IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l WHERE l.queue_name::text = lq AND l.kind = 'f'
-                       AND l.slot > s.max_in_flight AND l.t > now_) THEN
+                       AND l.slot > s.max_in_flight AND l.msg_id IS NOT NULL
+                       AND l.read_ct IS DISTINCT FROM -1) THEN
                 free_ := 0;
             ELSIF qty IS NULL THEN
                 free_ := GREATEST(s.max_in_flight - in_flight, 0);
@@ -494,9 +531,13 @@ BEGIN
             END IF;
             allowed := LEAST(allowed, free_);
             IF free_ = 0 THEN
-                next_free_at := GREATEST(next_free_at, (
-                    SELECT pg_catalog.min(l.t) FROM pgmq.queue_limit_slots l
-                    WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t > now_));
+                -- the first vt of a message in flight in a slot
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.min(q.vt) FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
+                    '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct '
+                    'WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND q.vt > $2', qtable)
+                    INTO free_before USING lq, now_;
+                next_free_at := GREATEST(next_free_at, free_before);
             END IF;
         END IF;
     END IF;
@@ -508,9 +549,10 @@ $fn$;
 -- in held (not for a pop), one each, t their vt (claimed_vts and claimed_read_cts when
 -- the caller has the claimed rows, else looked up); as many tokens of counts are stamped
 -- now. stamps only says the queue has a rate limit (the filter's marker). Only free
--- rows are written, only messages in flight take a slot, and the limits are the
--- queue's: a call with made-up arguments can use up the caller's own claims, not free
--- anyone else's.
+-- rows are written (a token whose t passed; a slot never used or reclaimed: read_ct
+-- -1, pgmq._limit_reclaim; a slot's t never changes, so its updates are HOT), only
+-- messages in flight take a slot, and the limits are the queue's: a call with made-up
+-- arguments can use up the caller's own claims, not free anyone else's.
 CREATE FUNCTION pgmq._claim_record(
     queue_name text, held tid[], stamps timestamptz[], counts tid[], claimed bigint[],
     pops boolean DEFAULT false, claimed_read_cts integer[] DEFAULT NULL,
@@ -546,12 +588,12 @@ BEGIN
     IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL
        AND pg_catalog.cardinality(claimed_read_cts) = n AND pg_catalog.cardinality(claimed_vts) = n THEN
         -- The claim's own rows (the router's): a slot whose message is not in flight
-        -- under that read is taken again after its t passes (pgmq._limit_take checks).
+        -- under that read is taken again (pgmq._limit_take checks).
         UPDATE pgmq.queue_limit_slots l
-        SET t = claimed_vts[x.i], msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
+        SET msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
         FROM (SELECT h.tid, h.i FROM ROWS FROM (pg_catalog.unnest(held[1:n])) WITH ORDINALITY AS h(tid, i)) x
         WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name::text = lq AND l.kind = 'f'
-          AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp()
+          AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1)
           AND claimed_vts[x.i] > pg_catalog.clock_timestamp() AND claimed_read_cts[x.i] > 0;
     ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
         EXECUTE pg_catalog.format(
@@ -563,9 +605,9 @@ BEGIN
             pgmq.format_table_name(queue_name, 'q'))
         INTO ids, rcs, vts USING claimed;
         FOR i IN 1 .. LEAST(coalesce(pg_catalog.cardinality(ids), 0), pg_catalog.cardinality(held)) LOOP
-            UPDATE pgmq.queue_limit_slots l SET t = vts[i], msg_id = ids[i], read_ct = rcs[i]
+            UPDATE pgmq.queue_limit_slots l SET msg_id = ids[i], read_ct = rcs[i]
             WHERE l.ctid = held[i] AND l.queue_name::text = lq AND l.kind = 'f'
-              AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp();
+              AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1);
         END LOOP;
     END IF;
 END

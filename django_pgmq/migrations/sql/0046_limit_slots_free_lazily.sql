@@ -108,6 +108,7 @@ DECLARE
     now_ timestamptz := pg_catalog.clock_timestamp();
     window_start timestamptz;
     free_ integer;
+    free_before timestamptz;
 BEGIN
     allowed := qty;
     SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
@@ -132,11 +133,14 @@ BEGIN
             allowed := pg_catalog.cardinality(slots);
             -- Full: refused some, or took what was left (no other slot free by its t, none
             -- to make): the next acknowledgement wakes the readers waiting (pgmq._limit_wake).
+            -- (The second test only for a limit of up to pgmq._limit_prefill() slots: it
+            -- walks the slots; a larger limit is marked full by a refused claim only.)
             IF allowed < free_
-               OR (s.slots_made >= s.max_in_flight
+               OR (s.slots_made >= s.max_in_flight AND s.max_in_flight <= pgmq._limit_prefill()
                    AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
                                    WHERE l.queue_name::text = lq AND l.kind = 'f'
-                                     AND l.t <= now_ AND l.slot <= s.max_in_flight
+                                     AND (l.msg_id IS NULL OR l.read_ct = -1)
+                                     AND l.slot <= s.max_in_flight
                                      AND l.ctid <> ALL (slots))) THEN
                 PERFORM pgmq._limit_mark_full(lq);
             END IF;
@@ -185,7 +189,8 @@ BEGIN
         END IF;
         IF NOT pops THEN
             IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l WHERE l.queue_name::text = lq AND l.kind = 'f'
-                       AND l.slot > s.max_in_flight AND l.t > now_) THEN
+                       AND l.slot > s.max_in_flight AND l.msg_id IS NOT NULL
+                       AND l.read_ct IS DISTINCT FROM -1) THEN
                 free_ := 0;
             ELSIF qty IS NULL THEN
                 free_ := GREATEST(s.max_in_flight - in_flight, 0);
@@ -202,9 +207,13 @@ BEGIN
             END IF;
             allowed := LEAST(allowed, free_);
             IF free_ = 0 THEN
-                next_free_at := GREATEST(next_free_at, (
-                    SELECT pg_catalog.min(l.t) FROM pgmq.queue_limit_slots l
-                    WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t > now_));
+                -- the first vt of a message in flight in a slot
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.min(q.vt) FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
+                    '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct '
+                    'WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND q.vt > $2', qtable)
+                    INTO free_before USING lq, now_;
+                next_free_at := GREATEST(next_free_at, free_before);
             END IF;
         END IF;
     END IF;
@@ -213,6 +222,67 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._claim_record(queue_name text, held tid[], stamps timestamp with time zone[], counts tid[], claimed bigint[], pops boolean DEFAULT false, claimed_read_cts integer[] DEFAULT NULL::integer[], claimed_vts timestamp with time zone[] DEFAULT NULL::timestamp with time zone[])
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    lq text := pg_catalog.lower(queue_name);
+    n integer := coalesce(pg_catalog.cardinality(claimed), 0);
+    s pgmq.queue_limit_state;
+    ids bigint[];
+    rcs integer[];
+    vts timestamptz[];
+BEGIN
+    IF n = 0 THEN
+        RETURN;
+    END IF;
+    SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    -- Each row by its ctid (a plan that cannot turn into a scan of the queue's rows,
+    -- whatever the table's statistics); the other conditions check it is a free row of
+    -- this queue.
+    IF counts IS NOT NULL AND s.rate_count IS NOT NULL THEN
+        UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
+        WHERE l.ctid = ANY (counts[1:n]) AND l.queue_name::text = lq AND l.kind = 'r'
+          AND l.slot <= s.rate_count
+          AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
+    END IF;
+    IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL
+       AND pg_catalog.cardinality(claimed_read_cts) = n AND pg_catalog.cardinality(claimed_vts) = n THEN
+        -- The claim's own rows (the router's): a slot whose message is not in flight
+        -- under that read is taken again (pgmq._limit_take checks).
+        UPDATE pgmq.queue_limit_slots l
+        SET msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
+        FROM (SELECT h.tid, h.i FROM ROWS FROM (pg_catalog.unnest(held[1:n])) WITH ORDINALITY AS h(tid, i)) x
+        WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name::text = lq AND l.kind = 'f'
+          AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1)
+          AND claimed_vts[x.i] > pg_catalog.clock_timestamp() AND claimed_read_cts[x.i] > 0;
+    ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
+        EXECUTE pg_catalog.format(
+            'SELECT pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), '
+            '       pg_catalog.array_agg(q.read_ct ORDER BY q.msg_id), '
+            '       pg_catalog.array_agg(q.vt ORDER BY q.msg_id) '
+            'FROM pgmq.%I q WHERE q.msg_id = ANY ($1) AND q.read_ct > 0 '
+            '  AND q.vt > pg_catalog.clock_timestamp()',
+            pgmq.format_table_name(queue_name, 'q'))
+        INTO ids, rcs, vts USING claimed;
+        FOR i IN 1 .. LEAST(coalesce(pg_catalog.cardinality(ids), 0), pg_catalog.cardinality(held)) LOOP
+            UPDATE pgmq.queue_limit_slots l SET msg_id = ids[i], read_ct = rcs[i]
+            WHERE l.ctid = held[i] AND l.queue_name::text = lq AND l.kind = 'f'
+              AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1);
+        END LOOP;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._dead_letter(queue_name text, msg_id bigint, dead_letter_queue text, error text DEFAULT NULL::text)
  RETURNS bigint
@@ -271,6 +341,22 @@ $function$
 COMMENT ON FUNCTION pgmq._limit_attributes(jsonb) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._limit_attributes(jsonb) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._limit_drop_rows(lq text, kind "char", above integer DEFAULT NULL::integer)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    DELETE FROM pgmq.queue_limit_slots l
+    WHERE (l.queue_name, l.kind, l.slot) IN (
+        SELECT x.queue_name, x.kind, x.slot FROM pgmq.queue_limit_slots x
+        WHERE x.queue_name::text = $1 AND ($2 IS NULL OR x.kind = $2)
+          AND ($3 IS NULL OR x.slot > $3)
+          AND ($3 IS NULL OR x.kind = 'r' OR x.msg_id IS NULL OR x.read_ct = -1)
+        FOR UPDATE SKIP LOCKED);
+$function$
+;
+COMMENT ON FUNCTION pgmq._limit_drop_rows(text,"char",integer) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._limit_drop_rows(text,"char",integer) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._limit_keys()
  RETURNS text[]
  LANGUAGE sql
@@ -318,35 +404,40 @@ CREATE OR REPLACE FUNCTION pgmq._limit_reclaim(lq text, tids tid[], qtable text)
  LANGUAGE plpgsql
 AS $function$
 DECLARE
+    ids bigint[] := ARRAY(SELECT l.msg_id FROM pgmq.queue_limit_slots l
+                          WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq
+                            AND l.msg_id IS NOT NULL AND l.read_ct IS DISTINCT FROM -1);
+    f_ids bigint[];
+    f_rcs integer[];
     freed tid[];
 BEGIN
     IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
         EXECUTE pg_catalog.format(
-            'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = ANY (ARRAY('
-            '    SELECT l.msg_id FROM pgmq.queue_limit_slots l'
-            '    WHERE l.ctid = ANY ($1) AND l.queue_name::text = $2 AND l.msg_id IS NOT NULL))'
+            'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = ANY ($1) '
             '  FOR SHARE OF q SKIP LOCKED) x', qtable)
-            USING tids, lq;
+            USING ids;
     END IF;
+    -- The messages still in flight (one short statement: planned at each call).
     EXECUTE pg_catalog.format(
-        'WITH c AS ('
-        '    SELECT l.ctid AS tid, l.msg_id, h.vt FROM pgmq.queue_limit_slots l'
-        '    LEFT JOIN pgmq.%I h ON h.msg_id = l.msg_id AND h.read_ct = l.read_ct'
-        '                       AND h.vt > pg_catalog.clock_timestamp()'
-        '    WHERE l.ctid = ANY ($1) AND l.queue_name::text = $2), '
-        'u AS ('
-        '    UPDATE pgmq.queue_limit_slots l'
-        '    SET t = coalesce(c.vt, ''-infinity''),'
-        '        msg_id = CASE WHEN c.vt IS NULL THEN NULL ELSE l.msg_id END,'
-        '        read_ct = CASE WHEN c.vt IS NULL THEN NULL ELSE l.read_ct END'
-        '    FROM c WHERE l.ctid = c.tid AND l.queue_name::text = $2'
-        '      AND ((c.vt IS NULL AND c.msg_id IS NOT NULL) OR c.vt > l.t)'
-        '    RETURNING l.ctid AS tid, c.vt IS NULL AS free) '
-        'SELECT coalesce(pg_catalog.array_agg(x.tid), ''{}'') FROM ('
-        '    SELECT c.tid FROM c WHERE c.msg_id IS NULL'
-        '    UNION ALL SELECT u.tid FROM u WHERE u.free) x',
-        qtable)
-        INTO freed USING tids, lq;
+        'SELECT pg_catalog.array_agg(q.msg_id), pg_catalog.array_agg(q.read_ct) '
+        'FROM pgmq.%I q WHERE q.msg_id = ANY ($1) AND q.vt > pg_catalog.clock_timestamp()', qtable)
+        INTO f_ids, f_rcs USING ids;
+    WITH held AS (
+        SELECT f.id, f.rc
+        FROM ROWS FROM (pg_catalog.unnest(f_ids), pg_catalog.unnest(f_rcs)) AS f(id, rc)
+    ), u AS (
+        UPDATE pgmq.queue_limit_slots l SET read_ct = -1
+        WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq AND l.msg_id IS NOT NULL
+          AND l.read_ct IS DISTINCT FROM -1
+          AND NOT EXISTS (SELECT 1 FROM held h WHERE h.id = l.msg_id AND h.rc = l.read_ct)
+        RETURNING l.ctid
+    )
+    SELECT coalesce(pg_catalog.array_agg(x.tid), '{}') INTO freed
+    FROM (SELECT u.ctid AS tid FROM u
+          UNION ALL
+          SELECT l.ctid FROM pgmq.queue_limit_slots l
+          WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq
+            AND (l.msg_id IS NULL OR l.read_ct = -1)) x;
     RETURN freed;
 END
 $function$
@@ -369,6 +460,11 @@ DECLARE
     rounds integer := 0;
     -- 'f' with no want (all there are): every free slot, found by the walk at once
     walk boolean := kind = 'f' AND want IS NULL;
+    at_key text := 'pgmq.limit_at_' || pg_catalog.replace(lq, '-', '$');
+    at_ text := pg_catalog.current_setting(at_key, true);
+    at integer := CASE WHEN at_ ~ '^[0-9]{1,9}$' THEN at_::integer ELSE 1 END;
+    wrapped boolean := false;
+    had integer;
 BEGIN
     IF want <= 0 THEN
         RETURN got;
@@ -378,62 +474,79 @@ BEGIN
                                 AND l.t > free_before) THEN
         RETURN got;
     END IF;
-    IF kind = 'f' AND EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
-                              WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot > cap
-                                AND l.msg_id IS NOT NULL) THEN
-        EXECUTE pg_catalog.format(
-            'SELECT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
-            '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp() '
-            '  WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot > $2)', qtable)
-            INTO walk USING lq, cap;
-        IF walk THEN
-            RETURN got;
-        END IF;
-        walk := want IS NULL;
-    END IF;
-    LOOP
-        rounds := rounds + 1;
-        IF NOT walk THEN
-            -- 'f': every slot (oldest t first), checked below; 'r': the free rows by t.
-            SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
-                   pg_catalog.bool_or(x.msg_id IS NOT NULL)
-            INTO c_tids, c_slots, c_held
-            FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l
-                  WHERE l.queue_name::text = lq AND l.kind = $2 AND l.slot <= cap
-                    AND (l.t <= free_before OR $2 = 'f')
-                    AND l.slot <> ALL (seen)
-                  ORDER BY l.t
-                  LIMIT want - pg_catalog.cardinality(got)
-                  FOR UPDATE SKIP LOCKED) x;
-        ELSE
+    IF kind = 'r' THEN
+        SELECT pg_catalog.array_agg(x.ctid) INTO c_tids
+        FROM (SELECT l.ctid FROM pgmq.queue_limit_slots l
+              WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot <= cap AND l.t <= free_before
+              ORDER BY l.t
+              LIMIT want
+              FOR UPDATE SKIP LOCKED) x;
+        got := coalesce(c_tids, '{}');
+    ELSE
+        IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                   WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot > cap
+                     AND l.msg_id IS NOT NULL) THEN
             EXECUTE pg_catalog.format(
-                'SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot), '
-                '       pg_catalog.bool_or(x.msg_id IS NOT NULL) '
-                'FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l '
-                '      WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot <= $2 '
-                '        AND l.slot <> ALL ($3) '
-                '        AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
-                '            AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
-                '      ORDER BY l.t LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
-            INTO c_tids, c_slots, c_held USING lq, cap, seen, want - pg_catalog.cardinality(got);
+                'SELECT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
+                '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp() '
+                '  WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot > $2)', qtable)
+                INTO c_held USING lq, cap;
+            IF c_held THEN
+                RETURN got;
+            END IF;
         END IF;
-        EXIT WHEN c_tids IS NULL;
-        seen := seen || c_slots;
-        freed := CASE WHEN kind = 'f' AND c_held THEN pgmq._limit_reclaim(lq, c_tids, qtable)
-                      ELSE c_tids END;
-        got := got || freed;
-        EXIT WHEN kind = 'r' OR want IS NULL OR pg_catalog.cardinality(got) >= want OR rounds >= 4;
-        IF NOT walk AND pg_catalog.cardinality(freed) < pg_catalog.cardinality(c_tids) THEN
-            -- Some slots tried still hold messages in flight: below the limit's rows, make
-            -- new ones (below); at it, walk past them, unless the queue was found full
-            -- within the last second.
-            EXIT WHEN made < cap;
-            walk := NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots w
-                                WHERE w.queue_name::text = lq AND w.kind = 'w' AND w.slot = 0
-                                  AND w.t > pg_catalog.clock_timestamp() - interval '1 second');
-            EXIT WHEN NOT walk;
+        IF at > LEAST(cap, made) THEN
+            at := 1;
         END IF;
-    END LOOP;
+        LOOP
+            rounds := rounds + 1;
+            IF NOT walk THEN
+                SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
+                       pg_catalog.bool_or(x.msg_id IS NOT NULL)
+                INTO c_tids, c_slots, c_held
+                FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l
+                      WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot >= at
+                        AND l.slot <= cap AND l.slot <> ALL (seen)
+                      ORDER BY l.slot
+                      LIMIT want - pg_catalog.cardinality(got)
+                      FOR UPDATE SKIP LOCKED) x;
+            ELSE
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot), '
+                    '       pg_catalog.bool_or(x.msg_id IS NOT NULL) '
+                    'FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l '
+                    '      WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot >= $5 '
+                    '        AND l.slot <= $2 AND l.slot <> ALL ($3) '
+                    '        AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                    '            AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
+                    '      ORDER BY l.slot LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
+                INTO c_tids, c_slots, c_held USING lq, cap, seen, want - pg_catalog.cardinality(got), at;
+            END IF;
+            IF c_tids IS NULL THEN
+                -- the end of the ring: once round from its start
+                EXIT WHEN wrapped OR at = 1;
+                wrapped := true;
+                at := 1;
+                CONTINUE;
+            END IF;
+            seen := seen || c_slots;
+            at := (SELECT pg_catalog.max(x) FROM pg_catalog.unnest(c_slots) x) + 1;
+            freed := CASE WHEN c_held THEN pgmq._limit_reclaim(lq, c_tids, qtable) ELSE c_tids END;
+            got := got || freed;
+            EXIT WHEN want IS NULL OR pg_catalog.cardinality(got) >= want OR rounds >= 6;
+            IF NOT walk AND pg_catalog.cardinality(freed) < pg_catalog.cardinality(c_tids) THEN
+                -- Some slots tried still hold messages in flight: walk past them (the
+                -- cursor then starts this session's next claim after them), unless every
+                -- slot is made and the queue was found full within the last second.
+                walk := made < cap OR NOT EXISTS (
+                    SELECT 1 FROM pgmq.queue_limit_slots w
+                    WHERE w.queue_name::text = lq AND w.kind = 'w' AND w.slot = 0
+                      AND w.t > pg_catalog.clock_timestamp() - interval '1 second');
+                EXIT WHEN NOT walk;
+            END IF;
+        END LOOP;
+        PERFORM pg_catalog.set_config(at_key, at::text, false);
+    END IF;
     IF (want IS NULL OR pg_catalog.cardinality(got) < want) AND made < cap THEN
         -- Make more rows, under the state row (SKIP LOCKED: a claim making rows now, or
         -- idle after it, leaves this one with what it has).
@@ -444,6 +557,7 @@ BEGIN
             n := LEAST(cap - made,
                        GREATEST(coalesce(want - pg_catalog.cardinality(got), cap - made),
                                 LEAST(made, pgmq._limit_prefill())));
+            had := pg_catalog.cardinality(got);
             -- Rows above made may exist (kept while taken when the limit was lowered).
             WITH m AS (
                 INSERT INTO pgmq.queue_limit_slots AS l (queue_name, kind, slot)
@@ -457,6 +571,9 @@ BEGIN
             INTO got;
             IF kind = 'f' THEN
                 UPDATE pgmq.queue_limit_state l SET slots_made = made + n WHERE l.queue_name::text = lq;
+                -- this session's next claim starts after the new rows it took
+                PERFORM pg_catalog.set_config(
+                    at_key, (made + 1 + pg_catalog.cardinality(got) - had)::text, false);
             ELSE
                 UPDATE pgmq.queue_limit_state l SET tokens_made = made + n WHERE l.queue_name::text = lq;
             END IF;

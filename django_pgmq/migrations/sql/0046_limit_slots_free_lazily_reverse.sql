@@ -206,6 +206,67 @@ $function$
 COMMENT ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._claim_limits(text,integer,boolean,boolean) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._claim_record(queue_name text, held tid[], stamps timestamp with time zone[], counts tid[], claimed bigint[], pops boolean DEFAULT false, claimed_read_cts integer[] DEFAULT NULL::integer[], claimed_vts timestamp with time zone[] DEFAULT NULL::timestamp with time zone[])
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+    lq text := pg_catalog.lower(queue_name);
+    n integer := coalesce(pg_catalog.cardinality(claimed), 0);
+    s pgmq.queue_limit_state;
+    ids bigint[];
+    rcs integer[];
+    vts timestamptz[];
+BEGIN
+    IF n = 0 THEN
+        RETURN;
+    END IF;
+    SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    -- Each row by its ctid (a plan that cannot turn into a scan of the queue's rows,
+    -- whatever the table's statistics); the other conditions check it is a free row of
+    -- this queue.
+    IF counts IS NOT NULL AND s.rate_count IS NOT NULL THEN
+        UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
+        WHERE l.ctid = ANY (counts[1:n]) AND l.queue_name::text = lq AND l.kind = 'r'
+          AND l.slot <= s.rate_count
+          AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
+    END IF;
+    IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL
+       AND pg_catalog.cardinality(claimed_read_cts) = n AND pg_catalog.cardinality(claimed_vts) = n THEN
+        -- The claim's own rows (the router's): a slot whose message is not in flight
+        -- under that read is taken again after its t passes (pgmq._limit_take checks).
+        UPDATE pgmq.queue_limit_slots l
+        SET t = claimed_vts[x.i], msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
+        FROM (SELECT h.tid, h.i FROM ROWS FROM (pg_catalog.unnest(held[1:n])) WITH ORDINALITY AS h(tid, i)) x
+        WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name::text = lq AND l.kind = 'f'
+          AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp()
+          AND claimed_vts[x.i] > pg_catalog.clock_timestamp() AND claimed_read_cts[x.i] > 0;
+    ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
+        EXECUTE pg_catalog.format(
+            'SELECT pg_catalog.array_agg(q.msg_id ORDER BY q.msg_id), '
+            '       pg_catalog.array_agg(q.read_ct ORDER BY q.msg_id), '
+            '       pg_catalog.array_agg(q.vt ORDER BY q.msg_id) '
+            'FROM pgmq.%I q WHERE q.msg_id = ANY ($1) AND q.read_ct > 0 '
+            '  AND q.vt > pg_catalog.clock_timestamp()',
+            pgmq.format_table_name(queue_name, 'q'))
+        INTO ids, rcs, vts USING claimed;
+        FOR i IN 1 .. LEAST(coalesce(pg_catalog.cardinality(ids), 0), pg_catalog.cardinality(held)) LOOP
+            UPDATE pgmq.queue_limit_slots l SET t = vts[i], msg_id = ids[i], read_ct = rcs[i]
+            WHERE l.ctid = held[i] AND l.queue_name::text = lq AND l.kind = 'f'
+              AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp();
+        END LOOP;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._claim_record(text,tid[],timestamp with time zone[],tid[],bigint[],boolean,integer[],timestamp with time zone[]) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._dead_letter(queue_name text, msg_id bigint, dead_letter_queue text, error text DEFAULT NULL::text)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -249,6 +310,22 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._dead_letter(text,bigint,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._dead_letter(text,bigint,text,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._limit_drop_rows(lq text, kind "char", above integer DEFAULT NULL::integer)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    DELETE FROM pgmq.queue_limit_slots l
+    WHERE (l.queue_name, l.kind, l.slot) IN (
+        SELECT x.queue_name, x.kind, x.slot FROM pgmq.queue_limit_slots x
+        WHERE x.queue_name::text = $1 AND ($2 IS NULL OR x.kind = $2)
+          AND ($3 IS NULL OR x.slot > $3)
+          AND ($3 IS NULL OR x.kind = 'r' OR x.t <= pg_catalog.clock_timestamp())
+        FOR UPDATE SKIP LOCKED);
+$function$
+;
+COMMENT ON FUNCTION pgmq._limit_drop_rows(text,"char",integer) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._limit_drop_rows(text,"char",integer) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._limit_free(queue_name text, msg_ids bigint[])
  RETURNS void
