@@ -289,7 +289,10 @@ $fn$;
 -- - Names: pgmq_rg_<table> and pgmq_pg_<table> (the record form of read and pop),
 --   pgmq_ag_<table> and pgmq_dg_<table> (archive and delete returning msg_id only),
 --   "g" for the guard: a session that prepared 0041's unguarded pgmq_r_/pgmq_p_/
---   pgmq_ai_/pgmq_di_ before 0042 was applied never runs them again.
+--   pgmq_ai_/pgmq_di_ before 0042 was applied never runs them again. pgmq_lg_<table>
+--   (migration 0046): the read of a queue whose attributes only limit it (max_in_flight,
+--   rate_limit), run by pgmq._queue_ops_with_attributes with the quantity the claim
+--   filter allowed; it counts toward the cap of 32 as the others.
 -- - The session's state per statement is a setting pgmq.prep_<name without pgmq_>: a
 --   count of uses ('1' .. '3'), 'p' once prepared, 'c' when the cap stopped it. A value
 --   that is none of these counts as 0, so a bad value never makes a call fail. With 'p'
@@ -352,7 +355,7 @@ AS $fn$
         pg_catalog.substr(qtable, 3));
 $fn$;
 
--- The kept statement of op (r, p, a, d, or s for a client's send) on qtable: the plain
+-- The kept statement of op (r, p, a, d, l, or s for a client's send) on qtable: the plain
 -- statement with the attribute guard (read and pop: in the pick; send: on the SELECT of
 -- the rows to insert). Archive and delete need no guard: no attribute changes what they
 -- do (max_in_flight slots free lazily, sql/26_limits.sql), so they are the same
@@ -371,6 +374,10 @@ LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE WHEN op IN ('a', 'd')
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || pgmq._limit_wake_sql(qtable), ids)
+                -- 'l': a limited queue's read, run by the router after the claim filter
+                -- capped its quantity (sql/25_attributes.sql): the plain read, no guard
+                WHEN op = 'l'
+                THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
                 WHEN op = 's'
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
                 ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)

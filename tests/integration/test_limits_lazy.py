@@ -1,6 +1,7 @@
 """max_in_flight slots free lazily: an acknowledgement writes no slot row, and takes the
 same kept statement as a queue without attributes; a claim finds the slot of a message
-that is gone by itself (sql/26_limits.sql), also behind older reads still in flight.
+that is gone by itself (sql/26_limits.sql), also behind older reads still in flight, and
+its read of the quantity allowed is kept in the session too.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def test_an_acknowledgement_writes_no_slot_row(db, q):
     assert db.execute("SELECT in_flight FROM pgmq.queue_limits(%s)", [q]).fetchone() == (0,)
 
 
-def test_acknowledgements_of_a_limited_queue_run_the_kept_statement(pg_connect, db, q):
+def test_a_limited_queue_runs_kept_statements(pg_connect, db, q):
     limit(db, q, 100)
     session = pg_connect()
     for _ in range(5):
@@ -84,7 +85,9 @@ def test_acknowledgements_of_a_limited_queue_run_the_kept_statement(pg_connect, 
         )
     }
     assert {f"pgmq_ag_q_{q}", f"pgmq_dg_q_{q}"} <= kept
-    assert f"pgmq_rg_q_{q}" not in kept  # the read applies the limit: the router's way
+    # the read applies the limit (the router's way), then runs the plain read of what it
+    # allows, kept as 'l'
+    assert f"pgmq_rg_q_{q}" not in kept and f"pgmq_lg_q_{q}" in kept
     assert in_flight(db, q) == 0
 
 

@@ -887,6 +887,10 @@ CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(qtable text, op "char", low 
 AS $function$
     SELECT CASE WHEN op IN ('a', 'd')
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || pgmq._limit_wake_sql(qtable), ids)
+                -- 'l': a limited queue's read, run by the router after the claim filter
+                -- capped its quantity (sql/25_attributes.sql): the plain read, no guard
+                WHEN op = 'l'
+                THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
                 WHEN op = 's'
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
                 ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
@@ -955,6 +959,8 @@ DECLARE
     claimed_rcs integer[] := '{}';
     claimed_vts timestamptz[] := '{}';
     n bigint;
+    stmt text;
+    rows refcursor;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
         RETURN QUERY SELECT * FROM pgmq._send_deduplicated(queue_name, attrs, p_vt, p_msgs, p_headers);
@@ -970,15 +976,27 @@ BEGIN
             PERFORM pgmq._ensure_dead_letter_queue(f.dead_letter_queue);
         END IF;
         IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
-            -- A limited queue: note what was claimed, for pgmq._claim_record.
-            FOR rec IN EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
-                USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
+            -- A limited queue: note what was claimed, for pgmq._claim_record. A read that
+            -- the limits only cap (no priorities, no redrive) is the plain read of the
+            -- quantity allowed: kept in the session as 'l' (sql/15_queue_ops.sql).
+            IF p_op = 'r' AND NOT f.by_priority AND f.dead_letter_queue IS NULL THEN
+                stmt := pgmq._queue_ops_prepared(pgmq.format_table_name(queue_name, 'q'::text), 'l');
+            END IF;
+            IF stmt IS NOT NULL THEN
+                OPEN rows FOR SELECT * FROM pgmq._queue_ops_run_prepared(stmt, qty, p_secs, p_ids, p_cond, low);
+            ELSE
+                OPEN rows FOR EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
+                    USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+            END IF;
             LOOP
+                FETCH rows INTO rec;
+                EXIT WHEN NOT FOUND;
                 claimed := claimed || rec.msg_id;
                 claimed_rcs := claimed_rcs || rec.read_ct;
                 claimed_vts := claimed_vts || rec.vt;
                 RETURN NEXT rec;
             END LOOP;
+            CLOSE rows;
             PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p',
                                        claimed_rcs, claimed_vts);
             RETURN;
