@@ -28,6 +28,9 @@
 -- and the table holds at most max_in_flight 'f' rows (about the high-water mark of what
 -- was in flight when messages are acknowledged in about the order they were read; more
 -- while old reads stay in flight, see pgmq._limit_take).
+-- Rows a claim holds are written by their ctid, the queue checked with IS NOT DISTINCT
+-- FROM, which is no index condition: the plan stays a TID scan of those rows (with "=" on
+-- queue_name PostgreSQL may prefer the index and filter every row of the queue).
 -- REPEATABLE READ and SERIALIZABLE: locking a row changed after the snapshot raises a
 -- serialization error (a stale snapshot is refused, never counted wrong).
 -- A queue without these attributes has no row here and never reaches this file's code.
@@ -372,7 +375,7 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     ids bigint[] := ARRAY(SELECT l.msg_id FROM pgmq.queue_limit_slots l
-                          WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq
+                          WHERE l.ctid = ANY (tids) AND l.queue_name IS NOT DISTINCT FROM lq
                             AND l.msg_id IS NOT NULL AND l.read_ct IS DISTINCT FROM -1);
     f_ids bigint[];
     f_rcs integer[];
@@ -394,7 +397,7 @@ BEGIN
         FROM ROWS FROM (pg_catalog.unnest(f_ids), pg_catalog.unnest(f_rcs)) AS f(id, rc)
     ), u AS (
         UPDATE pgmq.queue_limit_slots l SET read_ct = -1
-        WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq AND l.msg_id IS NOT NULL
+        WHERE l.ctid = ANY (tids) AND l.queue_name IS NOT DISTINCT FROM lq AND l.msg_id IS NOT NULL
           AND l.read_ct IS DISTINCT FROM -1
           AND NOT EXISTS (SELECT 1 FROM held h WHERE h.id = l.msg_id AND h.rc = l.read_ct)
         RETURNING l.ctid
@@ -403,7 +406,7 @@ BEGIN
     FROM (SELECT u.ctid AS tid FROM u
           UNION ALL
           SELECT l.ctid FROM pgmq.queue_limit_slots l
-          WHERE l.ctid = ANY (tids) AND l.queue_name::text = lq
+          WHERE l.ctid = ANY (tids) AND l.queue_name IS NOT DISTINCT FROM lq
             AND (l.msg_id IS NULL OR l.read_ct = -1)) x;
     RETURN freed;
 END
@@ -581,7 +584,7 @@ BEGIN
     -- this queue.
     IF counts IS NOT NULL AND s.rate_count IS NOT NULL THEN
         UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
-        WHERE l.ctid = ANY (counts[1:n]) AND l.queue_name::text = lq AND l.kind = 'r'
+        WHERE l.ctid = ANY (counts[1:n]) AND l.queue_name IS NOT DISTINCT FROM lq AND l.kind = 'r'
           AND l.slot <= s.rate_count
           AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
     END IF;
@@ -592,7 +595,7 @@ BEGIN
         UPDATE pgmq.queue_limit_slots l
         SET msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
         FROM (SELECT h.tid, h.i FROM ROWS FROM (pg_catalog.unnest(held[1:n])) WITH ORDINALITY AS h(tid, i)) x
-        WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name::text = lq AND l.kind = 'f'
+        WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name IS NOT DISTINCT FROM lq AND l.kind = 'f'
           AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1)
           AND claimed_vts[x.i] > pg_catalog.clock_timestamp() AND claimed_read_cts[x.i] > 0;
     ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
@@ -606,7 +609,7 @@ BEGIN
         INTO ids, rcs, vts USING claimed;
         FOR i IN 1 .. LEAST(coalesce(pg_catalog.cardinality(ids), 0), pg_catalog.cardinality(held)) LOOP
             UPDATE pgmq.queue_limit_slots l SET msg_id = ids[i], read_ct = rcs[i]
-            WHERE l.ctid = held[i] AND l.queue_name::text = lq AND l.kind = 'f'
+            WHERE l.ctid = held[i] AND l.queue_name IS NOT DISTINCT FROM lq AND l.kind = 'f'
               AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1);
         END LOOP;
     END IF;
@@ -634,7 +637,7 @@ BEGIN
                     WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0
                       AND x.t < pg_catalog.clock_timestamp() - interval '1 second'
                     FOR UPDATE SKIP LOCKED)
-      AND w.queue_name::text = lq;
+      AND w.queue_name IS NOT DISTINCT FROM lq;
     IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots x
                                  WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0) THEN
         PERFORM 1 FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq
@@ -672,7 +675,7 @@ BEGIN
                         WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0
                           AND x.t > '-infinity'::timestamptz
                         FOR UPDATE SKIP LOCKED)
-          AND w.queue_name::text = lq;
+          AND w.queue_name IS NOT DISTINCT FROM lq;
     ELSE
         PERFORM 1 FROM pgmq.queue_limit_slots x
         WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0 AND x.t > '-infinity'::timestamptz;
