@@ -54,9 +54,10 @@ CREATE TABLE pgmq.queue_limit_slots (
     queue_name text NOT NULL,      -- the queue's name, lower-cased
     kind "char" NOT NULL,          -- 'f' a max_in_flight slot, 'r' a rate_limit token
     slot integer NOT NULL,
-    t timestamptz NOT NULL DEFAULT '-infinity',  -- 'f': free from then; 'r': last handed out
+    t timestamptz NOT NULL DEFAULT '-infinity',  -- 'r': last handed out; 'w': marked full
+                                   -- ('f': unused since migration 0046)
     msg_id bigint,                 -- 'f': the message holding the slot
-    read_ct integer                -- 'f': its read_ct when it took the slot
+    read_ct integer                -- 'f': its read_ct when it took the slot (-1: reclaimed)
 );
 -- The rows of a queue (a unique index, not a constraint, so that the migrations make it
 -- with the other indexes); the tokens by t (a claim takes the oldest first). No index
