@@ -131,17 +131,10 @@ BEGIN
             free_ := allowed;
             slots := pgmq._limit_take(lq, 'f', allowed, s.max_in_flight, s.slots_made, now_, qtable);
             allowed := pg_catalog.cardinality(slots);
-            -- Full: refused some, or took what was left (no other slot free by its t, none
-            -- to make): the next acknowledgement wakes the readers waiting (pgmq._limit_wake).
-            -- (The second test only for a limit of up to pgmq._limit_prefill() slots: it
-            -- walks the slots; a larger limit is marked full by a refused claim only.)
-            IF allowed < free_
-               OR (s.slots_made >= s.max_in_flight AND s.max_in_flight <= pgmq._limit_prefill()
-                   AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
-                                   WHERE l.queue_name::text = lq AND l.kind = 'f'
-                                     AND (l.msg_id IS NULL OR l.read_ct = -1)
-                                     AND l.slot <= s.max_in_flight
-                                     AND l.ctid <> ALL (slots))) THEN
+            -- Full: refused some for want of a slot. The next acknowledgement wakes the
+            -- readers waiting (pgmq._limit_wake). (Not "took the last free slot": with
+            -- slots freed lazily that takes a look at every slot's message to know.)
+            IF allowed < free_ THEN
                 PERFORM pgmq._limit_mark_full(lq);
             END IF;
         END IF;
