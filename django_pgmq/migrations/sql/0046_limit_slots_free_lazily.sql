@@ -100,6 +100,7 @@ CREATE OR REPLACE FUNCTION pgmq._claim_limits(queue_name text, qty integer, pops
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     lq text := pg_catalog.lower(queue_name);
@@ -221,6 +222,7 @@ CREATE OR REPLACE FUNCTION pgmq._claim_record(queue_name text, held tid[], stamp
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     lq text := pg_catalog.lower(queue_name);
