@@ -24,7 +24,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-SIDES = ("send", "read", "both", "retention")
+# "limit": applied when a message is read, through the limit rows (sql/26_limits.sql).
+SIDES = ("send", "read", "both", "retention", "limit")
 
 _DURATION = re.compile(r"^\s*(\d+)\s*(s|m|h|d|w)?\s*$", re.IGNORECASE)
 _RATE_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)?\s*$", re.IGNORECASE)

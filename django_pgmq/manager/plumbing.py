@@ -32,6 +32,9 @@ from ..records import Message
 
 MAX_INT4 = 2**31 - 1
 MAX_QTY = 100_000
+# The ops whose own statement is complete for every queue: archive and delete (no
+# attribute changes them, so their statement has no attribute guard).
+_COMPLETE_OPS = frozenset("ad")
 
 
 @functools.cache
@@ -295,12 +298,15 @@ class Base:
         when the caller must run the SQL API's function instead: prepared statements
         off, or nothing done on a queue that has attributes (the statement's guard
         stopped it; the function applies them). A send that inserted nothing was stopped
-        by the guard; an empty read or acknowledgement asks for the attributes once.
+        by the guard; an empty read asks for the attributes once. An acknowledgement's
+        result always stands: no attribute changes what it does (no guard).
         """
         params = {"key": (queue, op, qty), "args": args}
         rows = self._run(_kept_rows, "queue_ops_client_sql", params, queue, None, False, None)
-        if rows is None or rows or op == "s":
-            return rows or None
+        if rows is None or rows or op in _COMPLETE_OPS:
+            return rows
+        if op == "s":
+            return None
         attributes = self._fetch_prepared("queue_attributes", {"queue": queue}, queue)
         return None if attributes[0][0] else rows
 

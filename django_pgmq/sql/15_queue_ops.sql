@@ -272,21 +272,27 @@ $fn$;
 -- runs it with EXECUTE of the prepared statement, planned once. A prepared statement
 -- is state of the session (like a setting), not a database object: nothing is created
 -- in any schema, and it is gone when the session ends or runs DEALLOCATE / DISCARD ALL.
--- - Every kept statement carries the attribute guard: "no row in pgmq.queue_attributes
---   for this queue", checked in the statement's own snapshot. So a queue that gets
---   attributes (or is paused) takes the other path at once, at every isolation level:
---   the guard makes the kept statement touch no row, and the caller then looks the
---   attributes up and goes the router's way (pgmq._queue_ops_kept_missed).
+-- - Every kept read and pop carries the attribute guard: "no row in
+--   pgmq.queue_attributes for this queue", checked in the statement's own snapshot. So a
+--   queue that gets attributes (or is paused) takes the other path at once, at every
+--   isolation level: the guard makes the kept statement touch no row, and the caller
+--   then looks the attributes up and goes the router's way (pgmq._queue_ops_kept_missed).
+--   Archive and delete are kept for every queue, attributes or not (migration 0046): no
+--   attribute changes them, and in place of the guard they carry the wake of a full
+--   max_in_flight queue (pgmq._limit_wake_sql, the same one index lookup).
 -- - The fast path (migration 0042): once a session holds a queue's statement ('p'
 --   below), read and pop run it themselves (pgmq._queue_ops_kept_ready, then
 --   _queue_ops_run_prepared), without the router's layer, and archive and delete at the
---   top of pgmq._queue_ops_route_ids; neither looks the attributes up first, and a call
---   that comes back empty looks them up once. Before that (the first three uses), the
---   router counts and prepares.
+--   top of pgmq._queue_ops_route_ids; neither looks the attributes up first, and a read
+--   or pop that comes back empty looks them up once. Before that (the first three uses),
+--   the router counts and prepares.
 -- - Names: pgmq_rg_<table> and pgmq_pg_<table> (the record form of read and pop),
 --   pgmq_ag_<table> and pgmq_dg_<table> (archive and delete returning msg_id only),
 --   "g" for the guard: a session that prepared 0041's unguarded pgmq_r_/pgmq_p_/
---   pgmq_ai_/pgmq_di_ before 0042 was applied never runs them again.
+--   pgmq_ai_/pgmq_di_ before 0042 was applied never runs them again. pgmq_lg_<table>
+--   (migration 0046): the read of a queue whose attributes only limit it (max_in_flight,
+--   rate_limit), run by pgmq._queue_ops_with_attributes with the quantity the claim
+--   filter allowed; it counts toward the cap of 32 as the others.
 -- - The session's state per statement is a setting pgmq.prep_<name without pgmq_>: a
 --   count of uses ('1' .. '3'), 'p' once prepared, 'c' when the cap stopped it. A value
 --   that is none of these counts as 0, so a bad value never makes a call fail. With 'p'
@@ -333,9 +339,28 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $fn$ SELECT 'pgmq.prep_' || pg_catalog.replace(op::text || 'g_' || qtable, '-', '$'); $fn$;
 
--- The kept statement of op (r, p, a, d, or s for a client's send) on qtable: the plain
--- statement with the attribute guard (read and pop: in the pick; archive and delete: in
--- the WHERE; send: on the SELECT of the rows to insert). low, qty, secs, cond, ids, vt,
+-- The test an acknowledgement's statement ANDs to its WHERE (the kept statements
+-- below): true, after waking the readers waiting at the limit of the queue of the live
+-- table qtable when a claim marked it full (pgmq._limit_wake, sql/26_limits.sql). An
+-- uncorrelated subquery: PostgreSQL runs it once per statement, before the rows; one
+-- index lookup that finds nothing for a queue without max_in_flight.
+CREATE OR REPLACE FUNCTION pgmq._limit_wake_sql(qtable text)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        '(SELECT pg_catalog.count(pgmq._limit_wake(w.queue_name::text)) FROM pgmq.queue_limit_slots w '
+        'WHERE w.queue_name::text = %L AND w.kind = ''w'' AND w.slot = 0 '
+        'AND w.t > ''-infinity''::timestamptz) >= 0',
+        pg_catalog.substr(qtable, 3));
+$fn$;
+
+-- The kept statement of op (r, p, a, d, l, or s for a client's send) on qtable: the plain
+-- statement with the attribute guard (read and pop: in the pick; send: on the SELECT of
+-- the rows to insert). Archive and delete need no guard: no attribute changes what they
+-- do (max_in_flight slots free lazily, sql/26_limits.sql), so they are the same
+-- statement for every queue, with, in the WHERE, the test that wakes the readers
+-- waiting at a full queue's limit (pgmq._limit_wake_sql). low, qty, secs, cond, ids, vt,
 -- msgs and hdrs are the expressions of its inputs (the router's parameters by default);
 -- the session's kept statements and a client's own (pgmq._queue_ops_client_sql) are both
 -- this text.
@@ -348,7 +373,11 @@ RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE WHEN op IN ('a', 'd')
-                THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || g.guard, ids)
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || pgmq._limit_wake_sql(qtable), ids)
+                -- 'l': a limited queue's read, run by the router after the claim filter
+                -- capped its quantity (sql/25_attributes.sql): the plain read, no guard
+                WHEN op = 'l'
+                THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
                 WHEN op = 's'
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
                 ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
@@ -415,10 +444,11 @@ $fn$;
 -- messages and headers (jsonb[], the headers NULL or one per message; visible at once);
 -- pop has none. With constants where the router has parameters, PostgreSQL's generic
 -- plan for the statement is the plan of that quantity, kept for the connection. The
--- guard makes it touch no row when the queue has attributes; a client whose statement
--- comes back empty asks pgmq._queue_attributes, and when the queue has some runs the SQL
--- API's function, which applies them (a send that inserted nothing always does). NULL
--- for another op or a qty outside 1 .. 100000.
+-- guard makes a read, pop or send touch no row when the queue has attributes; a client
+-- whose read or pop comes back empty asks pgmq._queue_attributes, and when the queue has
+-- some runs the SQL API's function, which applies them (a send that inserted nothing
+-- always does). Archive and delete are complete for every queue (no guard): their result
+-- stands. NULL for another op or a qty outside 1 .. 100000.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_client_sql(queue_name text, op "char", qty integer DEFAULT 1)
 RETURNS text
 LANGUAGE sql STABLE
@@ -592,17 +622,23 @@ DECLARE
     attrs jsonb;
     op "char" := CASE WHEN p_op = 's' AND pg_catalog.cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
     stmt text;
-    n bigint;
 BEGIN
-    -- archive and delete in a session that keeps the statement: the fast path (migration
-    -- 0042, see "Kept plans"), with no separate attribute lookup
-    IF (op = 'a' OR op = 'd') AND pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
-        RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(
-            pgmq._queue_ops_kept_ready(qtable, op), p_ids);
-        GET DIAGNOSTICS n = ROW_COUNT;
-        IF n > 0 OR pgmq._queue_ops_kept_missed(queue_name, qtable, op) THEN
-            RETURN;
+    -- archive and delete: one statement for every queue, attributes or not (see "Kept
+    -- plans"); in a session that keeps it, the fast path (migration 0042)
+    IF op = 'a' OR op = 'd' THEN
+        IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
+            stmt := pgmq._queue_ops_kept_ready(qtable, op);
+        ELSE
+            stmt := pgmq._queue_ops_prepared(qtable, op);
         END IF;
+        IF stmt IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(stmt, p_ids);
+        ELSE
+            RETURN QUERY EXECUTE pgmq._queue_ops_kept_sql(qtable, op)
+                USING p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,
+                      NULL::jsonb, 0::bigint;
+        END IF;
+        RETURN;
     END IF;
     SELECT a.attributes INTO attrs
     FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
@@ -611,13 +647,6 @@ BEGIN
             queue_name, attrs, p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,
             NULL::jsonb, 0::bigint) r;
         RETURN;
-    END IF;
-    IF op = 'a' OR op = 'd' THEN
-        stmt := pgmq._queue_ops_prepared(qtable, op);
-        IF stmt IS NOT NULL THEN
-            RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(stmt, p_ids);
-            RETURN;
-        END IF;
     END IF;
     RETURN QUERY EXECUTE pgmq._queue_ops_ids_sql(qtable, op)
         USING p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers, NULL::jsonb, 0::bigint;

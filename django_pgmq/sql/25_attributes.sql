@@ -61,7 +61,9 @@ FOR EACH ROW EXECUTE FUNCTION pgmq._forget_deduplication();
 --   kind     seconds | bytes | count (whole numbers, minimum or more), switch (true or
 --            false), queue (another queue's name), rate ({"count": N, "seconds": S})
 --   side     send (applied when a message is sent), read (when it is read), both,
---            retention (by pgmq.enforce_retention)
+--            retention (by pgmq.enforce_retention), limit (when it is read, through the
+--            limit rows of sql/26_limits.sql: pgmq._limit_keys() lists these keys, and
+--            every place that treats the limits alike asks it)
 --   option   pgmq_create's option for it (NULL: none)
 --   allowed  what a value must be (the error messages say it)
 --   help     what it does, in one line
@@ -97,12 +99,31 @@ AS $fn$
         ('paused', 'switch', NULL, 'read', NULL,
          'true or false',
          'Readers return no messages; sends go on.'),
-        ('max_in_flight', 'count', 1, 'read', '--max-in-flight',
+        ('max_in_flight', 'count', 1, 'limit', '--max-in-flight',
          'an integer, 1 or more',
          'Hand out at most N messages at once (read, not yet deleted, archived or visible again).'),
-        ('rate_limit', 'rate', NULL, 'read', '--rate-limit',
+        ('rate_limit', 'rate', NULL, 'limit', '--rate-limit',
          'an object {"count": N, "seconds": S}, N an integer 1 or more, S a number of seconds more than 0',
          'Hand out at most COUNT messages in any window of DURATION.')
+$fn$;
+
+-- The keys of the limits (side 'limit'): what sql/26_limits.sql keeps state rows for.
+-- IMMUTABLE, as the declaration: a caller's plan holds the array as a constant.
+CREATE FUNCTION pgmq._limit_keys()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT pg_catalog.array_agg(d.key ORDER BY d.key) FROM pgmq._queue_attribute_declaration() d
+    WHERE d.side = 'limit';
+$fn$;
+
+-- The limits among attrs (an object of the limit keys attrs has).
+CREATE FUNCTION pgmq._limit_attributes(attrs jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT coalesce(pg_catalog.jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+    FROM pg_catalog.jsonb_each(attrs) e WHERE e.key = ANY (pgmq._limit_keys());
 $fn$;
 
 -- The attribute keys and what each allows (the error messages list them).
@@ -284,8 +305,7 @@ BEGIN
         DELETE FROM pgmq.queue_deduplication d WHERE d.queue_name::text = pg_catalog.lower(stored);
     END IF;
 
-    IF (old -> 'max_in_flight', old -> 'rate_limit')
-       IS DISTINCT FROM (merged -> 'max_in_flight', merged -> 'rate_limit') THEN
+    IF pgmq._limit_attributes(old) IS DISTINCT FROM pgmq._limit_attributes(merged) THEN
         -- as the owner: pgmq.queue_limit_state is the owner's (sql/26_limits.sql)
         PERFORM pgmq._sync_queue_limits(stored, merged);
     END IF;
@@ -578,7 +598,7 @@ BEGIN
                               THEN (attrs ->> 'max_receive_count')::integer END;
     dead_letter_queue := attrs ->> 'dead_letter_queue';
     by_priority := coalesce((attrs -> 'priorities') = 'true'::jsonb, false);
-    IF allowed IS DISTINCT FROM 0 AND (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
+    IF allowed IS DISTINCT FROM 0 AND attrs ?| pgmq._limit_keys() THEN
         -- held: the max_in_flight slots taken for the claim; counts: the rate_limit
         -- tokens (their rows' ctids); stamps: '{}' when the queue has a rate limit
         -- (sql/26_limits.sql).
@@ -611,7 +631,7 @@ DECLARE
     msg text := 'u.msg';
     vt text := 'coalesce($4, pg_catalog.clock_timestamp())';
     -- Only the ordering and redrive matter here: the limits are the caller's (no lock).
-    f record := pgmq._claim_filter(queue_name, attrs - 'max_in_flight' - 'rate_limit', NULL);
+    f record := pgmq._claim_filter(queue_name, attrs - pgmq._limit_keys(), NULL);
     window_ text := (attrs ->> 'deduplication_window') || ' seconds';
     order_by text;
     pick text;
@@ -814,6 +834,8 @@ DECLARE
     claimed_rcs integer[] := '{}';
     claimed_vts timestamptz[] := '{}';
     n bigint;
+    stmt text;
+    rows refcursor;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
         RETURN QUERY SELECT * FROM pgmq._send_deduplicated(queue_name, attrs, p_vt, p_msgs, p_headers);
@@ -829,15 +851,27 @@ BEGIN
             PERFORM pgmq._ensure_dead_letter_queue(f.dead_letter_queue);
         END IF;
         IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
-            -- A limited queue: note what was claimed, for pgmq._claim_record.
-            FOR rec IN EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
-                USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low
+            -- A limited queue: note what was claimed, for pgmq._claim_record. A read that
+            -- the limits only cap (no priorities, no redrive) is the plain read of the
+            -- quantity allowed: kept in the session as 'l' (sql/15_queue_ops.sql).
+            IF p_op = 'r' AND NOT f.by_priority AND f.dead_letter_queue IS NULL THEN
+                stmt := pgmq._queue_ops_prepared(pgmq.format_table_name(queue_name, 'q'::text), 'l');
+            END IF;
+            IF stmt IS NOT NULL THEN
+                OPEN rows FOR SELECT * FROM pgmq._queue_ops_run_prepared(stmt, qty, p_secs, p_ids, p_cond, low);
+            ELSE
+                OPEN rows FOR EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
+                    USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+            END IF;
             LOOP
+                FETCH rows INTO rec;
+                EXIT WHEN NOT FOUND;
                 claimed := claimed || rec.msg_id;
                 claimed_rcs := claimed_rcs || rec.read_ct;
                 claimed_vts := claimed_vts || rec.vt;
                 RETURN NEXT rec;
             END LOOP;
+            CLOSE rows;
             PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p',
                                        claimed_rcs, claimed_vts);
             RETURN;
@@ -853,11 +887,12 @@ BEGIN
     END IF;
     IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= pg_catalog.clock_timestamp()))
        AND attrs ? 'max_in_flight' THEN
-        -- A slot may have freed (not by a heartbeat's set_vt into the future): free it,
-        -- and wake a worker waiting at the limit (at commit) if the queue was at it.
+        -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
+        -- worker waiting at the limit (at commit) if a claim found the queue full. The
+        -- slot itself frees lazily (sql/26_limits.sql).
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-            PERFORM pgmq._limit_free(queue_name, p_ids);
+            PERFORM pgmq._limit_wake(pg_catalog.lower(queue_name));
         END IF;
     END IF;
 END

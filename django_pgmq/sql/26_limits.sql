@@ -8,26 +8,41 @@
 -- hands out, with FOR UPDATE SKIP LOCKED, so readers of one queue take different rows at
 -- once and none waits for another (nor for a session idle in its transaction: it just
 -- does not get the rows that session holds).
---   kind 'f'   max_in_flight slots, numbered 1..max_in_flight. A slot is free from t on:
---              t is the vt of the message that holds it (msg_id, read_ct), '-infinity'
---              once an archive, delete or release freed it (pgmq._limit_free). A slot
---              whose t passed is checked against its message first (a heartbeat that
---              moved the vt keeps the slot: its t moves too). One slot, one message, so
+--   kind 'f'   max_in_flight slots, numbered 1..max_in_flight. A slot holds the message
+--              (msg_id, read_ct) that took it (t unused: every change of the row is in
+--              columns no index holds, a HOT update). It frees lazily: no
+--              archive, delete or release touches it; a claim reuses a slot once its
+--              message is no longer in flight under that read (gone, visible again, or
+--              read again under another slot), checked after the slot is locked
+--              (pgmq._limit_take, _limit_reclaim). One slot, one message in flight, so
 --              no instant has more than max_in_flight in flight.
 --   kind 'r'   rate_limit tokens, numbered 1..count. t is when the token was last
 --              handed out (a time taken after the claim's rows were claimed); a token
 --              is free once t is S seconds old. Each token is used at most once in any
 --              S-second window, so no window holds more than count hand-outs.
+--   kind 'w'   one row per max_in_flight queue (slot 0): t when a claim last found the
+--              queue full, '-infinity' once an acknowledgement woke the readers waiting
+--              (pgmq._limit_mark_full, _limit_wake).
 -- Rows are made on demand (pgmq.queue_limit_state counts them, and is locked, SKIP
 -- LOCKED, only to make more), so a claim costs O(its batch), whatever is in flight,
--- and the table holds at most the high-water mark of what was in flight.
+-- and the table holds at most max_in_flight 'f' rows (about the high-water mark of what
+-- was in flight when messages are acknowledged in about the order they were read; more
+-- while old reads stay in flight, see pgmq._limit_take).
+-- Rows a claim holds are written by their ctid, the queue checked with IS NOT DISTINCT
+-- FROM, which is no index condition: the plan stays a TID scan of those rows (with "=" on
+-- queue_name PostgreSQL may prefer the index and filter every row of the queue). The
+-- claim's functions (pgmq._claim_limits and what it calls, pgmq._claim_record) run with
+-- enable_seqscan off: their statements' plans are cached for the session, and one made
+-- while the table was small would scan every queue's rows once it is large (measured:
+-- a generic plan's Seq Scan in place of the TID scan, a claim 3x slower after a few
+-- thousand token rows).
 -- REPEATABLE READ and SERIALIZABLE: locking a row changed after the snapshot raises a
 -- serialization error (a stale snapshot is refused, never counted wrong).
 -- A queue without these attributes has no row here and never reaches this file's code.
 --
 -- Rights: the application role reads and acknowledges a limited queue without any right
 -- on these tables: the state writes are in SECURITY DEFINER functions
--- (pgmq._claim_limits, pgmq._claim_record, pgmq._limit_free) that write only these
+-- (pgmq._claim_limits, pgmq._claim_record, pgmq._limit_wake) that write only these
 -- tables, check what they are given, and leave the queue table's own UPDATE or DELETE
 -- to the caller's statement.
 
@@ -44,17 +59,16 @@ CREATE TABLE pgmq.queue_limit_slots (
     queue_name text NOT NULL,      -- the queue's name, lower-cased
     kind "char" NOT NULL,          -- 'f' a max_in_flight slot, 'r' a rate_limit token
     slot integer NOT NULL,
-    t timestamptz NOT NULL DEFAULT '-infinity',  -- 'f': free from then; 'r': last handed out
+    t timestamptz NOT NULL DEFAULT '-infinity',  -- 'r': last handed out; 'w': marked full
+                                   -- ('f': unused since migration 0046)
     msg_id bigint,                 -- 'f': the message holding the slot
-    read_ct integer                -- 'f': its read_ct when it took the slot
+    read_ct integer                -- 'f': its read_ct when it took the slot (-1: reclaimed)
 );
 -- The rows of a queue (a unique index, not a constraint, so that the migrations make it
--- with the other indexes); the free rows first (a claim); the holder of a message (an
--- acknowledgement).
+-- with the other indexes); the tokens by t (a claim takes the oldest first). No index
+-- by msg_id: since migration 0046 no acknowledgement looks a slot up.
 CREATE UNIQUE INDEX queue_limit_slots_key ON pgmq.queue_limit_slots (queue_name, kind, slot);
 CREATE INDEX queue_limit_slots_free ON pgmq.queue_limit_slots (queue_name, kind, t);
-CREATE INDEX queue_limit_slots_msg ON pgmq.queue_limit_slots (queue_name, msg_id)
-    WHERE msg_id IS NOT NULL;
 
 -- Rows made up front for a new limit (more are made on demand, up to the limit).
 CREATE FUNCTION pgmq._limit_prefill()
@@ -114,7 +128,7 @@ BEGIN
             PERFORM pg_catalog.pg_sleep(0.05);
         END;
     END LOOP;
-    IF NOT (attrs ? 'max_in_flight' OR attrs ? 'rate_limit') THEN
+    IF NOT attrs ?| pgmq._limit_keys() THEN
         DELETE FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
         PERFORM pgmq._limit_drop_rows(lq, NULL);
         RETURN;
@@ -183,18 +197,34 @@ AS $fn$
         SELECT x.queue_name, x.kind, x.slot FROM pgmq.queue_limit_slots x
         WHERE x.queue_name::text = $1 AND ($2 IS NULL OR x.kind = $2)
           AND ($3 IS NULL OR x.slot > $3)
-          AND ($3 IS NULL OR x.kind = 'r' OR x.t <= pg_catalog.clock_timestamp())
+          AND ($3 IS NULL OR x.kind = 'r' OR x.msg_id IS NULL OR x.read_ct = -1)
         FOR UPDATE SKIP LOCKED);
 $fn$;
 
 -- Take up to want (NULL: all there are) free rows of kind, numbered 1..cap, for this
--- transaction (their ctids: the rows stay where they are while it holds them) (FOR UPDATE SKIP LOCKED: a row another claim holds is skipped, never
--- waited for), making more rows when too few are free and fewer than cap exist (made,
--- as the state row said; re-read under its lock). A row
--- is free when t <= free_before ('f': now; 'r': now - S). An 'f' slot whose t passed
--- while its message is still in flight under the same read (a heartbeat moved its vt)
--- is kept, its t moved to the new vt. None while a row above cap is still taken (a
--- lowered limit). Called by pgmq._claim_limits only (it runs as the owner).
+-- transaction (their ctids: the rows stay where they are while it holds them) (FOR
+-- UPDATE SKIP LOCKED: a row another claim holds is skipped, never waited for), making
+-- more rows when too few are free and fewer than cap exist (made, as the state row said;
+-- re-read under its lock). None while a row above cap is still taken (a lowered limit).
+-- Called by pgmq._claim_limits only (it runs as the owner).
+--   'r'  a token is free when t <= free_before (now - S); the oldest first.
+--   'f'  slots free lazily (acknowledgements touch no slot): a slot is free when it holds
+--        no message, or its message is no longer in flight under the read that took it
+--        (deleted, archived, visible again, or read again under another slot), which
+--        pgmq._limit_reclaim checks after the slot is locked. The slots are tried in
+--        turn, as a ring: from where this session's last claim of the queue stopped
+--        (the session setting pgmq.limit_at_<queue>, a hint only: any value is safe),
+--        by slot number, so the slot tried first is the one this session used longest
+--        ago. A slot's row changes only in columns no index holds (msg_id, read_ct:
+--        HOT updates), so the walk by slot number meets no dead index entries however
+--        busy the queue. When the slots tried still hold messages in flight, the claim
+--        looks past them in one walk along the ring (the queue's messages probed by
+--        msg_id, nothing locked until a slot is found free; the session's cursor then
+--        starts its next claim after them, so each slot in flight is walked past once
+--        per turn of the ring, not once per claim), and makes new slots, while fewer
+--        than cap exist, when the walk finds too few. With cap made, the walk waits
+--        for a second after a claim found the queue full (the 'w' row): at a full queue
+--        a claim costs O(its batch), and the walk runs at most once a second.
 CREATE FUNCTION pgmq._limit_take(
     lq text, kind "char", want integer, cap integer, made integer, free_before timestamptz,
     qtable text
@@ -207,54 +237,99 @@ DECLARE
     seen integer[] := '{}';
     c_tids tid[];
     c_slots integer[];
-    c_ids bigint[];
-    c_rcs integer[];
-    still tid[];
+    c_held boolean;
+    freed tid[];
     n integer;
     rounds integer := 0;
-    snap_strict boolean := pg_catalog.current_setting('transaction_isolation') <> 'read committed';
+    -- 'f' with no want (all there are): every free slot, found by the walk at once
+    walk boolean := kind = 'f' AND want IS NULL;
+    at_key text := 'pgmq.limit_at_' || pg_catalog.replace(lq, '-', '$');
+    at_ text := pg_catalog.current_setting(at_key, true);
+    at integer := CASE WHEN at_ ~ '^[0-9]{1,9}$' THEN at_::integer ELSE 1 END;
+    wrapped boolean := false;
+    had integer;
 BEGIN
     IF want <= 0 THEN
         RETURN got;
     END IF;
-    IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
-               WHERE l.queue_name::text = lq AND l.kind = $2 AND l.slot > cap AND l.t > free_before) THEN
+    IF kind = 'r' AND EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                              WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot > cap
+                                AND l.t > free_before) THEN
         RETURN got;
     END IF;
-    LOOP
-        rounds := rounds + 1;
-        SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
-               pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct)
-        INTO c_tids, c_slots, c_ids, c_rcs
-        FROM (SELECT l.ctid, l.slot, l.msg_id, l.read_ct FROM pgmq.queue_limit_slots l
-              WHERE l.queue_name::text = lq AND l.kind = $2 AND l.t <= free_before AND l.slot <= cap
-                AND l.slot <> ALL (seen)
+    IF kind = 'r' THEN
+        SELECT pg_catalog.array_agg(x.ctid) INTO c_tids
+        FROM (SELECT l.ctid FROM pgmq.queue_limit_slots l
+              WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot <= cap AND l.t <= free_before
               ORDER BY l.t
-              LIMIT want - pg_catalog.cardinality(got)
+              LIMIT want
               FOR UPDATE SKIP LOCKED) x;
-        EXIT WHEN c_tids IS NULL;
-        still := '{}';
-        IF kind = 'f' AND EXISTS (SELECT 1 FROM pg_catalog.unnest(c_ids) i WHERE i IS NOT NULL) THEN
-            -- Timed-out slots: a message still in flight under the same read keeps its
-            -- slot (its t follows the vt). At REPEATABLE READ the message is locked
-            -- FOR SHARE, so one changed since the snapshot refuses the claim (40001).
-            -- (Rows by ctid: this transaction holds them.)
+        got := coalesce(c_tids, '{}');
+    ELSE
+        IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                   WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot > cap
+                     AND l.msg_id IS NOT NULL) THEN
             EXECUTE pg_catalog.format(
-                'WITH c AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($1::tid[]), pg_catalog.unnest($2::bigint[]), '
-                '                                pg_catalog.unnest($3::integer[])) AS c(tid, id, rc)), '
-                'h AS (SELECT c.tid, q.vt FROM c JOIN pgmq.%I q ON q.msg_id = c.id AND q.read_ct = c.rc '
-                '      WHERE q.vt > pg_catalog.clock_timestamp() %s), '
-                'u AS (UPDATE pgmq.queue_limit_slots l SET t = h.vt FROM h '
-                '      WHERE l.ctid = h.tid AND l.queue_name::text = $4 RETURNING h.tid) '
-                'SELECT coalesce(pg_catalog.array_agg(u.tid), ''{}'') FROM u',
-                qtable, CASE WHEN snap_strict THEN 'FOR SHARE OF q SKIP LOCKED' ELSE '' END)
-            INTO still USING c_tids, c_ids, c_rcs, lq;
+                'SELECT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
+                '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp() '
+                '  WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot > $2)', qtable)
+                INTO c_held USING lq, cap;
+            IF c_held THEN
+                RETURN got;
+            END IF;
         END IF;
-        seen := seen || c_slots;
-        got := got || ARRAY(SELECT x FROM pg_catalog.unnest(c_tids) x WHERE x <> ALL (still));
-        EXIT WHEN pg_catalog.cardinality(still) = 0 OR rounds >= 8
-               OR (want IS NOT NULL AND pg_catalog.cardinality(got) >= want);
-    END LOOP;
+        IF at > LEAST(cap, made) THEN
+            at := 1;
+        END IF;
+        LOOP
+            rounds := rounds + 1;
+            IF NOT walk THEN
+                SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
+                       pg_catalog.bool_or(x.msg_id IS NOT NULL)
+                INTO c_tids, c_slots, c_held
+                FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l
+                      WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot >= at
+                        AND l.slot <= cap AND l.slot <> ALL (seen)
+                      ORDER BY l.slot
+                      LIMIT want - pg_catalog.cardinality(got)
+                      FOR UPDATE SKIP LOCKED) x;
+            ELSE
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot), '
+                    '       pg_catalog.bool_or(x.msg_id IS NOT NULL) '
+                    'FROM (SELECT l.ctid, l.slot, l.msg_id FROM pgmq.queue_limit_slots l '
+                    '      WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot >= $5 '
+                    '        AND l.slot <= $2 AND l.slot <> ALL ($3) '
+                    '        AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                    '            AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
+                    '      ORDER BY l.slot LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
+                INTO c_tids, c_slots, c_held USING lq, cap, seen, want - pg_catalog.cardinality(got), at;
+            END IF;
+            IF c_tids IS NULL THEN
+                -- the end of the ring: once round from its start
+                EXIT WHEN wrapped OR at = 1;
+                wrapped := true;
+                at := 1;
+                CONTINUE;
+            END IF;
+            seen := seen || c_slots;
+            at := (SELECT pg_catalog.max(x) FROM pg_catalog.unnest(c_slots) x) + 1;
+            freed := CASE WHEN c_held THEN pgmq._limit_reclaim(lq, c_tids, qtable) ELSE c_tids END;
+            got := got || freed;
+            EXIT WHEN want IS NULL OR pg_catalog.cardinality(got) >= want OR rounds >= 6;
+            IF NOT walk AND pg_catalog.cardinality(freed) < pg_catalog.cardinality(c_tids) THEN
+                -- Some slots tried still hold messages in flight: walk past them (the
+                -- cursor then starts this session's next claim after them), unless every
+                -- slot is made and the queue was found full within the last second.
+                walk := made < cap OR NOT EXISTS (
+                    SELECT 1 FROM pgmq.queue_limit_slots w
+                    WHERE w.queue_name::text = lq AND w.kind = 'w' AND w.slot = 0
+                      AND w.t > pg_catalog.clock_timestamp() - interval '1 second');
+                EXIT WHEN NOT walk;
+            END IF;
+        END LOOP;
+        PERFORM pg_catalog.set_config(at_key, at::text, false);
+    END IF;
     IF (want IS NULL OR pg_catalog.cardinality(got) < want) AND made < cap THEN
         -- Make more rows, under the state row (SKIP LOCKED: a claim making rows now, or
         -- idle after it, leaves this one with what it has).
@@ -265,6 +340,7 @@ BEGIN
             n := LEAST(cap - made,
                        GREATEST(coalesce(want - pg_catalog.cardinality(got), cap - made),
                                 LEAST(made, pgmq._limit_prefill())));
+            had := pg_catalog.cardinality(got);
             -- Rows above made may exist (kept while taken when the limit was lowered).
             WITH m AS (
                 INSERT INTO pgmq.queue_limit_slots AS l (queue_name, kind, slot)
@@ -278,12 +354,67 @@ BEGIN
             INTO got;
             IF kind = 'f' THEN
                 UPDATE pgmq.queue_limit_state l SET slots_made = made + n WHERE l.queue_name::text = lq;
+                -- this session's next claim starts after the new rows it took
+                PERFORM pg_catalog.set_config(
+                    at_key, (made + 1 + pg_catalog.cardinality(got) - had)::text, false);
             ELSE
                 UPDATE pgmq.queue_limit_state l SET tokens_made = made + n WHERE l.queue_name::text = lq;
             END IF;
         END IF;
     END IF;
     RETURN got;
+END
+$fn$;
+
+-- Of the max_in_flight slots tids (rows this transaction locked), those free now: their
+-- ctids after this call. A slot whose message is still in flight under the read that
+-- took it keeps it; one that held a message no longer in flight is marked reclaimed
+-- (read_ct -1, which no message has, so it stays free until pgmq._claim_record fills
+-- it; a HOT update, as every change of an 'f' row). The messages are looked up in a
+-- statement of their own, after the slots were locked: at READ COMMITTED its snapshot
+-- sees every claim that wrote them. At REPEATABLE READ they are locked FOR SHARE first,
+-- so one changed since the snapshot refuses the claim (40001) rather than freeing a slot
+-- on a stale view. Called by pgmq._limit_take only.
+CREATE FUNCTION pgmq._limit_reclaim(lq text, tids tid[], qtable text)
+RETURNS tid[]
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    ids bigint[] := ARRAY(SELECT l.msg_id FROM pgmq.queue_limit_slots l
+                          WHERE l.ctid = ANY (tids) AND l.queue_name IS NOT DISTINCT FROM lq
+                            AND l.msg_id IS NOT NULL AND l.read_ct IS DISTINCT FROM -1);
+    f_ids bigint[];
+    f_rcs integer[];
+    freed tid[];
+BEGIN
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        EXECUTE pg_catalog.format(
+            'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = ANY ($1) '
+            '  FOR SHARE OF q SKIP LOCKED) x', qtable)
+            USING ids;
+    END IF;
+    -- The messages still in flight (one short statement: planned at each call).
+    EXECUTE pg_catalog.format(
+        'SELECT pg_catalog.array_agg(q.msg_id), pg_catalog.array_agg(q.read_ct) '
+        'FROM pgmq.%I q WHERE q.msg_id = ANY ($1) AND q.vt > pg_catalog.clock_timestamp()', qtable)
+        INTO f_ids, f_rcs USING ids;
+    WITH held AS (
+        SELECT f.id, f.rc
+        FROM ROWS FROM (pg_catalog.unnest(f_ids), pg_catalog.unnest(f_rcs)) AS f(id, rc)
+    ), u AS (
+        UPDATE pgmq.queue_limit_slots l SET read_ct = -1
+        WHERE l.ctid = ANY (tids) AND l.queue_name IS NOT DISTINCT FROM lq AND l.msg_id IS NOT NULL
+          AND l.read_ct IS DISTINCT FROM -1
+          AND NOT EXISTS (SELECT 1 FROM held h WHERE h.id = l.msg_id AND h.rc = l.read_ct)
+        RETURNING l.ctid
+    )
+    SELECT coalesce(pg_catalog.array_agg(x.tid), '{}') INTO freed
+    FROM (SELECT u.ctid AS tid FROM u
+          UNION ALL
+          SELECT l.ctid FROM pgmq.queue_limit_slots l
+          WHERE l.ctid = ANY (tids) AND l.queue_name IS NOT DISTINCT FROM lq
+            AND (l.msg_id IS NULL OR l.read_ct = -1)) x;
+    RETURN freed;
 END
 $fn$;
 
@@ -302,6 +433,7 @@ CREATE FUNCTION pgmq._claim_limits(
     OUT next_free_at timestamptz
 )
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off
 AS $fn$
 DECLARE
     lq text := pg_catalog.lower(queue_name);
@@ -310,6 +442,7 @@ DECLARE
     now_ timestamptz := pg_catalog.clock_timestamp();
     window_start timestamptz;
     free_ integer;
+    free_before timestamptz;
 BEGIN
     allowed := qty;
     SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
@@ -329,8 +462,15 @@ BEGIN
             allowed := pg_catalog.cardinality(tokens);
         END IF;
         IF s.max_in_flight IS NOT NULL AND NOT pops AND allowed IS DISTINCT FROM 0 THEN
+            free_ := allowed;
             slots := pgmq._limit_take(lq, 'f', allowed, s.max_in_flight, s.slots_made, now_, qtable);
             allowed := pg_catalog.cardinality(slots);
+            -- Full: refused some for want of a slot. The next acknowledgement wakes the
+            -- readers waiting (pgmq._limit_wake). (Not "took the last free slot": with
+            -- slots freed lazily that takes a look at every slot's message to know.)
+            IF allowed < free_ THEN
+                PERFORM pgmq._limit_mark_full(lq);
+            END IF;
         END IF;
         IF s.rate_count IS NOT NULL AND tokens IS NULL THEN
             tokens := '{}';
@@ -365,35 +505,42 @@ BEGIN
     END IF;
     IF s.max_in_flight IS NOT NULL AND (qty IS NULL OR NOT pops) THEN
         IF qty IS NULL THEN
-            -- Counted in full (metrics): taken is t in the future, or passed while the
-            -- message is still in flight under the same read (a heartbeat).
+            -- Counted in full (metrics): a slot is taken while its message is in flight
+            -- under the read that took it (slots free lazily: t says nothing alone).
             EXECUTE pg_catalog.format(
                 'SELECT pg_catalog.count(*) FROM pgmq.queue_limit_slots l '
                 'WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.msg_id IS NOT NULL '
-                '  AND (l.t > $2 OR EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
-                '       AND q.read_ct = l.read_ct AND q.vt > $2))',
+                '  AND EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                '       AND q.read_ct = l.read_ct AND q.vt > $2)',
                 qtable) INTO in_flight USING lq, now_;
         END IF;
         IF NOT pops THEN
             IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l WHERE l.queue_name::text = lq AND l.kind = 'f'
-                       AND l.slot > s.max_in_flight AND l.t > now_) THEN
+                       AND l.slot > s.max_in_flight AND l.msg_id IS NOT NULL
+                       AND l.read_ct IS DISTINCT FROM -1) THEN
                 free_ := 0;
             ELSIF qty IS NULL THEN
                 free_ := GREATEST(s.max_in_flight - in_flight, 0);
             ELSE
-                -- Enough to answer: at most qty free slots counted (no heartbeat check).
-                free_ := GREATEST(s.max_in_flight - s.slots_made, 0)
-                         + (SELECT pg_catalog.count(*) FROM (
-                                SELECT 1 FROM pgmq.queue_limit_slots l
-                                WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t <= now_
-                                  AND l.slot <= s.max_in_flight
-                                LIMIT qty) x);
+                -- Enough to answer: at most qty free slots counted.
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.count(*) FROM (SELECT 1 FROM pgmq.queue_limit_slots l '
+                    'WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot <= $3 '
+                    '  AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
+                    '       AND q.read_ct = l.read_ct AND q.vt > $2) '
+                    'LIMIT $4) x', qtable)
+                    INTO free_ USING lq, now_, s.max_in_flight, qty;
+                free_ := free_ + GREATEST(s.max_in_flight - s.slots_made, 0);
             END IF;
             allowed := LEAST(allowed, free_);
             IF free_ = 0 THEN
-                next_free_at := GREATEST(next_free_at, (
-                    SELECT pg_catalog.min(l.t) FROM pgmq.queue_limit_slots l
-                    WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t > now_));
+                -- the first vt of a message in flight in a slot
+                EXECUTE pg_catalog.format(
+                    'SELECT pg_catalog.min(q.vt) FROM pgmq.queue_limit_slots l JOIN pgmq.%I q '
+                    '  ON q.msg_id = l.msg_id AND q.read_ct = l.read_ct '
+                    'WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND q.vt > $2', qtable)
+                    INTO free_before USING lq, now_;
+                next_free_at := GREATEST(next_free_at, free_before);
             END IF;
         END IF;
     END IF;
@@ -405,9 +552,10 @@ $fn$;
 -- in held (not for a pop), one each, t their vt (claimed_vts and claimed_read_cts when
 -- the caller has the claimed rows, else looked up); as many tokens of counts are stamped
 -- now. stamps only says the queue has a rate limit (the filter's marker). Only free
--- rows are written, only messages in flight take a slot, and the limits are the
--- queue's: a call with made-up arguments can use up the caller's own claims, not free
--- anyone else's.
+-- rows are written (a token whose t passed; a slot never used or reclaimed: read_ct
+-- -1, pgmq._limit_reclaim; a slot's t never changes, so its updates are HOT), only
+-- messages in flight take a slot, and the limits are the queue's: a call with made-up
+-- arguments can use up the caller's own claims, not free anyone else's.
 CREATE FUNCTION pgmq._claim_record(
     queue_name text, held tid[], stamps timestamptz[], counts tid[], claimed bigint[],
     pops boolean DEFAULT false, claimed_read_cts integer[] DEFAULT NULL,
@@ -415,6 +563,7 @@ CREATE FUNCTION pgmq._claim_record(
 )
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off
 AS $fn$
 DECLARE
     lq text := pg_catalog.lower(queue_name);
@@ -436,19 +585,19 @@ BEGIN
     -- this queue.
     IF counts IS NOT NULL AND s.rate_count IS NOT NULL THEN
         UPDATE pgmq.queue_limit_slots l SET t = pg_catalog.clock_timestamp()
-        WHERE l.ctid = ANY (counts[1:n]) AND l.queue_name::text = lq AND l.kind = 'r'
+        WHERE l.ctid = ANY (counts[1:n]) AND l.queue_name IS NOT DISTINCT FROM lq AND l.kind = 'r'
           AND l.slot <= s.rate_count
           AND l.t <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => s.rate_seconds);
     END IF;
     IF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL
        AND pg_catalog.cardinality(claimed_read_cts) = n AND pg_catalog.cardinality(claimed_vts) = n THEN
         -- The claim's own rows (the router's): a slot whose message is not in flight
-        -- under that read is taken again after its t passes (pgmq._limit_take checks).
+        -- under that read is taken again (pgmq._limit_take checks).
         UPDATE pgmq.queue_limit_slots l
-        SET t = claimed_vts[x.i], msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
+        SET msg_id = claimed[x.i], read_ct = claimed_read_cts[x.i]
         FROM (SELECT h.tid, h.i FROM ROWS FROM (pg_catalog.unnest(held[1:n])) WITH ORDINALITY AS h(tid, i)) x
-        WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name::text = lq AND l.kind = 'f'
-          AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp()
+        WHERE l.ctid = ANY (held[1:n]) AND l.ctid = x.tid AND l.queue_name IS NOT DISTINCT FROM lq AND l.kind = 'f'
+          AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1)
           AND claimed_vts[x.i] > pg_catalog.clock_timestamp() AND claimed_read_cts[x.i] > 0;
     ELSIF held IS NOT NULL AND NOT pops AND s.max_in_flight IS NOT NULL THEN
         EXECUTE pg_catalog.format(
@@ -460,80 +609,94 @@ BEGIN
             pgmq.format_table_name(queue_name, 'q'))
         INTO ids, rcs, vts USING claimed;
         FOR i IN 1 .. LEAST(coalesce(pg_catalog.cardinality(ids), 0), pg_catalog.cardinality(held)) LOOP
-            UPDATE pgmq.queue_limit_slots l SET t = vts[i], msg_id = ids[i], read_ct = rcs[i]
-            WHERE l.ctid = held[i] AND l.queue_name::text = lq AND l.kind = 'f'
-              AND l.slot <= s.max_in_flight AND l.t <= pg_catalog.clock_timestamp();
+            UPDATE pgmq.queue_limit_slots l SET msg_id = ids[i], read_ct = rcs[i]
+            WHERE l.ctid = held[i] AND l.queue_name IS NOT DISTINCT FROM lq AND l.kind = 'f'
+              AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1);
         END LOOP;
     END IF;
 END
 $fn$;
 
--- Free the slots of msg_ids after an archive, delete or release (set_vt to now) of a
--- queue with max_in_flight, in the caller's transaction (the caller's own statement
--- changed the queue table). Only a slot whose message is no longer in flight is freed,
--- and a slot a claim holds is skipped (it frees when its t passes). Notifies
--- pgmq._limit_channel only when the queue was at its limit: no other slot free or to be
--- made (a notifying commit takes PostgreSQL's database-wide NOTIFY
--- lock, so an unlimited stream of them would serialize every commit).
-CREATE FUNCTION pgmq._limit_free(queue_name text, msg_ids bigint[])
+-- Mark a max_in_flight queue (its lower-cased name) full: a claim was refused some for
+-- want of a slot (so a reader may be waiting). The mark is the queue's 'w' row in pgmq.queue_limit_slots (slot 0,
+-- t when it was marked, '-infinity' when not): acknowledgements look at it, and the first
+-- one after it wakes the readers waiting (pgmq._limit_wake). Refreshed at most once a
+-- second (the claims' walk past slots in flight, pgmq._limit_take, waits for that too);
+-- never waits: a row another session holds is left as it is. The row is made here when
+-- missing, under the state row (SKIP LOCKED), so no two sessions insert it at once. At
+-- READ COMMITTED only (the worker's level; a reader at a higher level relies on its poll).
+CREATE FUNCTION pgmq._limit_mark_full(lq text)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql
 AS $fn$
-DECLARE
-    lq text := pg_catalog.lower(queue_name);
-    s pgmq.queue_limit_state;
-    c_tids tid[];
-    freed integer[];
 BEGIN
-    -- The slots these messages hold (skipping one a claim holds: no wait).
-    -- (Only 'f' rows hold a msg_id: no kind here, so the plan is the msg_id index's.)
-    SELECT pg_catalog.array_agg(l.ctid) INTO c_tids
-    FROM (SELECT x.ctid FROM pgmq.queue_limit_slots x
-          WHERE x.queue_name::text = lq AND x.msg_id = ANY (msg_ids)
-            AND x.t > pg_catalog.clock_timestamp()
-          FOR UPDATE SKIP LOCKED) l;
-    IF c_tids IS NULL THEN
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
         RETURN;
     END IF;
-    -- Freed, but those still in flight keep their slot.
-    EXECUTE pg_catalog.format(
-        'WITH u AS ('
-        '    UPDATE pgmq.queue_limit_slots l SET t = ''-infinity'', msg_id = NULL, read_ct = NULL'
-        '    WHERE l.ctid = ANY ($1) AND NOT EXISTS ('
-        '        SELECT 1 FROM pgmq.%I q'
-        '        WHERE q.msg_id = l.msg_id AND q.vt > pg_catalog.clock_timestamp())'
-        '    RETURNING l.slot) '
-        'SELECT pg_catalog.array_agg(u.slot) FROM u',
-        pgmq.format_table_name(queue_name, 'q'))
-    INTO freed USING c_tids;
-    SELECT * INTO s FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq;
-    IF freed IS NULL OR s.max_in_flight IS NULL OR s.slots_made < s.max_in_flight THEN
-        RETURN;  -- nothing freed, or a reader could still have made a slot: nobody waits
-    END IF;
-    -- Another free slot within the limit (not one a claim is taking) means no reader
-    -- was refused for want of this one.
-    IF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
-        PERFORM 1 FROM pgmq.queue_limit_slots l
-        WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t <= pg_catalog.clock_timestamp()
-          AND l.slot <= s.max_in_flight AND l.slot <> ALL (freed)
-        LIMIT 1 FOR KEY SHARE SKIP LOCKED;
-    ELSE
-        PERFORM 1 FROM pgmq.queue_limit_slots l
-        WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.t <= pg_catalog.clock_timestamp()
-          AND l.slot <= s.max_in_flight AND l.slot <> ALL (freed)
-        LIMIT 1;
-    END IF;
-    IF NOT FOUND THEN
-        PERFORM pg_catalog.pg_notify(pgmq._limit_channel(
-            (SELECT m.queue_name::text FROM pgmq.meta m
-             WHERE pg_catalog.lower(m.queue_name::text) = lq)), '');
+    UPDATE pgmq.queue_limit_slots w SET t = pg_catalog.clock_timestamp()
+    WHERE w.ctid = (SELECT x.ctid FROM pgmq.queue_limit_slots x
+                    WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0
+                      AND x.t < pg_catalog.clock_timestamp() - interval '1 second'
+                    FOR UPDATE SKIP LOCKED)
+      AND w.queue_name IS NOT DISTINCT FROM lq;
+    IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots x
+                                 WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0) THEN
+        PERFORM 1 FROM pgmq.queue_limit_state l WHERE l.queue_name::text = lq
+        FOR NO KEY UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            INSERT INTO pgmq.queue_limit_slots (queue_name, kind, slot, t)
+            VALUES (lq, 'w', 0, pg_catalog.clock_timestamp())
+            ON CONFLICT DO NOTHING;
+        END IF;
     END IF;
 END
 $fn$;
 
--- The channel a limited queue's slot frees on (archive, delete, set_vt of a queue with
--- max_in_flight at its limit notify it at commit, so a worker at the limit reads again
--- at once).
+-- After an acknowledgement (archive, delete, a release by set_vt, a dead letter) of a
+-- queue (its lower-cased name): when a claim marked the queue full since the last wake,
+-- notify pgmq._limit_channel (at commit) and clear the mark, so a stream of
+-- acknowledgements notifies once per time the queue filled up (a notifying commit takes
+-- PostgreSQL's database-wide NOTIFY lock: one per acknowledgement would serialize every
+-- commit). The mark is cleared SKIP LOCKED (another acknowledgement clearing it notifies
+-- instead), and at a level above READ COMMITTED not at all (that would risk 40001 for
+-- an acknowledgement): the notification then goes out each time. Frees nothing: a claim
+-- finds a slot whose message is gone by itself (pgmq._limit_take). Whether anything
+-- was notified. Acknowledgements of every queue ask, in their statement: one index
+-- lookup, no row written unless the queue was marked full.
+CREATE FUNCTION pgmq._limit_wake(lq text)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    channel text;
+BEGIN
+    IF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
+        UPDATE pgmq.queue_limit_slots w SET t = '-infinity'
+        WHERE w.ctid = (SELECT x.ctid FROM pgmq.queue_limit_slots x
+                        WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0
+                          AND x.t > '-infinity'::timestamptz
+                        FOR UPDATE SKIP LOCKED)
+          AND w.queue_name IS NOT DISTINCT FROM lq;
+    ELSE
+        PERFORM 1 FROM pgmq.queue_limit_slots x
+        WHERE x.queue_name::text = lq AND x.kind = 'w' AND x.slot = 0 AND x.t > '-infinity'::timestamptz;
+    END IF;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    channel := (SELECT pgmq._limit_channel(m.queue_name::text) FROM pgmq.meta m
+                WHERE pg_catalog.lower(m.queue_name::text) = lq);
+    IF channel IS NULL THEN
+        RETURN false;
+    END IF;
+    PERFORM pg_catalog.pg_notify(channel, '');
+    RETURN true;
+END
+$fn$;
+
+-- The channel a limited queue's slot frees on (the first archive, delete or release
+-- after the queue filled up notifies it at commit, pgmq._limit_wake, so a worker at the
+-- limit reads again at once).
 CREATE FUNCTION pgmq._limit_channel(queue_name text)
 RETURNS text
 LANGUAGE sql IMMUTABLE

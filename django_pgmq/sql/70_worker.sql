@@ -80,8 +80,9 @@ BEGIN
         qtable, pgmq._dead_letter_move_sql(source, dead_letter_queue)
     ) INTO new_id USING msg_id, error;
     IF pgmq._queue_attributes(source) ? 'max_in_flight' THEN
-        -- Its max_in_flight slot frees now, not when its vt passes (sql/26_limits.sql).
-        PERFORM pgmq._limit_free(source, ARRAY[msg_id]);
+        -- Its max_in_flight slot is free now (the next claim finds it, sql/26_limits.sql):
+        -- wake a worker waiting at the limit.
+        PERFORM pgmq._limit_wake(pg_catalog.lower(source));
     END IF;
     RETURN new_id;
 END

@@ -474,6 +474,16 @@ def message_operations(run: Owner, tag: str) -> None:
         'SELECT pgmq.set_queue_attributes(%s, \'{"paused": false, "max_in_flight": null}\'::jsonb)',
         qp,
     )
+    # a full max_in_flight queue: a claim marks it full, the next one walks past the slots
+    # in flight, an acknowledgement wakes the readers waiting, a claim reuses its slot
+    run("SELECT pgmq.set_queue_attributes(%s, '{\"max_in_flight\": 2}'::jsonb)", qp)
+    run("SELECT pgmq.send_batch(%s, ARRAY[%s::jsonb, %s::jsonb, %s::jsonb])", qp, m, m, m)
+    full = [r[0] for r in run("SELECT msg_id FROM pgmq.read(%s, 30, 1)", qp)]
+    full += [r[0] for r in run("SELECT msg_id FROM pgmq.read(%s, 30, 5)", qp)] + [10**12]
+    run("SELECT pgmq.archive(%s, %s::bigint)", qp, full[0])
+    run("SELECT * FROM pgmq.read(%s, 30, 5)", qp)
+    run("SELECT * FROM pgmq.set_vt(%s, %s::bigint, 0)", qp, full[1])
+    run("SELECT pgmq.set_queue_attributes(%s, '{\"max_in_flight\": null}'::jsonb)", qp)
     # partitions
     run("SELECT pgmq.create_partitioned(%s, '10', '20')", part)
     run("SELECT pgmq.send_batch(%s, %s::jsonb[])", part, [m] * 25)

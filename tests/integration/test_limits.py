@@ -299,10 +299,11 @@ def test_a_queue_without_limits_has_no_state_and_takes_no_lock(db, q):
 
 def test_archive_of_a_limited_queue_notifies_that_a_slot_freed(pg_connect, db, q):
     set_attributes(db, q, max_in_flight=1)
-    [msg_id] = fill(db, q, 1)
+    [msg_id, _] = fill(db, q, 2)
     listener = pg_connect()
     listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(f"pgmq.q_{q}.FREE")))
     db.execute(READ, [q, 1])
+    assert db.execute(READ, [q, 1]).fetchall() == []  # a reader waits at the limit
     db.execute("SELECT pgmq.archive(%s, %s::bigint)", [q, msg_id])
     got = list(listener.notifies(timeout=5, stop_after=1))
     assert [n.channel for n in got] == [f"pgmq.q_{q}.FREE"]

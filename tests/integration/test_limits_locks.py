@@ -3,8 +3,9 @@
 A claim takes one slot row (and one token row) per message, FOR UPDATE SKIP LOCKED
 (sql/26_limits.sql), so a session idle in its transaction after a read holds only its
 own rows: another reader of the queue gets the rest at once, or nothing, never a wait.
-An acknowledgement frees its slots through an owner function, and notifies the queue's
-FREE channel only when the queue was at its limit. The application role reads and
+An acknowledgement touches no slot (a claim reuses a slot whose message is gone), and
+notifies the queue's FREE channel, through an owner function, only when a claim found the
+queue at its limit. The application role reads and
 acknowledges a limited queue with no right on the limit tables, and cannot lift a limit
 by calling those functions with arguments of its own.
 """
@@ -173,7 +174,7 @@ def test_the_application_role_needs_no_right_on_the_limit_tables(pg_connect, db,
             app.execute(statement)
     # ...and the owner functions free or fill nothing on made-up arguments: a message
     # still in flight keeps its slot; a record needs free rows this claim took.
-    app.execute("SELECT pgmq._limit_free(%s, %s)", [q, again])
+    app.execute("SELECT pgmq._limit_wake(lower(%s))", [q])
     app.execute(
         "SELECT pgmq._claim_record(%s, ARRAY['(0,1)', '(0,2)']::tid[], NULL, NULL, %s)",
         [q, again],
