@@ -440,6 +440,17 @@ AS $fn$
         pg_catalog.substr(qtable, 3));
 $fn$;
 
+-- The attribute guard of the kept statements of the live table qtable: "no attributes
+-- row", checked in the statement's own snapshot.
+CREATE OR REPLACE FUNCTION pgmq._kept_guard_sql(qtable text)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
+        pg_catalog.substr(qtable, 3));
+$fn$;
+
 -- The kept statement of op (r, p, a, d, l, or s for a client's send) on qtable: the plain
 -- statement with the attribute guard (read and pop: in the pick; send: on the SELECT of
 -- the rows to insert). Archive and delete need no guard: no attribute changes what they
@@ -448,7 +459,10 @@ $fn$;
 -- waiting at a full queue's limit (pgmq._limit_wake_sql). low, qty, secs, cond, ids, vt,
 -- msgs and hdrs are the expressions of its inputs (the router's parameters by default);
 -- the session's kept statements and a client's own (pgmq._queue_ops_client_sql) are both
--- this text.
+-- this text. One SQL expression, inlined (with the builders it calls) into the plan of
+-- the fast path's check (pgmq._queue_ops_kept_ready), which PL/pgSQL keeps for the
+-- session: a function that is not inlined is parsed and planned again in every
+-- transaction, with every builder it calls (tests/integration/test_sql_inlining.py).
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(
     qtable text, op "char", low text DEFAULT '$9', qty text DEFAULT '$2',
     secs text DEFAULT '$3', cond text DEFAULT '$8', ids text DEFAULT '$5',
@@ -464,12 +478,9 @@ AS $fn$
                 WHEN op = 'l'
                 THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
                 WHEN op = 's'
-                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
-                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
-           END
-    FROM (SELECT pg_catalog.format(
-              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
-              pg_catalog.substr(qtable, 3)) AS guard) g;
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || pgmq._kept_guard_sql(qtable), ids, vt, msgs, hdrs)
+                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || pgmq._kept_guard_sql(qtable), qty, secs, cond)
+           END;
 $fn$;
 
 -- The PREPARE command of the kept statement of op on qtable: what pgmq._queue_ops_keep

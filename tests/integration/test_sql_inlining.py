@@ -87,6 +87,8 @@ def test_the_check_finds_an_immutable_function_that_calls_format(db):
         "pgmq._read_sql(m.queue_name, true, '$9')",
         "pgmq._send_sql(m.queue_name)",
         "pgmq._ack_sql(m.queue_name, true)",
+        "pgmq._queue_ops_kept_sql(m.queue_name, 'r')",
+        "pgmq._queue_ops_kept_prepare_sql(m.queue_name, 'a')",
         "pgmq._message_table_name(m.queue_name, 'q')",
         "pgmq._send_checks_sql(m.queue_name::jsonb)",
     ],

@@ -24,6 +24,19 @@ $function$
 COMMENT ON FUNCTION pgmq._ack_sql(text,boolean,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._ack_sql(text,boolean,text,text) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._kept_guard_sql(qtable text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT pg_catalog.format(
+        'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
+        pg_catalog.substr(qtable, 3));
+$function$
+;
+COMMENT ON FUNCTION pgmq._kept_guard_sql(text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._kept_guard_sql(text) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_attr_sql(queue_name text, op "char", low text, attrs jsonb)
  RETURNS text
  LANGUAGE plpgsql
@@ -166,6 +179,26 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_ids_sql(text,"char",text,text,text,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_ids_sql(text,"char",text,text,text,text,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(qtable text, op "char", low text DEFAULT '$9'::text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text, ids text DEFAULT '$5'::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT CASE WHEN op IN ('a', 'd')
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || pgmq._limit_wake_sql(qtable), ids)
+                -- 'l': a limited queue's read, run by the router after the claim filter
+                -- capped its quantity (sql/25_attributes.sql): the plain read, no guard
+                WHEN op = 'l'
+                THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
+                WHEN op = 's'
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || pgmq._kept_guard_sql(qtable), ids, vt, msgs, hdrs)
+                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || pgmq._kept_guard_sql(qtable), qty, secs, cond)
+           END;
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text)
  RETURNS text

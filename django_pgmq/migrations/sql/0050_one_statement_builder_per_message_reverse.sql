@@ -2,6 +2,7 @@
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._ack_sql(text,boolean,text,text);
+DROP FUNCTION IF EXISTS pgmq._kept_guard_sql(text);
 DROP FUNCTION IF EXISTS pgmq._read_pick_sql(text,text,text,text,text,text);
 DROP FUNCTION IF EXISTS pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text);
 DROP FUNCTION IF EXISTS pgmq._record_rest_sql();
@@ -248,6 +249,29 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_ids_sql(text,"char",text,text,text,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_ids_sql(text,"char",text,text,text,text,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(qtable text, op "char", low text DEFAULT '$9'::text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text, ids text DEFAULT '$5'::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT CASE WHEN op IN ('a', 'd')
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || pgmq._limit_wake_sql(qtable), ids)
+                -- 'l': a limited queue's read, run by the router after the claim filter
+                -- capped its quantity (sql/25_attributes.sql): the plain read, no guard
+                WHEN op = 'l'
+                THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
+                WHEN op = 's'
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
+                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
+           END
+    FROM (SELECT pg_catalog.format(
+              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
+              pg_catalog.substr(qtable, 3)) AS guard) g;
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(qtable text, op "char", low text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text)
  RETURNS text
