@@ -334,3 +334,24 @@ $function$
 COMMENT ON FUNCTION pgmq._queue_ops_sql_for(text,"char",text,text,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_sql_for(text,"char",text,text,text,text) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
+ RETURNS SETOF bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
+BEGIN
+    IF NOT EXISTS (SELECT FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1)) THEN
+        RETURN QUERY EXECUTE pgmq._queue_ops_ids_sql(qtable, '1')
+            USING NULL::"char", NULL::integer, NULL::integer, NULL::timestamptz, NULL::bigint[],
+                  ARRAY[msg], ARRAY[NULL::jsonb], NULL::jsonb, 0::bigint;
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route_ids(
+        queue_name, 's'::"char", NULL::timestamptz, NULL::bigint[], ARRAY[msg], ARRAY[NULL::jsonb]);
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.send(text,jsonb) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.send(text,jsonb) TO PUBLIC;
+
