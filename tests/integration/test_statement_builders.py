@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
+from django.db import connection
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
@@ -236,3 +237,31 @@ def test_a_queue_with_only_limits_reads_the_plain_statement(db, queues):
     ).fetchone()[0]
     db.rollback()
     assert plain == kept == built
+
+
+def test_the_manager_prepares_the_builders_texts(manager, queue):
+    """The manager's own statements (prepared statements on) are the builders' texts."""
+    connection.ensure_connection()
+    pg = connection.connection
+    pg.prepare_threshold = 5
+    try:
+        ids = manager.send_batch(queue, [{"n": n} for n in range(4)])
+        manager.read(queue, vt=30, qty=2)
+        manager.archive(queue, ids[0])
+        manager.pop(queue, 1)
+        manager.delete(queue, ids[3])
+        held = {
+            r[0]
+            for r in pg.execute(
+                "SELECT statement FROM pg_prepared_statements WHERE name LIKE '\\_pg3\\_%'"
+            )
+        }
+        expected = {
+            pg.execute(
+                "SELECT pgmq._queue_ops_client_sql(%s, %s, %s)", [queue, op, qty]
+            ).fetchone()[0]
+            for op, qty in (("s", 1), ("r", 2), ("a", 1), ("p", 1), ("d", 1))
+        }
+        assert expected <= held
+    finally:
+        pg.prepare_threshold = None
