@@ -36,38 +36,158 @@
 -- within a second. The setting is trusted only as this file writes it (migration 0045,
 -- see pgmq._low_water_mark_for): a planted or stale mark hides nothing for longer.
 
--- The statements of the operations that return only msg_id (s, 1, a, d), returning
--- only it: pgmq.send, send_batch, archive and delete run them as they are (a RETURNING
--- list padded with six typed NULLs costs a send about a third of its time), and
--- pgmq._queue_ops_sql_for pads them for the callers that want the record. Same
--- parameters as the router's ($4 vt, $5 msg_ids, $6 messages, $7 headers).
--- cond is SQL appended to archive's and delete's WHERE (' AND ...') or to a send's
--- SELECT (' WHERE ...'): the kept statements' attribute guard, see "Kept plans" below;
--- '' for none. ids, vt, msgs and hdrs are the SQL expressions of those inputs: the
--- router's parameters by default, a client's own statement's from $1
--- (pgmq._queue_ops_client_sql).
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(
-    qtable text, op "char", cond text DEFAULT '', ids text DEFAULT '$5',
-    vt text DEFAULT '$4', msgs text DEFAULT '$6', hdrs text DEFAULT '$7'
+-- One statement builder per message operation: _send_sql, _read_sql (with its pick,
+-- _read_pick_sql), _ack_sql (archive and delete) and _set_vt_sql write every
+-- statement text of those operations on a queue, for every path that runs one: the
+-- routers' EXECUTE, the session's kept statements, a client's own prepared statements
+-- (pgmq._queue_ops_client_sql, the Python manager's) and a queue with attributes
+-- (pgmq._queue_ops_attr_sql, sql/25_attributes.sql). The functions after them only say
+-- which builder and with which inputs, so a change to how, say, a read claims its rows
+-- is one edit (tests/integration/test_statement_builders.py proves every path runs it).
+-- The inputs are SQL expressions: the router's parameters by default ($1 op, $2 qty,
+-- $3 vt seconds, $4 vt timestamp, $5 msg_ids, $6 messages, $7 headers, $8 read
+-- condition, $9 the low-water mark), constants or $1.. in a client's own statement.
+-- These builders are STABLE, as format() is: PostgreSQL never inlines an SQL function
+-- declared IMMUTABLE whose body calls a STABLE one, and then parses and plans its body on
+-- every call (up to migration 0039 that cost a send about a tenth of its server time;
+-- tests/integration/test_sql_inlining.py keeps them inlined).
+
+-- The columns a statement that returns only msg_id adds to be a message_record row:
+-- callers that want the record (the router, a queue with attributes) append it; pgmq.send,
+-- send_batch, archive and delete run the statements without (a RETURNING list padded with
+-- six typed NULLs costs a send about a third of its time).
+CREATE OR REPLACE FUNCTION pgmq._record_rest_sql()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT $cols$, NULL::integer, NULL::timestamptz,
+                  NULL::timestamptz, NULL::timestamptz, NULL::jsonb, NULL::jsonb$cols$::text;
+$fn$;
+
+-- The send of messages msgs with headers hdrs (SQL expressions of jsonb[]; unnest pads a
+-- NULL headers array with NULLs) to the live table qtable, visible at vt, else now plus
+-- delay (an SQL interval term such as " + interval '5 seconds'", '' for none); cond is
+-- SQL appended to the SELECT of the rows (' WHERE ...': the kept statements' attribute
+-- guard, a queue's send checks), '' for none. one: a send of one message, a VALUES row,
+-- which plans in less time than a function scan (cond does not apply). A function scan
+-- yields the arrays in order and the insert numbers rows as they come, so ids follow the
+-- array order. Returns msg_id only. A deduplicating queue's sends are statements of
+-- their own (pgmq._queue_ops_attr_sql).
+CREATE OR REPLACE FUNCTION pgmq._send_sql(
+    qtable text, one boolean DEFAULT false, cond text DEFAULT '', vt text DEFAULT '$4',
+    msgs text DEFAULT '$6', hdrs text DEFAULT '$7', delay text DEFAULT ''
 )
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT pg_catalog.format(
-        CASE op
-        -- A function scan yields the arrays in order and the insert numbers rows as they
-        -- come, so ids follow the array order; unnest pads a NULL headers array with NULLs.
-        WHEN 's' THEN $sql$
+        CASE WHEN one THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT coalesce(%5$s, pg_catalog.clock_timestamp()), u.msg, u.hdr
-        FROM unnest(%6$s, %7$s) AS u(msg, hdr)%3$s
+        VALUES (coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
         RETURNING q.msg_id$sql$
-        -- one message: a VALUES row plans in less time than a function scan
-        WHEN '1' THEN $sql$
+        ELSE $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        VALUES (coalesce(%5$s, pg_catalog.clock_timestamp()), (%6$s)[1], (%7$s)[1])
-        RETURNING q.msg_id$sql$
-        WHEN 'a' THEN $sql$
+        SELECT coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
+        FROM unnest(%3$s, %4$s) AS u(msg, hdr)%5$s
+        RETURNING q.msg_id$sql$ END,
+        qtable, vt, msgs, hdrs, cond, delay);
+$fn$;
+
+-- The pick of a read or pop: the oldest visible messages (by order_by, over q) from the
+-- mark low up that match the condition cond, at most qty, locked, skipping rows another
+-- claim holds; extra is SQL ANDed to the test (' AND ...', '' for none). The rows are
+-- then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly the picked rows
+-- by key, whatever the plan's row estimates (a join could walk the table).
+CREATE OR REPLACE FUNCTION pgmq._read_pick_sql(
+    qtable text, low text, qty text, cond text, extra text DEFAULT '', order_by text DEFAULT 'q.msg_id'
+)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        $pick$
+                SELECT q.msg_id FROM pgmq.%1$I q
+                WHERE q.msg_id >= %2$s AND q.vt <= pg_catalog.clock_timestamp()
+                  AND (%3$s IS NULL OR %3$s = '{}'::jsonb OR q.message @> %3$s)%5$s
+                ORDER BY %6$s
+                LIMIT %4$s
+                FOR UPDATE SKIP LOCKED
+            $pick$,
+        qtable, low, cond, qty, extra, order_by);
+$fn$;
+
+-- The read (pops false) or pop (pops true) of the live table qtable, as message_record
+-- rows: low, qty, secs and cond are the expressions of the low-water mark (it may carry
+-- further conditions ANDed to the pick: the kept statements' attribute guard), the
+-- quantity, the visibility timeout in seconds and the read condition. A queue's
+-- read-side attributes (pgmq._claim_filter) set the rest: by_priority claims by header
+-- "priority" (highest first), then msg_id; dead_move, the statement text that moves the
+-- over-read messages to the dead-letter queue (pgmq._dead_letter_move_sql over the CTE
+-- "dead"), with max_receive_count: only messages read fewer times are picked, so redrive
+-- never uses up the qty, and the over-read ones among those the pick walked past (all of
+-- them when it found fewer than qty) move there, at most max(qty, 100) per call.
+CREATE OR REPLACE FUNCTION pgmq._read_sql(
+    qtable text, pops boolean, low text, qty text DEFAULT '$2', secs text DEFAULT '$3',
+    cond text DEFAULT '$8', by_priority boolean DEFAULT false,
+    max_receive_count integer DEFAULT NULL, dead_move text DEFAULT NULL
+)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        CASE WHEN dead_move IS NULL THEN $sql$
+        WITH $sql$ ELSE $dead$
+        WITH picked AS MATERIALIZED (%3$s),
+        dead AS (
+            DELETE FROM pgmq.%1$I m
+            WHERE m.msg_id = ANY(ARRAY(%5$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers,
+                      NULL::text AS error
+        ),
+        %6$s,
+        $dead$ END
+        || $sql$claimed AS (
+            %2$s
+            WHERE m.msg_id = ANY(ARRAY($sql$
+        || CASE WHEN dead_move IS NULL THEN '%3$s' ELSE 'SELECT p.msg_id FROM picked p' END
+        || $sql$))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
+        )
+        SELECT * FROM claimed c ORDER BY %4$s
+        $sql$,
+        qtable,
+        CASE WHEN pops THEN pg_catalog.format('DELETE FROM pgmq.%I m', qtable)
+        ELSE pg_catalog.format($upd$UPDATE pgmq.%I m
+            SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => %s),
+                read_ct = m.read_ct + 1,
+                last_read_at = pg_catalog.clock_timestamp()$upd$, qtable, secs) END,
+        pgmq._read_pick_sql(
+            qtable, low, qty, cond,
+            CASE WHEN dead_move IS NOT NULL THEN ' AND q.read_ct < ' || max_receive_count::text ELSE '' END,
+            CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END),
+        CASE WHEN by_priority THEN 'pgmq._task_priority(c.headers) DESC, c.msg_id' ELSE 'c.msg_id' END,
+        CASE WHEN dead_move IS NOT NULL THEN pgmq._read_pick_sql(
+            qtable, low, 'greatest(' || qty || ', 100)', cond,
+            pg_catalog.format(
+                $x$ AND q.read_ct >= %s
+                  AND ((SELECT pg_catalog.count(*) FROM picked) < %s
+                       OR q.msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))$x$,
+                max_receive_count, qty)) END,
+        dead_move);
+$fn$;
+
+-- The archive (archive true: moved to the archive table) or delete of the messages ids
+-- (an SQL expression of bigint[]) from the live table qtable; cond is SQL ANDed to the
+-- WHERE (' AND ...': the kept statements' wake of a full queue's readers), '' for none.
+-- Returns msg_id only.
+CREATE OR REPLACE FUNCTION pgmq._ack_sql(
+    qtable text, archive boolean, cond text DEFAULT '', ids text DEFAULT '$5'
+)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        CASE WHEN archive THEN $sql$
         WITH moved AS (
             DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY(%4$s)%3$s
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
@@ -75,39 +195,50 @@ AS $fn$
         INSERT INTO pgmq.%2$I AS a (msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers)
         SELECT * FROM moved
         RETURNING a.msg_id$sql$
-        WHEN 'd' THEN $sql$
+        ELSE $sql$
         DELETE FROM pgmq.%1$I q WHERE q.msg_id = ANY(%4$s)%3$s
-        RETURNING q.msg_id$sql$
-        END,
-        qtable,
-        'a' || pg_catalog.substr(qtable, 2),
-        cond,
-        ids,
-        vt,
-        msgs,
-        hdrs);
+        RETURNING q.msg_id$sql$ END,
+        qtable, 'a' || pg_catalog.substr(qtable, 2), cond, ids);
 $fn$;
 
--- The statement of one operation on one queue. Its parameters are the router's USING
--- list, in this order: $1 op, $2 qty, $3 vt seconds, $4 vt timestamp, $5 msg_ids,
--- $6 messages, $7 headers, $8 read condition, $9 the low-water mark. low is the SQL
--- expression read and pop start from ('$9' in the router, '0' for a caller without one);
--- it may carry further conditions ANDed to the pick (the kept statements' attribute
--- guard, '$9 AND NOT EXISTS (...)'). qty, secs and cond are the SQL expressions of the
--- read's quantity, visibility timeout and condition: the router's $2, $3 and $8, or
--- constants in a client's own statement (pgmq._queue_ops_client_sql), so that its
--- generic plan is the plan of that quantity.
--- Ops: s send, 1 send of one message, r read, p pop, a archive, d delete, v set_vt; s, 1,
--- a and d fill only msg_id (the rest NULL).
--- A send's $4 NULL means "no delay given". These are a plain queue's statements; a queue
+-- The set_vt of the messages $5 of the live table qtable to $4, as message_record rows.
+CREATE OR REPLACE FUNCTION pgmq._set_vt_sql(qtable text)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format($sql$
+        WITH moved AS (
+            UPDATE pgmq.%1$I q SET vt = $4 WHERE q.msg_id = ANY($5)
+            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
+        )
+        SELECT * FROM moved m ORDER BY m.msg_id
+        $sql$, qtable);
+$fn$;
+
+-- The statement of an operation that returns only msg_id (s send, 1 send of one message,
+-- a archive, d delete) on a plain queue, returning only it: pgmq.send, send_batch,
+-- archive and delete run it as it is. cond, ids, vt, msgs and hdrs as the builders'.
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_ids_sql(
+    qtable text, op "char", cond text DEFAULT '', ids text DEFAULT '$5',
+    vt text DEFAULT '$4', msgs text DEFAULT '$6', hdrs text DEFAULT '$7'
+)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT CASE WHEN op IN ('s', '1') THEN pgmq._send_sql(qtable, op = '1', cond, vt, msgs, hdrs)
+                WHEN op IN ('a', 'd') THEN pgmq._ack_sql(qtable, op = 'a', cond, ids)
+           END;
+$fn$;
+
+-- The statement of one operation on one plain queue as message_record rows, with the
+-- router's parameters (above). low is the SQL expression read and pop start from ('$9'
+-- in the router, '0' for a caller without one); qty, secs and cond the read's. Ops: s
+-- send, 1 send of one message, r read, p pop, a archive, d delete, v set_vt; s, 1, a and
+-- d fill only msg_id (the rest NULL). A send's $4 NULL means "no delay given". A queue
 -- with attributes runs pgmq._queue_ops_attr_sql's (sql/25_attributes.sql).
--- pgmq._queue_ops_sql for the live table qtable (the name format_table_name gave, which
--- checked the queue's name), so the router checks the name once per call. One SQL
--- expression, so a caller's plan inlines it: nothing to compile in a new session.
--- These statement builders are STABLE, as format() is: PostgreSQL never inlines an SQL
--- function declared IMMUTABLE whose body calls a STABLE one, and then parses and plans
--- its body on every call (up to migration 0039 that cost a send about a tenth of its
--- server time; tests/integration/test_sql_inlining.py keeps them inlined).
+-- For the live table qtable (the name format_table_name gave, which checked the queue's
+-- name), so the router checks the name once per call. One SQL expression, so a caller's
+-- plan inlines it: nothing to compile in a new session.
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_sql_for(
     qtable text, op "char", low text, qty text DEFAULT '$2', secs text DEFAULT '$3',
     cond text DEFAULT '$8'
@@ -116,56 +247,10 @@ RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT CASE
-        WHEN op IN ('s', '1', 'a', 'd') THEN
-            -- the statement pgmq._queue_ops_ids_sql gives, with the record's other columns
-            pgmq._queue_ops_ids_sql(qtable, op) || $cols$, NULL::integer, NULL::timestamptz,
-                  NULL::timestamptz, NULL::timestamptz, NULL::jsonb, NULL::jsonb$cols$
-        ELSE pg_catalog.format(
-        CASE op
-        WHEN 'r' THEN $sql$
-        WITH claimed AS (
-            UPDATE pgmq.%1$I m
-            SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => %3$s),
-                read_ct = m.read_ct + 1,
-                last_read_at = pg_catalog.clock_timestamp()
-            WHERE m.msg_id = ANY(ARRAY(%2$s))
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
-        )
-        SELECT * FROM claimed c ORDER BY c.msg_id
-        $sql$
-        WHEN 'p' THEN $sql$
-        WITH removed AS (
-            DELETE FROM pgmq.%1$I m
-            WHERE m.msg_id = ANY(ARRAY(%2$s))
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
-        )
-        SELECT * FROM removed r ORDER BY r.msg_id
-        $sql$
-        WHEN 'v' THEN $sql$
-        WITH moved AS (
-            UPDATE pgmq.%1$I q SET vt = $4 WHERE q.msg_id = ANY($5)
-            RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
-        )
-        SELECT * FROM moved m ORDER BY m.msg_id
-        $sql$
-        END,
-        qtable,
-        -- read's and pop's pick: the oldest visible messages from the mark up, locked; the
-        -- rows are then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly
-        -- the picked rows by key, whatever the plan's row estimates (a join could walk
-        -- the table)
-        pg_catalog.format(
-            $pick$
-                SELECT q.msg_id FROM pgmq.%1$I q
-                WHERE q.msg_id >= %2$s AND q.vt <= pg_catalog.clock_timestamp()
-                  AND (%3$s IS NULL OR %3$s = '{}'::jsonb OR q.message @> %3$s)
-                ORDER BY q.msg_id
-                LIMIT %4$s
-                FOR UPDATE SKIP LOCKED
-            $pick$,
-            qtable, low, cond, qty),
-        secs)
-        END;
+        WHEN op IN ('s', '1', 'a', 'd') THEN pgmq._queue_ops_ids_sql(qtable, op) || pgmq._record_rest_sql()
+        WHEN op IN ('r', 'p') THEN pgmq._read_sql(qtable, op = 'p', low, qty, secs, cond)
+        WHEN op = 'v' THEN pgmq._set_vt_sql(qtable)
+    END;
 $fn$;
 
 -- The statement of op on queue_name (the name checked): the router's, for callers that
@@ -355,6 +440,17 @@ AS $fn$
         pg_catalog.substr(qtable, 3));
 $fn$;
 
+-- The attribute guard of the kept statements of the live table qtable: "no attributes
+-- row", checked in the statement's own snapshot.
+CREATE OR REPLACE FUNCTION pgmq._kept_guard_sql(qtable text)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
+        pg_catalog.substr(qtable, 3));
+$fn$;
+
 -- The kept statement of op (r, p, a, d, l, or s for a client's send) on qtable: the plain
 -- statement with the attribute guard (read and pop: in the pick; send: on the SELECT of
 -- the rows to insert). Archive and delete need no guard: no attribute changes what they
@@ -363,7 +459,10 @@ $fn$;
 -- waiting at a full queue's limit (pgmq._limit_wake_sql). low, qty, secs, cond, ids, vt,
 -- msgs and hdrs are the expressions of its inputs (the router's parameters by default);
 -- the session's kept statements and a client's own (pgmq._queue_ops_client_sql) are both
--- this text.
+-- this text. One SQL expression, inlined (with the builders it calls) into the plan of
+-- the fast path's check (pgmq._queue_ops_kept_ready), which PL/pgSQL keeps for the
+-- session: a function that is not inlined is parsed and planned again in every
+-- transaction, with every builder it calls (tests/integration/test_sql_inlining.py).
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(
     qtable text, op "char", low text DEFAULT '$9', qty text DEFAULT '$2',
     secs text DEFAULT '$3', cond text DEFAULT '$8', ids text DEFAULT '$5',
@@ -379,12 +478,9 @@ AS $fn$
                 WHEN op = 'l'
                 THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
                 WHEN op = 's'
-                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || g.guard, ids, vt, msgs, hdrs)
-                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || g.guard, qty, secs, cond)
-           END
-    FROM (SELECT pg_catalog.format(
-              'NOT EXISTS (SELECT FROM pgmq.queue_attributes x WHERE pg_catalog.lower(x.queue_name::text) = %L)',
-              pg_catalog.substr(qtable, 3)) AS guard) g;
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || pgmq._kept_guard_sql(qtable), ids, vt, msgs, hdrs)
+                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || pgmq._kept_guard_sql(qtable), qty, secs, cond)
+           END;
 $fn$;
 
 -- The PREPARE command of the kept statement of op on qtable: what pgmq._queue_ops_keep

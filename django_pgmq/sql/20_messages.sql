@@ -42,7 +42,9 @@ $fn$;
 -- The most common call: a new session compiles one function less than through the
 -- four-argument form. A queue without attributes (checked after the name, as the
 -- router does) runs the one-message insert itself: one PL/pgSQL layer less than the
--- router's way, about a tenth of a send's server time (docs/benchmarks.md, 2026-11-27).
+-- router's way, about a tenth of a send's server time (docs/benchmarks.md, 2026-11-27);
+-- its statement straight from the send's builder: the one function a new session
+-- inlines for it.
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb)
 RETURNS SETOF bigint LANGUAGE plpgsql
 AS $fn$
@@ -50,7 +52,7 @@ DECLARE
     qtable text := pgmq._message_table_name(queue_name, 'q'::text);
 BEGIN
     IF NOT EXISTS (SELECT FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1)) THEN
-        RETURN QUERY EXECUTE pgmq._queue_ops_ids_sql(qtable, '1')
+        RETURN QUERY EXECUTE pgmq._send_sql(qtable, true)
             USING NULL::"char", NULL::integer, NULL::integer, NULL::timestamptz, NULL::bigint[],
                   ARRAY[msg], ARRAY[NULL::jsonb], NULL::jsonb, 0::bigint;
         RETURN;

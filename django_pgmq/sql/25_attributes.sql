@@ -630,11 +630,10 @@ DECLARE
     gate text := 'TRUE';
     msg text := 'u.msg';
     vt text := 'coalesce($4, pg_catalog.clock_timestamp())';
+    delay text := '';
     -- Only the ordering and redrive matter here: the limits are the caller's (no lock).
     f record := pgmq._claim_filter(queue_name, attrs - pgmq._limit_keys(), NULL);
     window_ text := (attrs ->> 'deduplication_window') || ' seconds';
-    order_by text;
-    pick text;
 BEGIN
     IF op = 's' OR op = 'S' THEN
         IF checks IS NOT NULL THEN
@@ -647,18 +646,12 @@ BEGIN
                 window_ IS NOT NULL AND (attrs ->> 'deduplication_window')::integer > 0, checks);
         END IF;
         IF coalesce((attrs ->> 'delivery_delay')::integer, 0) > 0 THEN
-            vt := pg_catalog.format('coalesce($4, pg_catalog.clock_timestamp() + interval %L)',
-                         (attrs ->> 'delivery_delay') || ' seconds');
+            delay := pg_catalog.format(' + interval %L', (attrs ->> 'delivery_delay') || ' seconds');
+            vt := 'coalesce($4, pg_catalog.clock_timestamp()' || delay || ')';
         END IF;
         IF coalesce((attrs ->> 'deduplication_window')::integer, 0) = 0 THEN
-            RETURN pg_catalog.format(
-                $sql$
-        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT %2$s, %3$s, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
-        WHERE %4$s
-        RETURNING q.msg_id, NULL::integer, NULL::timestamptz, NULL::timestamptz,
-                  NULL::timestamptz, NULL::jsonb, NULL::jsonb
-                $sql$, qtable, vt, msg, gate);
+            RETURN pgmq._send_sql(qtable, false, CASE WHEN gate = 'TRUE' THEN '' ELSE ' WHERE ' || gate END,
+                                  '$4', '$6', '$7', delay) || pgmq._record_rest_sql();
         END IF;
         IF op = 'S' THEN
             -- The fast send: two plain inserts, the ids claimed in the order the statement
@@ -744,74 +737,12 @@ BEGIN
     IF op <> 'r' AND op <> 'p' THEN
         RETURN pgmq._queue_ops_sql(queue_name, op, low);
     END IF;
-    IF NOT f.by_priority AND f.dead_letter_queue IS NULL THEN
-        RETURN pgmq._queue_ops_sql(queue_name, op, low);
-    END IF;
-
-    order_by := CASE WHEN f.by_priority THEN 'pgmq._task_priority(%1$s.headers) DESC, %1$s.msg_id'
-                     ELSE '%1$s.msg_id' END;
-    -- Only messages that may still be delivered are picked, so redrive never uses up
-    -- the qty; the over-read ones among those the pick walked past (all
-    -- of them when it found fewer than qty) move to the dead-letter queue, at most
-    -- max(qty, 100) per call.
-    pick := pg_catalog.format(
-        $pick$
-            SELECT q.msg_id FROM pgmq.%I q
-            WHERE q.msg_id >= %s AND q.vt <= pg_catalog.clock_timestamp()
-              AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
-              %s
-            ORDER BY %s
-            LIMIT $2
-            FOR UPDATE SKIP LOCKED
-        $pick$,
-        qtable, low,
-        CASE WHEN f.dead_letter_queue IS NULL THEN ''
-             ELSE pg_catalog.format('AND q.read_ct < %s', f.max_receive_count) END,
-        pg_catalog.format(order_by, 'q'));
-    RETURN pg_catalog.format(
-        $sql$
-        WITH picked AS MATERIALIZED (%2$s),
-        %3$s
-        done AS (
-            %4$s
-            WHERE m.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p))
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
-        )
-        SELECT * FROM done d ORDER BY %5$s
-        $sql$,
-        qtable, pick,
-        CASE WHEN f.dead_letter_queue IS NULL THEN '' ELSE pg_catalog.format(
-            $dead$
-        dead AS (
-            DELETE FROM pgmq.%1$I m
-            WHERE m.msg_id = ANY(ARRAY(
-                SELECT q.msg_id FROM pgmq.%1$I q
-                WHERE q.msg_id >= %3$s AND q.vt <= pg_catalog.clock_timestamp()
-                  AND ($8 IS NULL OR $8 = '{}'::jsonb OR q.message @> $8)
-                  AND q.read_ct >= %2$s
-                  AND ((SELECT pg_catalog.count(*) FROM picked) < $2
-                       OR q.msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))
-                ORDER BY q.msg_id
-                LIMIT greatest($2, 100)
-                FOR UPDATE SKIP LOCKED))
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers,
-                      NULL::text AS error
-        ),
-            $dead$,
-            qtable, f.max_receive_count, low)
-            -- the name as stored, as the worker's dead letters write it, whatever the
-            -- caller's spelling
-            || pgmq._dead_letter_move_sql(pgmq._stored_queue_name(queue_name),
-                                          f.dead_letter_queue) || ',' END,
-        CASE WHEN op = 'r' THEN pg_catalog.format(
-            $upd$
-            UPDATE pgmq.%I m
-            SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => $3),
-                read_ct = m.read_ct + 1,
-                last_read_at = pg_catalog.clock_timestamp()
-            $upd$, qtable)
-        ELSE pg_catalog.format('DELETE FROM pgmq.%I m', qtable) END,
-        pg_catalog.format(order_by, 'd'));
+    RETURN pgmq._read_sql(
+        qtable, op = 'p', low, '$2', '$3', '$8', f.by_priority, f.max_receive_count,
+        -- the name as stored, as the worker's dead letters write it, whatever the
+        -- caller's spelling
+        CASE WHEN f.dead_letter_queue IS NOT NULL
+             THEN pgmq._dead_letter_move_sql(pgmq._stored_queue_name(queue_name), f.dead_letter_queue) END);
 END
 $fn$;
 
