@@ -71,11 +71,12 @@ $fn$;
 -- guard, a queue's send checks), '' for none. one: a send of one message, a VALUES row,
 -- which plans in less time than a function scan (cond does not apply). A function scan
 -- yields the arrays in order and the insert numbers rows as they come, so ids follow the
--- array order. Returns msg_id only. A deduplicating queue's sends are statements of
--- their own (pgmq._queue_ops_attr_sql).
+-- array order. Returns the columns cols, msg_id by default (a deduplicating queue's fast send
+-- adds the deduplication id, pgmq._queue_ops_attr_sql).
 CREATE OR REPLACE FUNCTION pgmq._send_sql(
     qtable text, one boolean DEFAULT false, cond text DEFAULT '', vt text DEFAULT '$4',
-    msgs text DEFAULT '$6', hdrs text DEFAULT '$7', delay text DEFAULT ''
+    msgs text DEFAULT '$6', hdrs text DEFAULT '$7', delay text DEFAULT '',
+    cols text DEFAULT 'q.msg_id'
 )
 RETURNS text
 LANGUAGE sql STABLE
@@ -84,22 +85,24 @@ AS $fn$
         CASE WHEN one THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         VALUES (coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
-        RETURNING q.msg_id$sql$
+        RETURNING %7$s$sql$
         ELSE $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         SELECT coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
         FROM unnest(%3$s, %4$s) AS u(msg, hdr)%5$s
-        RETURNING q.msg_id$sql$ END,
-        qtable, vt, msgs, hdrs, cond, delay);
+        RETURNING %7$s$sql$ END,
+        qtable, vt, msgs, hdrs, cond, delay, cols);
 $fn$;
 
 -- The pick of a read or pop: the oldest visible messages (by order_by, over q) from the
 -- mark low up that match the condition cond, at most qty, locked, skipping rows another
 -- claim holds; extra is SQL ANDed to the test (' AND ...', '' for none). The rows are
 -- then claimed with "= ANY(ARRAY(pick))", so the update looks up exactly the picked rows
--- by key, whatever the plan's row estimates (a join could walk the table).
+-- by key, whatever the plan's row estimates (a join could walk the table). now: the
+-- expression of the time a message must be visible at (a Spark claim's own stamp).
 CREATE OR REPLACE FUNCTION pgmq._read_pick_sql(
-    qtable text, low text, qty text, cond text, extra text DEFAULT '', order_by text DEFAULT 'q.msg_id'
+    qtable text, low text, qty text, cond text, extra text DEFAULT '', order_by text DEFAULT 'q.msg_id',
+    now text DEFAULT 'pg_catalog.clock_timestamp()'
 )
 RETURNS text
 LANGUAGE sql STABLE
@@ -107,13 +110,37 @@ AS $fn$
     SELECT pg_catalog.format(
         $pick$
                 SELECT q.msg_id FROM pgmq.%1$I q
-                WHERE q.msg_id >= %2$s AND q.vt <= pg_catalog.clock_timestamp()
+                WHERE q.msg_id >= %2$s AND q.vt <= %7$s
                   AND (%3$s IS NULL OR %3$s = '{}'::jsonb OR q.message @> %3$s)%5$s
                 ORDER BY %6$s
                 LIMIT %4$s
                 FOR UPDATE SKIP LOCKED
             $pick$,
-        qtable, low, cond, qty, extra, order_by);
+        qtable, low, cond, qty, extra, order_by, now);
+$fn$;
+
+-- The claim of the picked messages ids (an SQL query of msg_id) of the live table qtable
+-- by a read (pops false: visible again secs seconds, an SQL expression, after now, read
+-- once more) or a pop (pops true: deleted), returning the columns cols of the
+-- claimed rows (m). Every read, pop, FIFO group read and Spark claim updates its rows
+-- with this text.
+CREATE OR REPLACE FUNCTION pgmq._read_claim_sql(
+    qtable text, pops boolean, secs text, ids text,
+    now text DEFAULT 'pg_catalog.clock_timestamp()',
+    cols text DEFAULT 'm.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers'
+)
+RETURNS text
+LANGUAGE sql STABLE
+AS $fn$
+    SELECT pg_catalog.format(
+        CASE WHEN pops THEN 'DELETE FROM pgmq.%1$I m' ELSE $upd$UPDATE pgmq.%1$I m
+            SET vt = %5$s + pg_catalog.make_interval(secs => %2$s),
+                read_ct = m.read_ct + 1,
+                last_read_at = %5$s$upd$ END
+        || $sql$
+            WHERE m.msg_id = ANY(ARRAY(%3$s))
+            RETURNING %4$s$sql$,
+        qtable, secs, ids, cols, now);
 $fn$;
 
 -- The read (pops false) or pop (pops true) of the live table qtable, as message_record
@@ -148,23 +175,18 @@ AS $fn$
         $dead$ END
         || $sql$claimed AS (
             %2$s
-            WHERE m.msg_id = ANY(ARRAY($sql$
-        || CASE WHEN dead_move IS NULL THEN '%3$s' ELSE 'SELECT p.msg_id FROM picked p' END
-        || $sql$))
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message, m.headers
         )
         SELECT * FROM claimed c ORDER BY %4$s
         $sql$,
         qtable,
-        CASE WHEN pops THEN pg_catalog.format('DELETE FROM pgmq.%I m', qtable)
-        ELSE pg_catalog.format($upd$UPDATE pgmq.%I m
-            SET vt = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => %s),
-                read_ct = m.read_ct + 1,
-                last_read_at = pg_catalog.clock_timestamp()$upd$, qtable, secs) END,
-        pgmq._read_pick_sql(
-            qtable, low, qty, cond,
-            CASE WHEN dead_move IS NOT NULL THEN ' AND q.read_ct < ' || max_receive_count::text ELSE '' END,
-            CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END),
+        pgmq._read_claim_sql(qtable, pops, secs,
+            CASE WHEN dead_move IS NULL THEN pgmq._read_pick_sql(
+                qtable, low, qty, cond, '',
+                CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END)
+            ELSE 'SELECT p.msg_id FROM picked p' END),
+        CASE WHEN dead_move IS NOT NULL THEN pgmq._read_pick_sql(
+            qtable, low, qty, cond, ' AND q.read_ct < ' || max_receive_count::text,
+            CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END) END,
         CASE WHEN by_priority THEN 'pgmq._task_priority(c.headers) DESC, c.msg_id' ELSE 'c.msg_id' END,
         CASE WHEN dead_move IS NOT NULL THEN pgmq._read_pick_sql(
             qtable, low, 'greatest(' || qty || ', 100)', cond,

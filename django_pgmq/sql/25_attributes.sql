@@ -661,11 +661,7 @@ BEGIN
             -- caller runs the statement below instead.
             RETURN pg_catalog.format(
                 $sql$
-        WITH m AS (
-            INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-            SELECT %2$s, %3$s, u.hdr FROM unnest($6, $7) AS u(msg, hdr)
-            WHERE %5$s
-            RETURNING q.msg_id, q.headers ->> 'deduplication_id' AS dedup
+        WITH m AS (%1$s
         ), claimed AS (
             -- the owner's helper records the ids (pgmq._dedup_record)
             SELECT pgmq._dedup_record(%4$L::text,
@@ -674,7 +670,10 @@ BEGIN
             FROM m WHERE m.dedup IS NOT NULL
         )
         SELECT (SELECT pg_catalog.array_agg(m.msg_id ORDER BY m.msg_id) FROM m) FROM claimed
-                $sql$, qtable, vt, msg, pg_catalog.lower(queue_name), gate);
+                $sql$,
+                pgmq._send_sql(qtable, false, CASE WHEN gate = 'TRUE' THEN '' ELSE ' WHERE ' || gate END,
+                               '$4', '$6', '$7', delay, $r$q.msg_id, q.headers ->> 'deduplication_id' AS dedup$r$),
+                NULL, NULL, pg_catalog.lower(queue_name));
         END IF;
         -- Deduplication: a message takes a new msg_id only when it may be enqueued: it
         -- has no deduplication id, or it is its id's first in the batch and no send within

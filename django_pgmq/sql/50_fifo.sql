@@ -143,33 +143,28 @@ BEGIN
             )
         ),
         claimed AS (
-            UPDATE pgmq.%1$I m
-            SET vt = pg_catalog.clock_timestamp() + $3,
-                read_ct = m.read_ct + 1,
-                last_read_at = pg_catalog.clock_timestamp()
-            FROM usable u
-            WHERE m.msg_id = u.msg_id
-            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.last_read_at, m.vt, m.message,
-                      m.headers, u.prio, u.rnk
+            %2$s
         )
-        SELECT msg_id, read_ct, enqueued_at, last_read_at, vt, message, headers
-        FROM claimed
+        SELECT c.msg_id, c.read_ct, c.enqueued_at, c.last_read_at, c.vt, c.message, c.headers
+        FROM claimed c JOIN usable u ON u.msg_id = c.msg_id
         -- Round-robin keeps its rounds (as pgmq does); the others come in msg_id order.
-        ORDER BY CASE WHEN $4 = 'rr' THEN rnk ELSE 0 END,
-                 CASE WHEN $4 = 'rr' THEN prio ELSE 0 END,
-                 msg_id
+        ORDER BY CASE WHEN $4 = 'rr' THEN u.rnk ELSE 0 END,
+                 CASE WHEN $4 = 'rr' THEN u.prio ELSE 0 END,
+                 c.msg_id
         $q$,
-        qtable
+        qtable,
+        -- the claim every read makes (sql/15_queue_ops.sql)
+        pgmq._read_claim_sql(qtable, false, '$3', 'SELECT u.msg_id FROM usable u')
     );
     IF f.max_receive_count IS NULL AND NOT limited THEN
         RETURN QUERY EXECUTE claim
-            USING groups, wanted, pg_catalog.make_interval(secs => coalesce(vt, 0)), mode,
+            USING groups, wanted, coalesce(vt, 0), mode,
             -- The most one group can contribute: every other group gives at least one.
             CASE WHEN mode = 'head' THEN 1 ELSE wanted - pg_catalog.cardinality(groups) + 1 END, given;
         RETURN;
     END IF;
     FOR rec IN EXECUTE claim
-        USING groups, wanted, pg_catalog.make_interval(secs => coalesce(vt, 0)), mode,
+        USING groups, wanted, coalesce(vt, 0), mode,
         CASE WHEN mode = 'head' THEN 1 ELSE wanted - pg_catalog.cardinality(groups) + 1 END, given
     LOOP
         IF rec.read_ct > f.max_receive_count THEN  -- NULL (no redrive): never

@@ -178,35 +178,31 @@ BEGIN
     -- $6: max_receive_count when the queue has a dead-letter queue, else NULL (none dead).
     -- Only deliverable messages are picked; the over-read ones the pick walked past (all
     -- of them when it found fewer than qty) are locked to be dead-lettered.
+    -- The pick and the claim are every read's (sql/15_queue_ops.sql), at the claim's stamp.
     EXECUTE pg_catalog.format(
         $q$
-        WITH picked AS MATERIALIZED (
-            SELECT msg_id FROM pgmq.%1$I
-            WHERE vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
-              AND NOT coalesce(read_ct >= $6, false)
-            ORDER BY %2$s
-            LIMIT $4
-            FOR UPDATE SKIP LOCKED
-        ), over_read AS MATERIALIZED (
-            SELECT msg_id FROM pgmq.%1$I
-            WHERE $6 IS NOT NULL AND read_ct >= $6
-              AND vt <= $1 AND ($2::bigint IS NULL OR msg_id <= $2) AND msg_id <> ALL ($3)
-              AND ($4 IS NULL OR (SELECT pg_catalog.count(*) FROM picked) < $4
-                   OR msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))
-            ORDER BY msg_id
-            LIMIT greatest($4, 100)
-            FOR UPDATE SKIP LOCKED
-        ), claimed AS (
-            UPDATE pgmq.%1$I q
-            SET vt = $1 + pg_catalog.make_interval(secs => $5), read_ct = q.read_ct + 1, last_read_at = $1
-            WHERE q.msg_id = ANY(ARRAY(SELECT p.msg_id FROM picked p))
-            RETURNING q.msg_id
+        WITH picked AS MATERIALIZED (%1$s),
+        over_read AS MATERIALIZED (%2$s),
+        claimed AS (
+            %3$s
         )
         SELECT (SELECT pg_catalog.array_agg(c.msg_id ORDER BY c.msg_id) FROM claimed c),
                (SELECT pg_catalog.array_agg(o.msg_id ORDER BY o.msg_id) FROM over_read o)
         $q$,
-        qtable,
-        CASE WHEN f.by_priority THEN 'pgmq._task_priority(headers) DESC, msg_id' ELSE 'msg_id' END
+        pgmq._read_pick_sql(
+            qtable, '0', '$4', 'NULL::jsonb',
+            ' AND ($2::bigint IS NULL OR q.msg_id <= $2) AND q.msg_id <> ALL ($3)'
+            ' AND NOT coalesce(q.read_ct >= $6, false)',
+            CASE WHEN f.by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END,
+            '$1'),
+        pgmq._read_pick_sql(
+            qtable, '0', 'greatest($4, 100)', 'NULL::jsonb',
+            ' AND $6 IS NOT NULL AND q.read_ct >= $6'
+            ' AND ($2::bigint IS NULL OR q.msg_id <= $2) AND q.msg_id <> ALL ($3)'
+            ' AND ($4 IS NULL OR (SELECT pg_catalog.count(*) FROM picked) < $4'
+            ' OR q.msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))',
+            'q.msg_id', '$1'),
+        pgmq._read_claim_sql(qtable, false, '$5', 'SELECT p.msg_id FROM picked p', '$1', 'm.msg_id')
     ) INTO ids, dead
     USING stamp, max_msg_id, held, f.allowed, vt, f.max_receive_count;
     IF dead IS NOT NULL THEN

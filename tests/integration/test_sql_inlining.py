@@ -86,6 +86,8 @@ def test_the_check_finds_an_immutable_function_that_calls_format(db):
         "pgmq._queue_ops_sql(m.queue_name, 'r')",
         "pgmq._read_sql(m.queue_name, true, '$9')",
         "pgmq._send_sql(m.queue_name)",
+        "pgmq._read_pick_sql(m.queue_name, '0', '1', 'NULL')",
+        "pgmq._read_claim_sql(m.queue_name, false, '$3', 'SELECT 1')",
         "pgmq._ack_sql(m.queue_name, true)",
         "pgmq._queue_ops_kept_sql(m.queue_name, 'r')",
         "pgmq._queue_ops_kept_prepare_sql(m.queue_name, 'a')",

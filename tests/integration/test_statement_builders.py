@@ -1,13 +1,16 @@
 """One statement builder per message operation: every path that reads, pops, sends,
 archives or deletes on a queue runs the text of that operation's one builder
-(sql/15_queue_ops.sql: _read_sql with its pick _read_pick_sql, _send_sql, _ack_sql).
+(sql/15_queue_ops.sql: _read_sql with its pick _read_pick_sql and its claim
+_read_claim_sql, _send_sql, _ack_sql), FIFO group reads, Spark claims and a
+deduplicating queue's fast send included.
 
 Each test plants a change in one builder, inside a transaction that is rolled back (so
 pg_proc is as before), and runs the operation through every path: the router's EXECUTE
 (a session's first calls), the session's kept statement (prepared by the router on the
 fourth call) and its fast path (later calls), a client's own statement (the text
-pgmq._queue_ops_client_sql gives the Python manager), and queues with attributes
-(priorities, redrive, a max_in_flight limit, a delivery delay). Every path showing the
+pgmq._queue_ops_client_sql gives the Python manager), queues with attributes
+(priorities, redrive, a max_in_flight limit, a delivery delay, a deduplication window),
+the FIFO group readers and pgmq.spark_claim. Every path showing the
 planted change proves it took its text from the builder; the same run without the plant
 shows the test can fail.
 """
@@ -35,7 +38,14 @@ KINDS: dict[str, dict | None] = {
     "redrive": {"max_receive_count": 5, "dead_letter_queue": "{q}_dlq"},
     "limited": {"max_in_flight": 100},
     "delayed": {"delivery_delay": 1},
+    "dedup": {"deduplication_window": 60},
 }
+
+# Messages each queue holds: enough for every read path of a test.
+HELD = 8 * CALLS
+
+# Marks a message the planted send wrote.
+PLANTED = "'{\"planted\": 1}'::jsonb"
 
 
 @pytest.fixture
@@ -46,7 +56,7 @@ def db(pg_connect) -> psycopg.Connection:
 
 @pytest.fixture
 def queues(db: psycopg.Connection, queue_name: str) -> Iterator[dict[str, str]]:
-    """One queue of each kind, each holding 4 * CALLS messages."""
+    """One queue of each kind, each holding HELD messages."""
     made = {}
     for kind, attrs in KINDS.items():
         q = f"{queue_name}_{kind[:3]}"
@@ -58,7 +68,7 @@ def queues(db: psycopg.Connection, queue_name: str) -> Iterator[dict[str, str]]:
     for q in made.values():
         db.execute(
             "SELECT pgmq.send_batch(%s, array_fill('{\"n\": 1}'::jsonb, ARRAY[%s]), 0)",
-            [q, 4 * CALLS],
+            [q, HELD],
         )
     db.commit()
     yield made
@@ -94,18 +104,35 @@ def client(db: psycopg.Connection, q: str, op: str, *args) -> list[tuple]:
 def reads(db: psycopg.Connection, queues: dict[str, str]) -> dict[str, list[int]]:
     """Rows each read and pop path returned, call by call."""
     found: dict[str, list[int]] = {}
+    calls = {
+        "read": "SELECT count(*) FROM pgmq.read(%s, 30, 1)",
+        "pop": "SELECT count(*) FROM pgmq.pop(%s, 1)",
+        "spark_claim": "SELECT count(b) FROM pgmq.spark_claim(%s, 'c', 30, 1, NULL, NULL) b",
+    }
     for kind, q in queues.items():
         if kind == "delayed":  # its messages are not visible yet: a send's attribute
             continue
-        for fn in ("read", "pop"):
-            call = "pgmq.read(%s, 30, 1)" if fn == "read" else "pgmq.pop(%s, 1)"
-            found[f"{fn} {kind}"] = [
-                db.execute(f"SELECT count(*) FROM {call}", [q]).fetchone()[0] for _ in range(CALLS)
-            ]
+        for fn, call in calls.items():
+            found[f"{fn} {kind}"] = [db.execute(call, [q]).fetchone()[0] for _ in range(CALLS)]
     q = queues["plain"]
     found["client read"] = [len(client(db, q, "r", 30))]
     found["client pop"] = [len(client(db, q, "p"))]
     return found
+
+
+def claims(db: psycopg.Connection, queues: dict[str, str]) -> dict[str, list[int]]:
+    """Rows each FIFO group read, read, pop and Spark claim returned, call by call."""
+    found: dict[str, list[int]] = {}
+    for kind, q in queues.items():
+        if kind == "delayed":
+            continue
+        # vt 0: the group's front is visible again for the next call
+        for fn in ("read_grouped", "read_grouped_rr", "read_grouped_head"):
+            found[f"{fn} {kind}"] = [
+                db.execute(f"SELECT count(*) FROM pgmq.{fn}(%s, 0, 1)", [q]).fetchone()[0]
+                for _ in range(CALLS)
+            ]
+    return found | reads(db, queues)
 
 
 def acks(db: psycopg.Connection, queues: dict[str, str]) -> dict[str, list[int]]:
@@ -133,22 +160,33 @@ def acks(db: psycopg.Connection, queues: dict[str, str]) -> dict[str, list[int]]
 
 
 def sends(db: psycopg.Connection, queues: dict[str, str]) -> dict[str, list[int]]:
-    """The sign of the ids each send path returned (1 positive, -1 otherwise)."""
+    """For each id a send path returned, 1 when its message carries the planted mark."""
 
-    def sign(rows: list[tuple]) -> list[int]:
-        return [1 if r[0] > 0 else -1 for r in rows]
+    def marked(q: str, rows: list[tuple]) -> list[int]:
+        query = sql.SQL("SELECT (message ? 'planted')::int FROM pgmq.{} WHERE msg_id = %s")
+        table = sql.Identifier(f"q_{q}")
+        return [db.execute(query.format(table), [r[0]]).fetchone()[0] for r in rows]
 
+    batch = "ARRAY['{\"s\": 1}', '{\"s\": 2}']::jsonb[]"
     found: dict[str, list[int]] = {}
     for kind, q in queues.items():
-        found[f"send {kind}"] = sign(
-            db.execute("SELECT * FROM pgmq.send(%s, '{\"s\": 1}'::jsonb)", [q]).fetchall()
+        found[f"send {kind}"] = marked(
+            q, db.execute("SELECT * FROM pgmq.send(%s, '{\"s\": 1}'::jsonb)", [q]).fetchall()
         )
-        found[f"send_batch {kind}"] = sign(
-            db.execute(
-                "SELECT * FROM pgmq.send_batch(%s, ARRAY['{\"s\": 1}', '{\"s\": 2}']::jsonb[])", [q]
-            ).fetchall()
+        found[f"send_batch {kind}"] = marked(
+            q, db.execute(f"SELECT * FROM pgmq.send_batch(%s, {batch})", [q]).fetchall()
         )
-    found["client send"] = sign(client(db, queues["plain"], "s", [Jsonb({"s": 1})], None))
+    q = queues["dedup"]  # deduplication ids: the fast send records them
+    found["send_batch dedup ids"] = marked(
+        q,
+        db.execute(
+            f"SELECT * FROM pgmq.send_batch(%s, {batch}, ARRAY["
+            '\'{"deduplication_id": "a"}\', \'{"deduplication_id": "b"}\']::jsonb[])',
+            [q],
+        ).fetchall(),
+    )
+    q = queues["plain"]
+    found["client send"] = marked(q, client(db, q, "s", [Jsonb({"s": 1})], None))
     return found
 
 
@@ -180,18 +218,34 @@ def test_every_read_and_pop_claims_with_the_one_pick(db, queues):
         db,
         queues,
         reads,
-        lambda: plant(
-            db,
-            "pgmq._read_pick_sql",
-            "q.vt <= pg_catalog.clock_timestamp()",
-            "q.vt <= pg_catalog.clock_timestamp() AND q.read_ct < 0",
-        ),
+        lambda: plant(db, "pgmq._read_pick_sql", "q.vt <= %7$s", "q.vt <= %7$s AND q.read_ct < 0"),
     )
     assert planted.keys() == found.keys()
     assert {k: v for k, v in planted.items() if v != [0] * len(v)} == {}
     # the session prepared the planted text for its kept reads (plain, and limited: 'l')
     for q, op in ((queues["plain"], "r"), (queues["plain"], "p"), (queues["limited"], "l")):
         assert "q.read_ct < 0" in kept(db, q, op), (q, op)
+
+
+def test_every_claim_updates_with_the_one_claim(db, queues):
+    """Reads, pops, Spark claims and FIFO group reads all claim with _read_claim_sql."""
+    found = each_path(db, queues, claims, None)
+    assert {k: v for k, v in found.items() if v != [1] * len(v)} == {}
+    planted = each_path(
+        db,
+        queues,
+        claims,
+        lambda: plant(
+            db,
+            "pgmq._read_claim_sql",
+            "WHERE m.msg_id = ANY(ARRAY(",
+            "WHERE false AND m.msg_id = ANY(ARRAY(",
+        ),
+    )
+    assert planted.keys() == found.keys()
+    assert {k: v for k, v in planted.items() if v != [0] * len(v)} == {}
+    for q, op in ((queues["plain"], "r"), (queues["plain"], "p"), (queues["limited"], "l")):
+        assert "WHERE false AND" in kept(db, q, op), (q, op)
 
 
 def test_every_archive_and_delete_runs_the_one_acknowledgement(db, queues):
@@ -214,15 +268,15 @@ def test_every_archive_and_delete_runs_the_one_acknowledgement(db, queues):
 
 def test_every_send_runs_the_one_send(db, queues):
     found = each_path(db, queues, sends, None)
-    assert {k: v for k, v in found.items() if not v or v != [1] * len(v)} == {}
-    planted = each_path(
-        db,
-        queues,
-        sends,
-        lambda: plant(db, "pgmq._send_sql", "RETURNING q.msg_id", "RETURNING -q.msg_id"),
-    )
+    assert {k: v for k, v in found.items() if not v or v != [0] * len(v)} == {}
+
+    def mark() -> None:
+        plant(db, "pgmq._send_sql", "u.msg, u.hdr", f"u.msg || {PLANTED}, u.hdr")
+        plant(db, "pgmq._send_sql", "(%3$s)[1], ", f"(%3$s)[1] || {PLANTED}, ")
+
+    planted = each_path(db, queues, sends, mark)
     assert planted.keys() == found.keys()
-    assert {k: v for k, v in planted.items() if not v or v != [-1] * len(v)} == {}
+    assert {k: v for k, v in planted.items() if not v or v != [1] * len(v)} == {}
 
 
 def test_a_queue_with_only_limits_reads_the_plain_statement(db, queues):
