@@ -37,11 +37,12 @@
 -- see pgmq._low_water_mark_for): a planted or stale mark hides nothing for longer.
 
 -- One statement builder per message operation: _send_sql, _read_sql (with its pick,
--- _read_pick_sql), _ack_sql (archive and delete) and _set_vt_sql write every
--- statement text of those operations on a queue, for every path that runs one: the
--- routers' EXECUTE, the session's kept statements, a client's own prepared statements
--- (pgmq._queue_ops_client_sql, the Python manager's) and a queue with attributes
--- (pgmq._queue_ops_attr_sql, sql/25_attributes.sql). The functions after them only say
+-- _read_pick_sql, and its claim, _read_claim_sql), _ack_sql (archive and delete) and
+-- _set_vt_sql write every statement text of those operations on a queue, for every path
+-- that runs one: the routers' EXECUTE, the session's kept statements, a client's own
+-- prepared statements (pgmq._queue_ops_client_sql, the Python manager's), a queue with
+-- attributes (pgmq._queue_ops_attr_sql, its deduplicating sends included), the FIFO group
+-- readers and pgmq.spark_claim. The functions after them only say
 -- which builder and with which inputs, so a change to how, say, a read claims its rows
 -- is one edit (tests/integration/test_statement_builders.py proves every path runs it).
 -- The inputs are SQL expressions: the router's parameters by default ($1 op, $2 qty,
@@ -71,12 +72,14 @@ $fn$;
 -- guard, a queue's send checks), '' for none. one: a send of one message, a VALUES row,
 -- which plans in less time than a function scan (cond does not apply). A function scan
 -- yields the arrays in order and the insert numbers rows as they come, so ids follow the
--- array order. Returns the columns cols, msg_id by default (a deduplicating queue's fast send
--- adds the deduplication id, pgmq._queue_ops_attr_sql).
+-- array order. Returns the columns cols, msg_id by default (a deduplicating queue's fast
+-- send adds the deduplication id). rows, when given, is the FROM item of the rows
+-- u(msg, hdr, id) to insert in place of the arrays, each with its msg_id id taken
+-- beforehand (a deduplicating queue's send within the window: pgmq._queue_ops_attr_sql).
 CREATE OR REPLACE FUNCTION pgmq._send_sql(
     qtable text, one boolean DEFAULT false, cond text DEFAULT '', vt text DEFAULT '$4',
     msgs text DEFAULT '$6', hdrs text DEFAULT '$7', delay text DEFAULT '',
-    cols text DEFAULT 'q.msg_id'
+    cols text DEFAULT 'q.msg_id', rows text DEFAULT NULL
 )
 RETURNS text
 LANGUAGE sql STABLE
@@ -86,12 +89,17 @@ AS $fn$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         VALUES (coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
         RETURNING %7$s$sql$
-        ELSE $sql$
+        WHEN rows IS NULL THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         SELECT coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
         FROM unnest(%3$s, %4$s) AS u(msg, hdr)%5$s
+        RETURNING %7$s$sql$
+        ELSE $sql$
+        INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
+        SELECT u.id, coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
+        FROM %8$s%5$s
         RETURNING %7$s$sql$ END,
-        qtable, vt, msgs, hdrs, cond, delay, cols);
+        qtable, vt, msgs, hdrs, cond, delay, cols, rows);
 $fn$;
 
 -- The pick of a read or pop: the oldest visible messages (by order_by, over q) from the

@@ -629,7 +629,6 @@ DECLARE
     checks text := nullif(pgmq._send_checks_sql(attrs), '');
     gate text := 'TRUE';
     msg text := 'u.msg';
-    vt text := 'coalesce($4, pg_catalog.clock_timestamp())';
     delay text := '';
     -- Only the ordering and redrive matter here: the limits are the caller's (no lock).
     f record := pgmq._claim_filter(queue_name, attrs - pgmq._limit_keys(), NULL);
@@ -647,7 +646,6 @@ BEGIN
         END IF;
         IF coalesce((attrs ->> 'delivery_delay')::integer, 0) > 0 THEN
             delay := pg_catalog.format(' + interval %L', (attrs ->> 'delivery_delay') || ' seconds');
-            vt := 'coalesce($4, pg_catalog.clock_timestamp()' || delay || ')';
         END IF;
         IF coalesce((attrs ->> 'deduplication_window')::integer, 0) = 0 THEN
             RETURN pgmq._send_sql(qtable, false, CASE WHEN gate = 'TRUE' THEN '' ELSE ' WHERE ' || gate END,
@@ -710,13 +708,7 @@ BEGIN
                   FROM numbered n WHERE n.dedup IS NOT NULL AND n.new_id IS NOT NULL) x,
                  pgmq._dedup_claim(%5$L::text, x.dedups, x.ids) c
         ),
-        inserted AS (
-            INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
-            SELECT n.new_id, %2$s, n.msg, n.hdr
-            FROM numbered n
-            WHERE n.dedup IS NULL OR n.new_id IN (SELECT c.msg_id FROM claimed c)
-            ORDER BY n.ord
-            RETURNING q.msg_id
+        inserted AS (%2$s
         )
         SELECT coalesce(c.msg_id,
                         (SELECT d.msg_id FROM pgmq.queue_deduplication d
@@ -728,7 +720,13 @@ BEGIN
         LEFT JOIN claimed c ON c.deduplication_id = n.dedup
         ORDER BY n.ord
             $sql$,
-            qtable, vt, msg,
+            qtable,
+            pgmq._send_sql(qtable, false, '', '$4', NULL, NULL, delay, 'q.msg_id', $rows$(
+                SELECT n.msg, n.hdr, n.new_id AS id
+                FROM numbered n
+                WHERE n.dedup IS NULL OR n.new_id IN (SELECT c.msg_id FROM claimed c)
+                ORDER BY n.ord) AS u$rows$),
+            msg,
             pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id'),
             pg_catalog.lower(queue_name), window_, gate);
     END IF;

@@ -176,12 +176,21 @@ def sends(db: psycopg.Connection, queues: dict[str, str]) -> dict[str, list[int]
         found[f"send_batch {kind}"] = marked(
             q, db.execute(f"SELECT * FROM pgmq.send_batch(%s, {batch})", [q]).fetchall()
         )
-    q = queues["dedup"]  # deduplication ids: the fast send records them
+    q = queues["dedup"]  # new deduplication ids: the fast send records them
     found["send_batch dedup ids"] = marked(
         q,
         db.execute(
             f"SELECT * FROM pgmq.send_batch(%s, {batch}, ARRAY["
             '\'{"deduplication_id": "a"}\', \'{"deduplication_id": "b"}\']::jsonb[])',
+            [q],
+        ).fetchall(),
+    )
+    # the same id twice in a batch: the send that claims ids within the window
+    found["send_batch dedup window"] = marked(
+        q,
+        db.execute(
+            f"SELECT * FROM pgmq.send_batch(%s, {batch}, ARRAY["
+            '\'{"deduplication_id": "c"}\', \'{"deduplication_id": "c"}\']::jsonb[])',
             [q],
         ).fetchall(),
     )

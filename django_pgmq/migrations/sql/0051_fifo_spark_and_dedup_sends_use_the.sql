@@ -13,7 +13,6 @@ DECLARE
     checks text := nullif(pgmq._send_checks_sql(attrs), '');
     gate text := 'TRUE';
     msg text := 'u.msg';
-    vt text := 'coalesce($4, pg_catalog.clock_timestamp())';
     delay text := '';
     -- Only the ordering and redrive matter here: the limits are the caller's (no lock).
     f record := pgmq._claim_filter(queue_name, attrs - pgmq._limit_keys(), NULL);
@@ -31,7 +30,6 @@ BEGIN
         END IF;
         IF coalesce((attrs ->> 'delivery_delay')::integer, 0) > 0 THEN
             delay := pg_catalog.format(' + interval %L', (attrs ->> 'delivery_delay') || ' seconds');
-            vt := 'coalesce($4, pg_catalog.clock_timestamp()' || delay || ')';
         END IF;
         IF coalesce((attrs ->> 'deduplication_window')::integer, 0) = 0 THEN
             RETURN pgmq._send_sql(qtable, false, CASE WHEN gate = 'TRUE' THEN '' ELSE ' WHERE ' || gate END,
@@ -94,13 +92,7 @@ BEGIN
                   FROM numbered n WHERE n.dedup IS NOT NULL AND n.new_id IS NOT NULL) x,
                  pgmq._dedup_claim(%5$L::text, x.dedups, x.ids) c
         ),
-        inserted AS (
-            INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
-            SELECT n.new_id, %2$s, n.msg, n.hdr
-            FROM numbered n
-            WHERE n.dedup IS NULL OR n.new_id IN (SELECT c.msg_id FROM claimed c)
-            ORDER BY n.ord
-            RETURNING q.msg_id
+        inserted AS (%2$s
         )
         SELECT coalesce(c.msg_id,
                         (SELECT d.msg_id FROM pgmq.queue_deduplication d
@@ -112,7 +104,13 @@ BEGIN
         LEFT JOIN claimed c ON c.deduplication_id = n.dedup
         ORDER BY n.ord
             $sql$,
-            qtable, vt, msg,
+            qtable,
+            pgmq._send_sql(qtable, false, '', '$4', NULL, NULL, delay, 'q.msg_id', $rows$(
+                SELECT n.msg, n.hdr, n.new_id AS id
+                FROM numbered n
+                WHERE n.dedup IS NULL OR n.new_id IN (SELECT c.msg_id FROM claimed c)
+                ORDER BY n.ord) AS u$rows$),
+            msg,
             pg_catalog.pg_get_serial_sequence(pg_catalog.format('pgmq.%I', qtable), 'msg_id'),
             pg_catalog.lower(queue_name), window_, gate);
     END IF;
@@ -379,7 +377,7 @@ $function$
 COMMENT ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._send_sql(qtable text, one boolean DEFAULT false, cond text DEFAULT ''::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text, delay text DEFAULT ''::text, cols text DEFAULT 'q.msg_id'::text)
+CREATE OR REPLACE FUNCTION pgmq._send_sql(qtable text, one boolean DEFAULT false, cond text DEFAULT ''::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text, delay text DEFAULT ''::text, cols text DEFAULT 'q.msg_id'::text, rows text DEFAULT NULL::text)
  RETURNS text
  LANGUAGE sql
  STABLE
@@ -389,16 +387,21 @@ AS $function$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         VALUES (coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
         RETURNING %7$s$sql$
-        ELSE $sql$
+        WHEN rows IS NULL THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
         SELECT coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
         FROM unnest(%3$s, %4$s) AS u(msg, hdr)%5$s
+        RETURNING %7$s$sql$
+        ELSE $sql$
+        INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
+        SELECT u.id, coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
+        FROM %8$s%5$s
         RETURNING %7$s$sql$ END,
-        qtable, vt, msgs, hdrs, cond, delay, cols);
+        qtable, vt, msgs, hdrs, cond, delay, cols, rows);
 $function$
 ;
-COMMENT ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text) FROM PUBLIC;
+COMMENT ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq.spark_claim(queue_name text, consumer text, vt integer, qty integer, max_msg_id bigint, min_batch bigint)
  RETURNS bigint

@@ -3,7 +3,7 @@
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._read_claim_sql(text,boolean,text,text,text,text);
 DROP FUNCTION IF EXISTS pgmq._read_pick_sql(text,text,text,text,text,text,text);
-DROP FUNCTION IF EXISTS pgmq._send_sql(text,boolean,text,text,text,text,text,text);
+DROP FUNCTION IF EXISTS pgmq._send_sql(text,boolean,text,text,text,text,text,text,text);
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_attr_sql(queue_name text, op "char", low text, attrs jsonb)
  RETURNS text
  LANGUAGE plpgsql
