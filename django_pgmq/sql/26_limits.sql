@@ -390,9 +390,10 @@ BEGIN
 END
 $fn$;
 
--- Of the max_in_flight slots tids (rows this transaction locked, holding messages ids
--- under reads rcs: their values as locked), those free now: their ctids after this call.
--- A slot whose message is still in flight under the read that took it keeps it; one that
+-- Of the max_in_flight slots tids (rows this transaction locked, holding messages ids:
+-- their values as locked), those that held a message no longer in flight: their ctids
+-- after this call (the slots free as locked, no message or reclaimed already, the
+-- caller has from its locking statement since migration 0051). A slot whose message is still in flight under the read that took it keeps it; one that
 -- held a message no longer in flight is marked reclaimed (read_ct -1, which no message
 -- has, so it stays free until pgmq._claim_record fills it; a HOT update, as every change
 -- of an 'f' row). The messages are looked up in a statement of their own, after the slots
