@@ -248,8 +248,8 @@ DECLARE
     c_tids tid[];
     c_slots integer[];
     c_ids bigint[];
-    c_rcs integer[];
     c_held boolean;
+    c_free tid[];
     freed tid[];
     n integer;
     rounds integer := 0;
@@ -299,9 +299,10 @@ BEGIN
             -- checks after its lock).
             IF NOT walk THEN
                 SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
-                       pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct),
-                       pg_catalog.bool_or(x.msg_id IS NOT NULL AND x.read_ct <> -1)
-                INTO c_tids, c_slots, c_ids, c_rcs, c_held
+                       pg_catalog.array_agg(x.msg_id),
+                       pg_catalog.bool_or(x.msg_id IS NOT NULL AND x.read_ct <> -1),
+                       pg_catalog.array_agg(x.ctid) FILTER (WHERE x.msg_id IS NULL OR x.read_ct = -1)
+                INTO c_tids, c_slots, c_ids, c_held, c_free
                 FROM (SELECT l.ctid, l.slot, l.msg_id, l.read_ct FROM pgmq.queue_limit_slots l
                       WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot >= at
                         AND l.slot <= cap AND l.slot <> ALL (seen)
@@ -311,15 +312,16 @@ BEGIN
             ELSE
                 EXECUTE pg_catalog.format(
                     'SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot), '
-                    '       pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct), '
-                    '       pg_catalog.bool_or(x.msg_id IS NOT NULL AND x.read_ct <> -1) '
+                    '       pg_catalog.array_agg(x.msg_id), '
+                    '       pg_catalog.bool_or(x.msg_id IS NOT NULL AND x.read_ct <> -1), '
+                    '       pg_catalog.array_agg(x.ctid) FILTER (WHERE x.msg_id IS NULL OR x.read_ct = -1) '
                     'FROM (SELECT l.ctid, l.slot, l.msg_id, l.read_ct FROM pgmq.queue_limit_slots l '
                     '      WHERE l.queue_name::text = $1 AND l.kind = ''f'' AND l.slot >= $5 '
                     '        AND l.slot <= $2 AND l.slot <> ALL ($3) '
                     '        AND NOT EXISTS (SELECT 1 FROM pgmq.%I q WHERE q.msg_id = l.msg_id '
                     '            AND q.read_ct = l.read_ct AND q.vt > pg_catalog.clock_timestamp()) '
                     '      ORDER BY l.slot LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
-                INTO c_tids, c_slots, c_ids, c_rcs, c_held
+                INTO c_tids, c_slots, c_ids, c_held, c_free
                 USING lq, cap, seen, want - pg_catalog.cardinality(got), at;
             END IF;
             IF c_tids IS NULL THEN
@@ -332,7 +334,10 @@ BEGIN
             seen := seen || c_slots;
             -- by slot number: the last is the highest (a hint only, whatever it is)
             at := c_slots[pg_catalog.cardinality(c_slots)] + 1;
-            freed := CASE WHEN c_held THEN pgmq._limit_reclaim(lq, c_tids, c_ids, c_rcs, qtable)
+            -- the slots free as locked (no message, or reclaimed already), and those
+            -- whose message is no longer in flight under the read that took them
+            freed := CASE WHEN c_held
+                          THEN coalesce(c_free, '{}') || pgmq._limit_reclaim(lq, c_tids, c_ids, qtable)
                           ELSE c_tids END;
             got := got || freed;
             EXIT WHEN want IS NULL OR pg_catalog.cardinality(got) >= want OR rounds >= 6;
@@ -385,9 +390,10 @@ BEGIN
 END
 $fn$;
 
--- Of the max_in_flight slots tids (rows this transaction locked, holding messages ids
--- under reads rcs: their values as locked), those free now: their ctids after this call.
--- A slot whose message is still in flight under the read that took it keeps it; one that
+-- Of the max_in_flight slots tids (rows this transaction locked, holding messages ids:
+-- their values as locked), those that held a message no longer in flight: their ctids
+-- after this call (the slots free as locked, no message or reclaimed already, the
+-- caller has from its locking statement since migration 0051). A slot whose message is still in flight under the read that took it keeps it; one that
 -- held a message no longer in flight is marked reclaimed (read_ct -1, which no message
 -- has, so it stays free until pgmq._claim_record fills it; a HOT update, as every change
 -- of an 'f' row). The messages are looked up in a statement of their own, after the slots
@@ -397,7 +403,7 @@ $fn$;
 -- since the snapshot refuses the claim (40001) rather than freeing a slot on a stale
 -- view. The values come from the statement that locked the rows (no second look at
 -- them). Called by pgmq._limit_take only.
-CREATE FUNCTION pgmq._limit_reclaim(lq text, tids tid[], ids bigint[], rcs integer[], qtable text)
+CREATE FUNCTION pgmq._limit_reclaim(lq text, tids tid[], ids bigint[], qtable text)
 RETURNS tid[]
 LANGUAGE plpgsql
 AS $fn$
@@ -418,22 +424,18 @@ BEGIN
         'SELECT pg_catalog.array_agg(q.msg_id), pg_catalog.array_agg(q.read_ct) '
         'FROM pgmq.%I q WHERE q.msg_id = ANY ($1) AND q.vt > pg_catalog.clock_timestamp()', qtable)
         INTO f_ids, f_rcs USING ids;
-    -- Marked reclaimed, their ctids change (a new version of each row); the others free
-    -- as locked (no message, or reclaimed already) keep theirs.
+    -- Marked reclaimed, their ctids change (a new version of each row). A slot's message
+    -- is found by its position in f_ids (msg_id is the queue table's key: each at most
+    -- once), with no function scan of the arrays (since migration 0051: a FunctionScan's
+    -- start-up was a tenth of what a claim adds).
     WITH u AS (
         UPDATE pgmq.queue_limit_slots l SET read_ct = -1
         WHERE l.ctid = ANY (tids) AND l.queue_name IS NOT DISTINCT FROM lq AND l.msg_id IS NOT NULL
           AND l.read_ct IS DISTINCT FROM -1
-          AND NOT EXISTS (SELECT 1 FROM ROWS FROM (pg_catalog.unnest(f_ids), pg_catalog.unnest(f_rcs)) AS h(id, rc)
-                          WHERE h.id = l.msg_id AND h.rc = l.read_ct)
+          AND f_rcs[pg_catalog.array_position(f_ids, l.msg_id)] IS DISTINCT FROM l.read_ct
         RETURNING l.ctid
     )
-    SELECT coalesce(pg_catalog.array_agg(x.tid), '{}') INTO freed
-    FROM (SELECT u.ctid AS tid FROM u
-          UNION ALL
-          SELECT s.tid FROM ROWS FROM (pg_catalog.unnest(tids), pg_catalog.unnest(ids), pg_catalog.unnest(rcs))
-                            AS s(tid, id, rc)
-          WHERE s.id IS NULL OR s.rc = -1) x;
+    SELECT coalesce(pg_catalog.array_agg(u.ctid), '{}') INTO freed FROM u;
     RETURN freed;
 END
 $fn$;
