@@ -1,7 +1,8 @@
-"""FIFO, Spark and dedup sends use the builders.
+"""FIFO spark and dedup sends use the builders, a cheaper reclaim.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0051_fifo_spark_and_dedup_sends_use_the.sql, and its _reverse) and is never edited.
+migrations/sql/ (0051_fifo_spark_and_dedup_sends_use_the.sql, and its _reverse) and is
+never edited.
 """
 
 from django.db import migrations
