@@ -26,6 +26,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from .attributes import connect, read_archive
+from .report import interleaved
 from .server import resolve
 from .stores import Store
 
@@ -87,15 +88,13 @@ def main() -> None:
                 "read+archive ours unlimited": (o, None),
                 **{f"read+archive ours {label}": (o, a) for label, a in LIMITS.items()},
             }
-            # Interleaved, each round in a rotated order: a shared machine's load drifts,
-            # and back-to-back runs of one figure would each catch a different part of it.
-            got: dict[str, list[float]] = {k: [] for k in runs}
-            for round_ in range(args.rounds):
-                keys = list(runs)
-                for key in keys[round_ % len(keys) :] + keys[: round_ % len(keys)]:
-                    conn, attributes = runs[key]
-                    got[key].append(read_archive(conn, attributes, args.messages))
-            fig = {k: statistics.median(v) for k, v in got.items()}
+            fig = interleaved(
+                {
+                    key: lambda c=conn, a=attributes: read_archive(c, a, args.messages)
+                    for key, (conn, attributes) in runs.items()
+                },
+                args.rounds,
+            )
         wake = wakeups(ours, args.wakeups)
     finally:
         for store in (ours, pgmq):

@@ -30,6 +30,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from .attributes import connect, read_archive
+from .report import interleaved
 from .server import resolve
 from .stores import Store
 
@@ -109,15 +110,6 @@ def deletes(
     return sum(done) / elapsed
 
 
-def interleaved(rounds: int, runs: dict) -> dict[str, float]:
-    got: dict[str, list[float]] = {k: [] for k in runs}
-    for round_ in range(rounds):
-        keys = list(runs)
-        for key in keys[round_ % len(keys) :] + keys[: round_ % len(keys)]:
-            got[key].append(runs[key]())
-    return {k: statistics.median(v) for k, v in got.items()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dsn", help="A server to use (default: DATABASE_URL or embedded).")
@@ -135,13 +127,13 @@ def main() -> None:
         ours.install()
         with connect(ours) as conn:
             ra = interleaved(
-                args.rounds,
                 {
                     "read+archive unlimited": lambda: read_archive(conn, None, args.messages),
                     "read+archive max_in_flight 1e6": lambda: read_archive(
                         conn, BIG, args.messages
                     ),
                 },
+                args.rounds,
             )
             report["read_archive_msgs_per_s"] = ra
             report["read_archive_ratio (target >= 0.7)"] = (
@@ -158,7 +150,6 @@ def main() -> None:
                 )
             }
         dl = interleaved(
-            args.rounds,
             {
                 f"{kind} {label}": (
                     lambda a=attrs, r=read_first: deletes(
@@ -172,6 +163,7 @@ def main() -> None:
                     ("max_in_flight 1e6", BIG),
                 )
             },
+            args.rounds,
         )
         report[f"deletes_per_s_{args.sessions}_sessions"] = dl
         report["delete_ratios (target >= 0.8)"] = {

@@ -25,6 +25,23 @@ GOALS = [
     ("send b100", "ours-dedup", "ours-dedup-ids", 0.7),
 ]
 
+
+def interleaved(calls: dict, rounds: int, warm_up: bool = False) -> dict[str, float]:
+    """Each call's median over ``rounds`` runs, the calls taken in turn and the order
+    rotated each round: a shared machine's load drifts, and back-to-back runs of one
+    figure would each catch a different part of it. ``warm_up`` runs each call once
+    first, untimed (a session speeds up as it warms)."""
+    keys = list(calls)
+    if warm_up:
+        for key in keys:
+            calls[key]()
+    runs: dict[str, list[float]] = {k: [] for k in keys}
+    for r in range(rounds):
+        for key in keys[r % len(keys) :] + keys[: r % len(keys)]:
+            runs[key].append(calls[key]())
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
 LEGEND = [
     "msg/s: messages per second (send: sent; read: read and acknowledged; e2e: archived"
     " in the window).",

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import threading
 import time
 import uuid
@@ -28,6 +27,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from .attributes import connect
+from .report import interleaved
 from .server import resolve
 from .stores import Store
 
@@ -149,24 +149,6 @@ def concurrent_acks(store: Store, parents: int, chord: bool) -> float:
         return len(ids) / elapsed
 
 
-def median(call, rounds: int) -> float:
-    return statistics.median(call() for _ in range(rounds))
-
-
-def interleaved(calls: dict, rounds: int) -> dict[str, float]:
-    """Each call's median over ``rounds`` runs after one warm-up run of each, the calls
-    taken in turn, the order rotated each round (a session speeds up as it warms: the
-    first call of a round must not always be the same one)."""
-    keys = list(calls)
-    for key in keys:
-        calls[key]()
-    runs: dict[str, list[float]] = {k: [] for k in keys}
-    for r in range(rounds):
-        for key in keys[r % len(keys) :] + keys[: r % len(keys)]:
-            runs[key].append(calls[key]())
-    return {k: statistics.median(v) for k, v in runs.items()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dsn", help="A server to use (default: DATABASE_URL or embedded).")
@@ -197,6 +179,7 @@ def main() -> None:
                         A_PGMQ: lambda: read_archive(p, n, with_trigger=False),
                     },
                     r,
+                    warm_up=True,
                 )
             if "b" in wanted:
                 fig |= interleaved(
@@ -206,6 +189,7 @@ def main() -> None:
                         B_CHAIN: lambda: single_acks(o, args.acks, "chain"),
                     },
                     r,
+                    warm_up=True,
                 )
         if "c" in wanted:
             fig |= interleaved(
@@ -214,6 +198,7 @@ def main() -> None:
                     C_CHORD: lambda: concurrent_acks(ours, args.parents, chord=True),
                 },
                 r,
+                warm_up=True,
             )
     finally:
         for store in (ours, pgmq):
