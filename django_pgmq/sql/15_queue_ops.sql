@@ -1,8 +1,9 @@
 -- How send, read, pop, archive, delete and set_vt reach a queue's tables: through
 -- pgmq._queue_ops_route (and _route_ids), static functions installed by the migrations,
--- except the fast paths of migration 0042: read and pop on a session's kept statement,
--- and a one-message send to a queue without attributes, do the router's work in the
--- public function itself (archive and delete take theirs at the top of _route_ids).
+-- except the fast paths (migrations 0042 and 0052): read, pop, archive and delete (of an
+-- array of ids) on a session's kept statement, and send and send_batch to a queue
+-- without attributes, do the router's work in the public function itself (archive and
+-- delete of one id take theirs at the top of _route_ids).
 -- It writes the statement for the queue and the operation (pgmq._queue_ops_sql for a
 -- queue without attributes, pgmq._queue_ops_attr_sql in sql/25_attributes.sql for one
 -- with some) and runs it with EXECUTE, parsed and planned on each call, as pgmq does;
@@ -319,8 +320,7 @@ LANGUAGE plpgsql
 AS $fn$
 DECLARE
     -- '-' may not appear in a setting's name, '$' may, and never appears in a queue name
-    key text := 'pgmq.low_' || pg_catalog.replace(qtable, '-', '$');
-    kept text := pg_catalog.current_setting(key, true);
+    kept text := pg_catalog.current_setting('pgmq.low_' || pg_catalog.replace(qtable, '-', '$'), true);
     -- a value of another shape than this function writes (set by hand) counts as none:
     -- never an error (80 characters keep the times within float8; the msg_id is checked
     -- for bigint below; a regular expression with counted repeats costs 15 us a call)
@@ -328,12 +328,23 @@ DECLARE
         WHEN pg_catalog.octet_length(kept) <= 80
              AND kept ~ '^[0-9]+ [0-9]+(\.[0-9]+)? [0-9]+ [0-9]+(\.[0-9]+)?$'
         THEN pg_catalog.string_to_array(kept, ' ') END;
-    rel oid := pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable));
     now_s float8 := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp());
+    key text;
+    rel oid;
     full_look boolean;
     low bigint;
     given bigint;  -- the id sequence's last value
 BEGIN
+    -- the common case first, in one test (each PL/pgSQL expression is set up again in
+    -- every transaction): a mark of this table whose next look is not due
+    IF mark[2]::float8 >= now_s AND mark[2]::float8 <= now_s + 0.05
+       AND mark[4]::float8 >= now_s AND mark[4]::float8 <= now_s + 1
+       AND pg_catalog.octet_length(mark[3]) <= 18
+       AND mark[1] = pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable))::oid::text THEN
+        RETURN mark[3]::bigint;
+    END IF;
+    key := 'pgmq.low_' || pg_catalog.replace(qtable, '-', '$');
+    rel := pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', qtable));
     IF rel IS NULL THEN
         RETURN 0;
     END IF;
@@ -344,9 +355,6 @@ BEGIN
     -- or one whose times lie further ahead than this function ever writes them
     full_look := mark IS NULL OR mark[1] <> rel::text OR mark[4]::float8 < now_s
         OR mark[4]::float8 > now_s + 1 OR mark[2]::float8 > now_s + 0.05;
-    IF NOT full_look AND mark[2]::float8 >= now_s THEN
-        RETURN mark[3]::bigint;
-    END IF;
     IF NOT full_look THEN
         EXECUTE pg_catalog.format('SELECT q.msg_id FROM pgmq.%I q WHERE q.msg_id >= $1 ORDER BY q.msg_id LIMIT 1', qtable)
             INTO low USING mark[3]::bigint;
@@ -396,9 +404,10 @@ $fn$;
 --   attribute changes them, and in place of the guard they carry the wake of a full
 --   max_in_flight queue (pgmq._limit_wake_sql, the same one index lookup).
 -- - The fast path (migration 0042): once a session holds a queue's statement ('p'
---   below), read and pop run it themselves (pgmq._queue_ops_kept_ready, then
---   _queue_ops_run_prepared), without the router's layer, and archive and delete at the
---   top of pgmq._queue_ops_route_ids; neither looks the attributes up first, and a read
+--   below), read, pop, archive and delete run it themselves (pgmq._queue_ops_kept_stmt,
+--   then _queue_ops_run_prepared or _run_prepared_ids), without the router's layer
+--   (archive and delete of one id at the top of pgmq._queue_ops_route_ids); neither
+--   looks the attributes up first, and a read
 --   or pop that comes back empty looks them up once. Before that (the first three uses),
 --   the router counts and prepares.
 -- - Names: pgmq_rg_<table> and pgmq_pg_<table> (the record form of read and pop),
@@ -673,6 +682,26 @@ BEGIN
 END
 $fn$;
 
+-- The name of the kept statement of op on qtable, checked as pgmq._queue_ops_kept_ready
+-- checks it, in one SQL expression the fast paths of read, pop, archive and delete put
+-- in their own statement as "(SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, op) k)":
+-- when the session holds our text under the name, the name; else kept_ready's answer
+-- (deallocated and prepared again). A set-returning SQL function, so PostgreSQL inlines
+-- it with its subquery (a scalar one with a subquery is never inlined) and the caller's
+-- plan, kept for the session, holds it: no PL/pgSQL call, no statement of its own, no
+-- expressions to set up again in each transaction (about 100,000 instructions a call
+-- less than kept_ready's, docs/benchmarks.md 2026-11-28 "The SQL API's PL/pgSQL").
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_stmt(qtable text, op "char")
+RETURNS SETOF text
+LANGUAGE sql STABLE ROWS 1
+AS $fn$
+    SELECT CASE WHEN (SELECT s.statement FROM pg_catalog.pg_prepared_statements s
+                      WHERE s.name = pgmq._queue_ops_kept_name(qtable, op))
+                     = pgmq._queue_ops_kept_prepare_sql(qtable, op)
+                THEN pgmq._queue_ops_kept_name(qtable, op)
+                ELSE pgmq._queue_ops_kept_ready(qtable, op) END;
+$fn$;
+
 -- After a fast-path call that came back empty: true when queue_name has no attributes
 -- (the empty result stands: nothing visible, or no such ids); false when it has some,
 -- after setting the statement's state back to '0' so that the session's next calls go
@@ -753,7 +782,7 @@ BEGIN
     -- plans"); in a session that keeps it, the fast path (migration 0042)
     IF op = 'a' OR op = 'd' THEN
         IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
-            stmt := pgmq._queue_ops_kept_ready(qtable, op);
+            stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, op) k);
         ELSE
             stmt := pgmq._queue_ops_prepared(qtable, op);
         END IF;
