@@ -220,7 +220,8 @@ def plan(first: str, last: str, words: str) -> Plan:
 
 # A function definition as sqltools.migrate writes it (pg_get_functiondef's form).
 _DEFINITION = re.compile(
-    r"^CREATE OR REPLACE FUNCTION (pgmq\.\w+)\(.*?^AS \$function\$.*?\$function\$\n;\n",
+    r"^CREATE OR REPLACE FUNCTION (pgmq\.\w+)\([^\n]*\n(?: [^\n]*\n)*"  # its header lines
+    r"AS \$function\$.*?\$function\$\n;\n",
     re.MULTILINE | re.DOTALL,
 )
 # The lines that follow it for the same signature: its comment, who may run it.
@@ -259,7 +260,7 @@ def _units(text: str) -> list[_Unit]:
         end, signature, followers = match.end(), "", []
         while follower := _FOLLOWER.match(text, end):
             named = follower.group(1) or follower.group(2)
-            if signature and named != signature:
+            if named != (signature or named) or not named.startswith(f"{match.group(1)}("):
                 break
             signature = named
             followers.append(follower.group(0))
