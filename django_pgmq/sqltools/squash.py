@@ -16,8 +16,9 @@ later statement of the same run creates again is not created twice.
 Nothing is written before the result is verified on two scratch databases of the
 configured server, both at FIRST's predecessor with queues of every kind holding
 messages (`populate`): one runs the replaced migrations' SQL, the other the squashed
-SQL; their ``pgmq`` schemas (``sqltools.schema``) and messages must be equal, and so
-after each runs its reverse. Then the replaced ``.py`` files and their frozen SQL are
+SQL; their ``pgmq`` schemas (``sqltools.schema``, and every object's grants) and
+messages must be equal, and so after each runs its reverse, which must also give back
+the schema they started from. Then the replaced ``.py`` files and their frozen SQL are
 deleted, and the replaced chain's schema is written as a fingerprint
 (``tests/fixtures/last_unsquashed_schema.json``, `FINGERPRINT`) for the test that a
 fresh install equals it.
@@ -370,6 +371,41 @@ def _run(conn: psycopg.Connection, texts: Sequence[str]) -> None:
         conn.commit()
 
 
+# Who may do what to each object of pgmq, by role: schema.py compares only what PUBLIC
+# may run, and a grant to a role survives CREATE OR REPLACE (see `prune`).
+_GRANTS = """
+WITH objects(key, acl) AS (
+    SELECT 'grants on function ' || p.oid::regprocedure::text,
+           coalesce(p.proacl, acldefault('f', p.proowner))
+    FROM pg_proc p WHERE p.pronamespace = 'pgmq'::regnamespace
+    UNION ALL
+    SELECT 'grants on ' || c.relname,
+           coalesce(c.relacl, acldefault((CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END)::"char",
+                                         c.relowner))
+    FROM pg_class c WHERE c.relnamespace = 'pgmq'::regnamespace
+    UNION ALL
+    SELECT 'grants on schema pgmq', coalesce(n.nspacl, acldefault('n', n.nspowner))
+    FROM pg_namespace n WHERE n.nspname = 'pgmq'
+)
+SELECT o.key,
+       coalesce((SELECT string_agg(g.grant_, ', ' ORDER BY g.grant_)
+                 FROM (SELECT format('%s %s%s',
+                                     CASE a.grantee WHEN 0 THEN 'PUBLIC'
+                                                    ELSE a.grantee::regrole::text END,
+                                     a.privilege_type,
+                                     CASE WHEN a.is_grantable THEN ' grantable' END) AS grant_
+                       FROM aclexplode(o.acl) a) g), '')
+FROM objects o
+"""
+
+
+def described(conn: psycopg.Connection) -> schema.Signature:
+    """``conn``'s pgmq schema (``sqltools.schema``) and who may use each object."""
+    found = schema.signature(conn)
+    found.update(dict(conn.execute(_GRANTS).fetchall()))
+    return found
+
+
 def fingerprint(signature: schema.Signature) -> dict[str, str]:
     """A signature as sorted keys and the SHA-256 of each definition."""
     return {key: hashlib.sha256(signature[key].encode()).hexdigest() for key in sorted(signature)}
@@ -397,11 +433,11 @@ def verify(squash: Plan, conninfo: str) -> Verified:
         new = stack.enter_context(sqlmigrate.scratch_database(conninfo, squash.before))
         for conn in (old, new):
             populate(conn)
-        at_start, kept, kept_new = schema.signature(old), contents(old), contents(new)
+        at_start, kept, kept_new = described(old), contents(old), contents(new)
         _run(old, [forward for forward, _reverse in squash.chain])
         _run(new, squashed_forward)
-        upgraded = schema.signature(old)
-        problems += [f"forward: {d}" for d in schema.differences(upgraded, schema.signature(new))]
+        upgraded = described(old)
+        problems += [f"forward: {d}" for d in schema.differences(upgraded, described(new))]
         if contents(old) != kept:
             problems.append("forward: the replaced migrations changed the messages")
         if contents(new) != kept_new:
@@ -409,8 +445,8 @@ def verify(squash: Plan, conninfo: str) -> Verified:
         if all(reverse is not None for _forward, reverse in squash.chain):
             _run(old, chain_reverse)
             _run(new, squashed_reverse)
-            back = schema.signature(old)
-            problems += [f"reverse: {d}" for d in schema.differences(back, schema.signature(new))]
+            back = described(old)
+            problems += [f"reverse: {d}" for d in schema.differences(back, described(new))]
             problems += [
                 f"reverse, against the start: {d}" for d in schema.differences(at_start, back)
             ]

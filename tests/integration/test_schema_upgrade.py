@@ -469,7 +469,7 @@ def test_a_fresh_install_equals_the_last_unsquashed_schema(scratch):
         done = scratch.manage("migrate", "django_pgmq", document["squash"], "-v", "0")
         assert done.returncode == 0, done.stderr
         sqlsquash.populate(conn)
-        installed = sqlsquash.fingerprint(sqlschema.signature(conn))
+        installed = sqlsquash.fingerprint(sqlsquash.described(conn))
     expected = document["objects"]
     assert sorted(expected.keys() - installed.keys()) == [], "missing after a fresh install"
     assert sorted(installed.keys() - expected.keys()) == [], "unexpected after a fresh install"

@@ -275,24 +275,35 @@ def test_the_tool_writes_nothing_when_the_range_is_not_at_the_head(copies):
     assert sorted(p.name for p in folder.rglob("*")) == before
 
 
-def test_verify_refuses_a_squash_that_is_not_the_same(pg_dsn):
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (
+            "CREATE FUNCTION pgmq._squash_probe() RETURNS int LANGUAGE sql AS 'SELECT 1';\n",
+            [
+                "forward: unexpected: function pgmq._squash_probe()",
+                "forward: unexpected: grants on function pgmq._squash_probe()",
+                "reverse: unexpected: function pgmq._squash_probe()",
+                "reverse: unexpected: grants on function pgmq._squash_probe()",
+            ],
+        ),
+        ("GRANT SELECT ON pgmq.probe_t TO PUBLIC;\n", ["forward: differs: grants on probe_t"]),
+    ],
+)
+def test_verify_refuses_a_squash_that_is_not_the_same(pg_dsn, extra, expected):
     forward, reverse = SQL[ADDED[0]]
-    probe = "CREATE FUNCTION pgmq._squash_probe() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
     plan = sqlsquash.Plan(
         name=SQUASH,
         replaced=ADDED[:1],
         dependencies=[(APP, HEAD)],
         before=sqlmigrate.frozen_sql(),
         chain=[(forward, reverse)],
-        parts=[sqlsquash.Part(sql=[forward + probe], reverse=[reverse])],
+        parts=[sqlsquash.Part(sql=[forward + extra], reverse=[reverse])],
         folder=MIGRATIONS,
         package="django_pgmq.migrations",
     )
-    found = sqlsquash.verify(plan, pg_dsn)
-    assert found.differences == [
-        "forward: unexpected: function pgmq._squash_probe()",
-        "reverse: unexpected: function pgmq._squash_probe()",
-    ]
+    found = sqlsquash.verify(plan, pg_dsn).differences
+    assert [line.split("\n")[0] for line in found] == expected
 
 
 def test_prune_keeps_a_definition_that_something_between_runs_or_names():
@@ -313,3 +324,4 @@ def test_the_fingerprint_is_sorted_and_names_its_squash(copies):
     assert list(document["objects"]) == sorted(document["objects"])
     assert "function pgmq._probe_a(x integer)" in document["objects"]
     assert "table pgmq.probe_t" in document["objects"]
+    assert "grants on function pgmq._probe_a(integer)" in document["objects"]
