@@ -31,13 +31,21 @@ class DjangoPgmqConfig(AppConfig):
     def ready(self) -> None:
         from . import conf, routing  # noqa: F401  (register the settings checks)
         from .notify import hook_pgtrigger_command
-        from .schema_guard import refuse_dropping_attributes, refuse_foreign_schema
+        from .schema_guard import (
+            refuse_dropping_attributes,
+            refuse_foreign_schema,
+            refuse_partly_squashed,
+        )
 
         checks.register(check_schedules)
 
         # Before any migration runs: never install over, upgrade or drop a pgmq schema
         # this app did not make (the pgmq extension's, or a SQL-only install's).
         pre_migrate.connect(refuse_foreign_schema, sender=self, dispatch_uid="django_pgmq_guard")
+        # Nor move a database that has only some of the migrations a release squashed.
+        pre_migrate.connect(
+            refuse_partly_squashed, sender=self, dispatch_uid="django_pgmq_squash_guard"
+        )
         # Nor go back past 0013 while queues have attributes (its reverse would drop them).
         pre_migrate.connect(
             refuse_dropping_attributes, sender=self, dispatch_uid="django_pgmq_attributes_guard"

@@ -7,6 +7,12 @@ left exactly as it was: on a first install, on an upgrade and on ``migrate zero`
 (whose last step would otherwise drop that schema). Likewise a downgrade that would
 unapply 0013 (queue attributes) is refused, changing nothing, while any queue has
 attributes: its reverse drops them, so a paused queue would come back unpaused.
+
+A release squashes the unreleased migrations into one that ``replaces`` them, and their
+files are gone: a database with SOME but not all of them applied cannot be moved by
+this release (Django would silently skip the rest). That is refused in one line naming
+the last one applied and what to do. All of them applied is the squash applied (Django's
+own rule), none of them is a database that runs the squash.
 """
 
 from __future__ import annotations
@@ -41,17 +47,53 @@ def refuse_foreign_schema(plan: Any = None, using: str = "default", **kwargs: An
         )
 
 
+def refuse_partly_squashed(plan: Any = None, using: str = "default", **kwargs: Any) -> None:
+    """Raise CommandError, changing nothing, when the database has some but not all of the
+    migrations that a squash of this release replaces (their files are gone)."""
+    from django.db.migrations.loader import MigrationLoader
+    from django.db.migrations.recorder import MigrationRecorder
+
+    recorder = MigrationRecorder(connections[using])
+    if not recorder.has_table():
+        return
+    applied = {name for app, name in recorder.applied_migrations() if app == "django_pgmq"}
+    if not applied:
+        return
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    for (app, name), migration in sorted(loader.disk_migrations.items()):
+        replaced = [r for a, r in getattr(migration, "replaces", None) or () if a == app]
+        if app != "django_pgmq" or not replaced:
+            continue
+        done = [r for r in replaced if r in applied]
+        if done and len(done) < len(replaced):
+            raise CommandError(
+                f"django-pgmq: this database has {done[-1]} applied, one of the development "
+                f"migrations that {name} replaces, but not the {len(replaced) - len(done)} "
+                f"after it, and this release no longer has their files. Migrate it first "
+                f"with the development version you installed it with (the last one before "
+                f"this release: pip install that commit, or your previous checkout; "
+                f"manage.py migrate django_pgmq), then install this release and migrate "
+                f"again. Nothing was migrated."
+            )
+
+
 # The migration that brought queue attributes: unapplying it drops pgmq.queue_attributes.
+# After a release's squash, the migration replacing it does.
 ATTRIBUTES_MIGRATION = "0013_queue_attributes"
+
+
+def _brings_attributes(migration: Any) -> bool:
+    replaced = getattr(migration, "replaces", None) or ()
+    return (
+        migration.name == ATTRIBUTES_MIGRATION or ("django_pgmq", ATTRIBUTES_MIGRATION) in replaced
+    )
 
 
 def refuse_dropping_attributes(plan: Any = None, using: str = "default", **kwargs: Any) -> None:
     """Raise CommandError, changing nothing, when the plan unapplies 0013 while queues
     have attributes (the reverse would drop them silently)."""
     unapplies = any(
-        backwards
-        and migration.app_label == "django_pgmq"
-        and migration.name == ATTRIBUTES_MIGRATION
+        backwards and migration.app_label == "django_pgmq" and _brings_attributes(migration)
         for migration, backwards in plan or ()
     )
     if not unapplies:

@@ -11,5 +11,9 @@ from importlib.resources import files
 
 
 def read(filename: str) -> str:
-    """The text of ``django_pgmq/migrations/sql/<filename>``, exactly as released."""
-    return files("django_pgmq.migrations").joinpath("sql", filename).read_text(encoding="utf-8")
+    """The text of ``django_pgmq/migrations/sql/<filename>``, exactly as released.
+
+    Read beside this module, so that a copy of the package (a squash's test) reads its own.
+    """
+    package = __name__.rpartition(".")[0]
+    return files(package).joinpath("sql", filename).read_text(encoding="utf-8")

@@ -19,7 +19,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from tests.integration.test_two_roles import Role, ok
-from tests.scratch import Scratch
+from tests.scratch import Scratch, needs_migrations
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -366,6 +366,7 @@ def test_drop_and_a_send_then_declare_transaction_do_not_deadlock(deployed):
     assert result.get("dropped") == (True,), result
 
 
+@needs_migrations("0044")
 def test_upgrade_gives_queues_to_the_owner_and_registers_the_old_grants(cast, scratch):
     """An install of 0044 with the old grant model: a --create-queues role owns its queue
     tables and has CREATE on pgmq. The migration gives the tables to the schema owner

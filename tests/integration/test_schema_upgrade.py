@@ -19,8 +19,9 @@ import pytest
 from django_pgmq import index_builds
 from django_pgmq.sqltools import migrate as sqlmigrate
 from django_pgmq.sqltools import schema as sqlschema
+from django_pgmq.sqltools import squash as sqlsquash
 from tests.integration.test_migrations import applied, has_pgmq_schema
-from tests.scratch import fake_pgmq_extension
+from tests.scratch import fake_pgmq_extension, needs_migrations
 
 pytestmark = pytest.mark.slow
 
@@ -281,6 +282,7 @@ def hot_functions(conn: psycopg.Connection) -> list[str]:
 HEAD_BEFORE = "0019_fast_dedup_sends_topic_delays"
 
 
+@needs_migrations(HEAD_BEFORE[:4])
 def test_an_install_with_hot_queues_upgraded_equals_a_fresh_one(scratch, other_scratch):
     """0020 drops the functions the hot path wrote; the queues keep their messages."""
     old, fresh = scratch, other_scratch
@@ -328,6 +330,7 @@ def test_an_install_with_hot_queues_upgraded_equals_a_fresh_one(scratch, other_s
         assert hot_functions(conn) == []
 
 
+@needs_migrations(HEAD_BEFORE[:4])
 def test_the_upgrade_leaves_a_function_another_role_planted_and_never_calls_it(scratch):
     with scratch.connect() as conn:
         done = scratch.manage("migrate", "django_pgmq", HEAD_BEFORE)
@@ -357,6 +360,7 @@ def test_the_upgrade_leaves_a_function_another_role_planted_and_never_calls_it(s
             conn.execute("DROP ROLE pgmq_planter")
 
 
+@needs_migrations(HEAD_BEFORE[:4])
 def test_going_back_to_0019_leaves_every_queue_cold_and_working(scratch):
     with scratch.connect() as conn:
         done = scratch.manage("migrate", "django_pgmq")
@@ -444,3 +448,29 @@ def test_who_may_run_a_helper_is_compared_and_written_without_its_body(pg_dsn):
         "REVOKE EXECUTE ON FUNCTION pgmq._require_queue(text) FROM PUBLIC;",
         "",
     ]
+
+
+LAST_UNSQUASHED = sqlsquash.FINGERPRINT
+
+
+@pytest.mark.skipif(not LAST_UNSQUASHED.exists(), reason="no release has squashed migrations yet")
+def test_a_fresh_install_equals_the_last_unsquashed_schema(scratch):
+    """A database at the last development migration before a release's squash is at the
+    squash (Django's ``replaces``): it must have the schema a fresh install of the squash
+    makes. The squash tool wrote the replaced chain's schema, with the queues of
+    sqltools.squash.QUEUE_SETUP, to tests/fixtures/last_unsquashed_schema.json.
+
+    It is compared at the squash itself (``migrate django_pgmq <squash>``), so later
+    migrations do not touch it; the next release's squash writes the file again. To
+    retire it, delete the file: the test is then skipped.
+    """
+    document = json.loads(LAST_UNSQUASHED.read_text(encoding="utf-8"))
+    with scratch.connect() as conn:
+        done = scratch.manage("migrate", "django_pgmq", document["squash"], "-v", "0")
+        assert done.returncode == 0, done.stderr
+        sqlsquash.populate(conn)
+        installed = sqlsquash.fingerprint(sqlsquash.described(conn))
+    expected = document["objects"]
+    assert sorted(expected.keys() - installed.keys()) == [], "missing after a fresh install"
+    assert sorted(installed.keys() - expected.keys()) == [], "unexpected after a fresh install"
+    assert sorted(k for k in expected if expected[k] != installed[k]) == [], "defined otherwise"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from tests.scratch import needs_migrations
+
 pytestmark = pytest.mark.slow
 
 BEFORE, AFTER = "0016", "0017"
@@ -20,6 +22,7 @@ def vt_nullable(conn: psycopg.Connection, stage: str) -> bool:
     ).fetchone()[0]
 
 
+@needs_migrations(BEFORE, AFTER)
 def test_an_existing_streaming_stage_takes_rows_without_vt_after_0017(scratch):
     with scratch.connect() as conn:
         done = scratch.manage("migrate", "django_pgmq", BEFORE)
