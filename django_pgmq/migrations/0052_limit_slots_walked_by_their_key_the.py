@@ -1,4 +1,4 @@
-"""limit slots walked by their key: the index by t holds only tokens.
+"""limit slots walked by their key, the index by t holds only tokens.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
 migrations/sql/ (0052_limit_slots_walked_by_their_key_the.sql, and its _reverse) and is

@@ -271,12 +271,13 @@ BEGIN
     IF want <= 0 THEN
         RETURN got;
     END IF;
-    IF kind = 'r' AND EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
-                              WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot > cap
-                                AND l.t > free_before) THEN
-        RETURN got;
-    END IF;
     IF kind = 'r' THEN
+        -- (an IF of its own: a condition with a subquery runs as a statement, also for 'f')
+        IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                   WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot > cap
+                     AND l.t > free_before) THEN
+            RETURN got;
+        END IF;
         SELECT pg_catalog.array_agg(x.ctid) INTO c_tids
         FROM (SELECT l.ctid FROM pgmq.queue_limit_slots l
               WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot <= cap AND l.t <= free_before
