@@ -763,6 +763,7 @@ DECLARE
     claimed_vts timestamptz[] := '{}';
     n bigint;
     stmt text;
+    qtable text;
     rows refcursor;
 BEGIN
     IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
@@ -783,7 +784,13 @@ BEGIN
             -- the limits only cap (no priorities, no redrive) is the plain read of the
             -- quantity allowed: kept in the session as 'l' (sql/15_queue_ops.sql).
             IF p_op = 'r' AND NOT f.by_priority AND f.dead_letter_queue IS NULL THEN
-                stmt := pgmq._queue_ops_prepared(pgmq.format_table_name(queue_name, 'q'::text), 'l');
+                qtable := pgmq.format_table_name(queue_name, 'q'::text);
+                -- once kept, straight to the check of its text (as archive and delete do)
+                IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'l'), true) = 'p' THEN
+                    stmt := pgmq._queue_ops_kept_ready(qtable, 'l');
+                ELSE
+                    stmt := pgmq._queue_ops_prepared(qtable, 'l');
+                END IF;
             END IF;
             IF stmt IS NOT NULL THEN
                 OPEN rows FOR SELECT * FROM pgmq._queue_ops_run_prepared(stmt, qty, p_secs, p_ids, p_cond, low);

@@ -77,8 +77,15 @@ CREATE TABLE pgmq.queue_limit_slots (
 -- The rows of a queue (a unique index, not a constraint, so that the migrations make it
 -- with the other indexes); the tokens by t (a claim takes the oldest first). No index
 -- by msg_id: since migration 0046 no acknowledgement looks a slot up.
+-- The index by t holds the tokens only (since migration 0052): every 'f' row has the same
+-- t, and a generic plan of the ring's walk (queue_name, kind 'f', slot from the session's
+-- cursor, ORDER BY slot LIMIT want), with no statistics on the table (autovacuum off, or
+-- a claim before its first analyze), estimated both indexes at one row and could take
+-- this one: a scan of every slot of the queue and a sort, O(slots made) a claim
+-- (measured with callgrind on PostgreSQL 15: 7.1 M to 7.7 M instructions a read+archive
+-- cycle of 10 at 1,024 slots, 3.7 M to 4.2 M by the key; 2.3 M without a limit).
 CREATE UNIQUE INDEX queue_limit_slots_key ON pgmq.queue_limit_slots (queue_name, kind, slot);
-CREATE INDEX queue_limit_slots_free ON pgmq.queue_limit_slots (queue_name, kind, t);
+CREATE INDEX queue_limit_slots_free ON pgmq.queue_limit_slots (queue_name, kind, t) WHERE kind = 'r';
 
 -- Rows made up front for a new limit (more are made on demand, up to the limit).
 CREATE FUNCTION pgmq._limit_prefill()
@@ -264,12 +271,13 @@ BEGIN
     IF want <= 0 THEN
         RETURN got;
     END IF;
-    IF kind = 'r' AND EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
-                              WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot > cap
-                                AND l.t > free_before) THEN
-        RETURN got;
-    END IF;
     IF kind = 'r' THEN
+        -- (an IF of its own: a condition with a subquery runs as a statement, also for 'f')
+        IF EXISTS (SELECT 1 FROM pgmq.queue_limit_slots l
+                   WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot > cap
+                     AND l.t > free_before) THEN
+            RETURN got;
+        END IF;
         SELECT pg_catalog.array_agg(x.ctid) INTO c_tids
         FROM (SELECT l.ctid FROM pgmq.queue_limit_slots l
               WHERE l.queue_name::text = lq AND l.kind = 'r' AND l.slot <= cap AND l.t <= free_before

@@ -1,7 +1,8 @@
-"""SQL API fast paths, fewer layers.
+"""SQL API fast paths and limit slots walked by their key.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0052_sql_api_fast_paths_fewer_layers.sql, and its _reverse) and is never edited.
+migrations/sql/ (0052_sql_api_fast_paths_and_limit_slots.sql, and its _reverse) and is
+never edited.
 """
 
 from django.db import migrations
@@ -14,7 +15,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0052_sql_api_fast_paths_fewer_layers.sql"),
-            reverse_sql=_frozen.read("0052_sql_api_fast_paths_fewer_layers_reverse.sql"),
+            sql=_frozen.read("0052_sql_api_fast_paths_and_limit_slots.sql"),
+            reverse_sql=_frozen.read("0052_sql_api_fast_paths_and_limit_slots_reverse.sql"),
         )
     ]
