@@ -160,7 +160,7 @@ AS $fn$
 BEGIN
     PERFORM pgmq._workflow_require($1);
     RETURN QUERY
-        SELECT s.step, s.queue_name, s.msg_id, s.status, s.result, s.error, s.sent_at, s.finished_at
+        SELECT s.step, s.queue_name, s.msg_id, s.status::text, s.result, s.error, s.sent_at, s.finished_at
         FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
 END
 $fn$;
@@ -175,7 +175,7 @@ AS $fn$
 BEGIN
     PERFORM pgmq._workflow_require($1);
     RETURN QUERY
-        SELECT s.step, s.queue_name, s.msg_id, s.status, s.message, s.headers,
+        SELECT s.step, s.queue_name, s.msg_id, s.status::text, s.message, s.headers,
                ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
                      JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
                      ORDER BY u.k),

@@ -1,6 +1,13 @@
 -- 0052_a_chain_step_sent_without_a: a chain step sent without a subtransaction
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
+ALTER TABLE pgmq.workflow_step DROP CONSTRAINT IF EXISTS workflow_step_status_check;
+DROP INDEX IF EXISTS pgmq.workflow_step_sent_idx;
+-- BY HAND: a step's status checked by a domain in place of the table's CHECK (which every
+-- statement that writes a row read back from its text and prepared again)
+CREATE DOMAIN pgmq.workflow_step_status AS text
+    CONSTRAINT workflow_step_status_check CHECK (VALUE IN ('waiting', 'sent', 'done', 'failed', 'cancelled'));
+ALTER TABLE pgmq.workflow_step ALTER COLUMN status TYPE pgmq.workflow_step_status;
 CREATE OR REPLACE FUNCTION pgmq._workflow_ack()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -166,6 +173,26 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._workflow_graph(workflow_id bigint)
+ RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, message jsonb, headers jsonb, after text[], result jsonb, error jsonb, sent_at timestamp with time zone, finished_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status::text, s.message, s.headers,
+               ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
+                     JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
+                     ORDER BY u.k),
+               s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._workflow_graph(bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._workflow_graph(bigint) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._workflow_header_id(headers jsonb)
  RETURNS bigint
  LANGUAGE sql
@@ -219,3 +246,23 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_send(bigint,integer) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_send(bigint,integer) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq.workflow_status(workflow_id bigint)
+ RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, result jsonb, error jsonb, sent_at timestamp with time zone, finished_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status::text, s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.workflow_status(bigint) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.workflow_status(bigint) TO PUBLIC;
+
+CREATE INDEX workflow_step_sent_idx ON pgmq.workflow_step USING btree (queue_name) WHERE ((status)::text = 'sent'::text);
+
+-- BY HAND (done above): table pgmq.workflow_step
+-- BY HAND (done above): type pgmq.workflow_step_status

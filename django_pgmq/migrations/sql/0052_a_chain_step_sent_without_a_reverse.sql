@@ -4,6 +4,12 @@ SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._workflow_advance(bigint,boolean,integer[],integer[]);
 DROP FUNCTION IF EXISTS pgmq._workflow_deliver(bigint,integer,text,jsonb,jsonb,boolean);
 DROP FUNCTION IF EXISTS pgmq._workflow_header_id(jsonb);
+DROP INDEX IF EXISTS pgmq.workflow_step_sent_idx;
+-- BY HAND: the status back to text, with the table's CHECK (next)
+ALTER TABLE pgmq.workflow_step ALTER COLUMN status TYPE text;
+DROP DOMAIN pgmq.workflow_step_status;
+ALTER TABLE pgmq.workflow_step ADD CONSTRAINT workflow_step_status_check CHECK ((status = ANY (ARRAY['waiting'::text, 'sent'::text, 'done'::text, 'failed'::text, 'cancelled'::text])));
+
 CREATE OR REPLACE FUNCTION pgmq._workflow_ack()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -89,6 +95,26 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_finished(bigint,integer,boolean) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq._workflow_graph(workflow_id bigint)
+ RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, message jsonb, headers jsonb, after text[], result jsonb, error jsonb, sent_at timestamp with time zone, finished_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status, s.message, s.headers,
+               ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
+                     JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
+                     ORDER BY u.k),
+               s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._workflow_graph(bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._workflow_graph(bigint) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION pgmq._workflow_record(stored text, msg_id bigint, headers jsonb, result jsonb, error jsonb)
  RETURNS void
  LANGUAGE sql
@@ -169,3 +195,23 @@ $function$
 COMMENT ON FUNCTION pgmq._workflow_send(bigint,integer) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._workflow_send(bigint,integer) FROM PUBLIC;
 
+CREATE OR REPLACE FUNCTION pgmq.workflow_status(workflow_id bigint)
+ RETURNS TABLE(step text, queue_name text, msg_id bigint, status text, result jsonb, error jsonb, sent_at timestamp with time zone, finished_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    PERFORM pgmq._workflow_require($1);
+    RETURN QUERY
+        SELECT s.step, s.queue_name, s.msg_id, s.status, s.result, s.error, s.sent_at, s.finished_at
+        FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.workflow_status(bigint) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.workflow_status(bigint) TO PUBLIC;
+
+CREATE INDEX workflow_step_sent_idx ON pgmq.workflow_step USING btree (queue_name) WHERE (status = 'sent'::text);
+
+-- BY HAND (done above): table pgmq.workflow_step
+-- BY HAND (done above): type pgmq.workflow_step_status
