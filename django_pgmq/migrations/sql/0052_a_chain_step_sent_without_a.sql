@@ -44,7 +44,9 @@ DECLARE
     left_ integer;
     qname text;
     msg jsonb;
+    step_ text;
     hdr jsonb;
+    parent_nos integer[];
     cancelled integer[];
 BEGIN
     IF coalesce(pg_catalog.cardinality(kids), 0) = 0 THEN
@@ -85,19 +87,21 @@ BEGIN
             sent_at = CASE WHEN s.stripes_left = 1 THEN pg_catalog.clock_timestamp() ELSE s.sent_at END
         WHERE (SELECT t.pending FROM t) = 0
           AND s.workflow_id = wid AND s.step_no = kids[i] AND s.status = 'waiting'::text
-        RETURNING s.stripes_left, s.queue_name, s.message,
-                  CASE WHEN s.stripes_left = 0 THEN
-                      coalesce(s.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow',
-                          pg_catalog.jsonb_build_object('id', wid, 'step', s.step, 'results', (
-                              SELECT pg_catalog.jsonb_object_agg(
-                                         p.step, CASE WHEN p.status = 'failed'::text
-                                                      THEN pg_catalog.jsonb_build_object('error', p.error)
-                                                      ELSE p.result END)
-                              FROM pgmq.workflow_step p
-                              WHERE p.workflow_id = wid AND p.step_no = ANY(s.parents))))
-                  END
-        INTO left_, qname, msg, hdr;
+        RETURNING s.stripes_left, s.queue_name, s.message, s.step, s.headers, s.parents
+        INTO left_, qname, msg, step_, hdr, parent_nos;
         IF left_ = 0 THEN
+            -- a statement of its own, so under READ COMMITTED a snapshot of its own: a
+            -- parent acknowledged in another session committed before the update above
+            -- made this step sent (the update waited for it, on the stripe or the step's
+            -- row) but perhaps after that update's snapshot was taken
+            hdr := coalesce(hdr, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow',
+                pg_catalog.jsonb_build_object('id', wid, 'step', step_, 'results', (
+                    SELECT pg_catalog.jsonb_object_agg(
+                               p.step, CASE WHEN p.status = 'failed'::text
+                                            THEN pg_catalog.jsonb_build_object('error', p.error)
+                                            ELSE p.result END)
+                    FROM pgmq.workflow_step p
+                    WHERE p.workflow_id = wid AND p.step_no = ANY(parent_nos))));
             PERFORM pgmq._workflow_deliver(wid, kids[i], qname, msg, hdr, false);
         END IF;
     END LOOP;
