@@ -23,6 +23,11 @@ the backend's own user-space work: no client, no socket, no kernel, no waits.
   on both sides, on pgmq's a setting nobody reads), and the cost of that statement,
   counted alone, is taken off every figure of the phase.
 
+- The "ack" phases (issue 39: a workflow step's acknowledgement costs at most twice a plain
+  one): ``pgmq.archive`` of one id per call, of a plain message, of a one-step
+  workflow's step and of a two-step chain's first step (whose acknowledgement sends the
+  second); the step phases run on ours only and are compared with ours' plain one.
+
 Needs valgrind. As root, the server runs as the embedded server's system user.
 """
 
