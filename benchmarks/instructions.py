@@ -23,6 +23,11 @@ the backend's own user-space work: no client, no socket, no kernel, no waits.
   on both sides, on pgmq's a setting nobody reads), and the cost of that statement,
   counted alone, is taken off every figure of the phase.
 
+- The "ack" phases (the goal: a workflow step's acknowledgement costs at most twice a plain
+  one): ``pgmq.archive`` of one id per call, of a plain message, of a one-step
+  workflow's step and of a two-step chain's first step (whose acknowledgement sends the
+  second); the step phases run on ours only and are compared with ours' plain one.
+
 Needs valgrind. As root, the server runs as the embedded server's system user.
 """
 
@@ -144,6 +149,47 @@ def send(batch: int) -> Callable[[int, Cluster], list[str]]:
     return script
 
 
+ACKED = 600  # messages (or first steps) made before the acknowledgements of an "ack" phase
+
+
+def ack(shape: str | None) -> Callable[[int, Cluster], list[str]]:
+    """One acknowledgement (``pgmq.archive`` of one id) per call, n times, of: a plain
+    message (shape None), the step of a one-step workflow ("step": nothing after it), or
+    the first step of a two-step chain ("chain": its acknowledgement sends the second).
+    The same ACKED messages are made whatever n, so making them cancels out."""
+
+    def script(n: int, cluster: Cluster) -> list[str]:
+        lines = reset(0)[:1]
+        if shape is None:
+            lines.append(
+                f"SELECT pgmq.send_batch('{QUEUE}', "
+                f"array_fill('{MESSAGE}'::jsonb, ARRAY[{ACKED}]));"
+            )
+        else:
+            lines.insert(
+                0,
+                "TRUNCATE pgmq.workflow_stripe, pgmq.workflow_step, pgmq.workflow "
+                "RESTART IDENTITY;",
+            )
+            after = (
+                f", jsonb_build_object('step', 't', 'queue', '{QUEUE}', 'message', '{{}}'::jsonb, "
+                "'after', jsonb_build_array('s'))"
+                if shape == "chain"
+                else ""
+            )
+            lines.append(
+                f"SELECT count(pgmq.create_workflow(jsonb_build_array(jsonb_build_object("
+                f"'step', 's', 'queue', '{QUEUE}', 'message', '{MESSAGE}'::jsonb){after}))) "
+                f"FROM generate_series(1, {ACKED});"
+            )
+        lines += reset(0)[1:]
+        lines.append("PREPARE a1(text, bigint) AS SELECT pgmq.archive($1, $2);")
+        # each workflow sent its first step as it was made: ids 1 .. ACKED are first steps
+        return lines + [f"EXECUTE a1('{QUEUE}', {k + 1});" for k in range(WARMUP + n)]
+
+    return script
+
+
 PIN = read_archive("pin")
 # (phase, per, script, targets, the script whose count is taken off, or None)
 PHASES = [
@@ -158,7 +204,17 @@ PHASES = [
     ),
     ("send b1", "call", send(1), ("pgmq", "ours"), None),
     ("send b10", "call", send(10), ("pgmq", "ours"), None),
+    # workflows (ours only): each against the plain acknowledgement (goal: <= 2x)
+    ("ack: plain", "call", ack(None), ("pgmq", "ours"), None),
+    ("ack: step", "call", ack("step"), ("ours",), None),
+    ("ack: chain step", "call", ack("chain"), ("ours",), None),
 ]
+# the phase and target a phase without pgmq's figure is compared with
+REFERENCE = {
+    "read+archive b10 max_in_flight": ("read+archive b10", "pgmq"),
+    "ack: step": ("ack: plain", "ours"),
+    "ack: chain step": ("ack: plain", "ours"),
+}
 
 
 class Cluster:
@@ -310,8 +366,8 @@ def measure(cluster: Cluster, cycles: tuple[int, int], wanted: list[str]) -> lis
             spent = per_op(cluster, db, script, cycles) - taken
             rows.append({"phase": phase, "per": per, "target": target, "instructions": spent})
     for row in rows:
-        phase = row["phase"].removesuffix(" max_in_flight")
-        peer = next((r for r in rows if r["phase"] == phase and r["target"] == "pgmq"), None)
+        phase, target = REFERENCE.get(row["phase"], (row["phase"], "pgmq"))
+        peer = next((r for r in rows if r["phase"] == phase and r["target"] == target), None)
         row["/pgmq"] = row["instructions"] / peer["instructions"] if peer else float("nan")
     return rows
 
@@ -324,7 +380,8 @@ def report(rows: list[dict]) -> str:
             f"  {r['/pgmq']:>6.3f}  {r['per']}"
         )
     lines.append("/pgmq: ours' instructions over pgmq's (below 1, ours does less work);")
-    lines.append("the max_in_flight phase against pgmq's read+archive b10 (nan: not run).")
+    lines.append("the max_in_flight phase against pgmq's read+archive b10 (nan: not run);")
+    lines.append("ack: step and ack: chain step against ours' ack: plain (the goal: <= 2).")
     return "\n".join(lines)
 
 

@@ -4,57 +4,62 @@
 
 -- Advancing --------------------------------------------------------------------------------
 
--- Send a waiting step (waiting -> sent, guarded), its header "workflow" holding its
--- parents' results ({"error": ...} for a failed parent, under on_failure 'continue').
--- A step whose queue is gone fails instead.
-CREATE FUNCTION pgmq._workflow_send(wid bigint, step_no integer)
+-- The step a message's headers name: the workflow id of the header "workflow"
+-- {"id": <digits>, "step": "<name>"}, NULL for any other header (the step's name is then
+-- headers -> 'workflow' ->> 'step'). The acknowledgement's trigger and pgmq._workflow_record
+-- both match a message to its step with it: the sent step of that id and name whose queue
+-- and msg_id are the message's. Inlined into its callers' plans.
+CREATE FUNCTION pgmq._workflow_header_id(headers jsonb)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT CASE WHEN pg_catalog.jsonb_typeof(($1 -> 'workflow'::text) -> 'step'::text) = 'string'::text
+                     AND (($1 -> 'workflow'::text) ->> 'id'::text) ~ '^[0-9]{1,18}$'::text
+                THEN (($1 -> 'workflow'::text) ->> 'id'::text)::bigint END;
+$fn$;
+
+-- Deliver step step_no of workflow wid, just marked sent: its message msg with headers
+-- hdr (the header "workflow" included) to its queue qname; first: a first step, sent by
+-- create_workflow, else one sent by an acknowledgement. A step whose queue is gone fails
+-- instead. To a queue without attributes the message goes through the send builder's
+-- one-message insert (pgmq._send_sql, what pgmq.send runs for such a queue) with no
+-- subtransaction: nothing there can refuse it. A queue with attributes may (PQ004, e.g.
+-- its max_message_size): pgmq.send runs, and for a step sent by an acknowledgement in a
+-- subtransaction, so that the refusal fails the step instead of the acknowledgement
+-- (which would otherwise fail on every retry); for a first step it refuses the workflow.
+-- Called by the owner functions only (pgmq._workflow_send, pgmq._workflow_advance),
+-- under their pinned search_path; not SECURITY DEFINER itself.
+CREATE FUNCTION pgmq._workflow_deliver(wid bigint, step_no integer, qname text, msg jsonb, hdr jsonb, first boolean)
 RETURNS void
 LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    st pgmq.workflow_step;
-    results jsonb;
-    header jsonb;
+    stored text;
+    attrs jsonb;
     sent bigint;
 BEGIN
-    UPDATE pgmq.workflow_step s SET status = 'sent', sent_at = pg_catalog.clock_timestamp()
-    WHERE s.workflow_id = wid AND s.step_no = $2 AND s.status = 'waiting'::text
-    RETURNING s.* INTO st;
-    IF NOT FOUND THEN
-        RETURN;
-    END IF;
-    IF pgmq._stored_queue_name(st.queue_name) IS NULL THEN
+    SELECT m.queue_name, a.attributes INTO stored, attrs
+    FROM pgmq.meta m
+    LEFT JOIN pgmq.queue_attributes a ON pg_catalog.lower(a.queue_name::text) = pg_catalog.lower(m.queue_name::text)
+    WHERE pg_catalog.lower(m.queue_name::text) = pg_catalog.lower(qname);
+    IF stored IS NULL THEN
         UPDATE pgmq.workflow_step s
         SET status = 'failed', finished_at = pg_catalog.clock_timestamp(),
             error = pg_catalog.jsonb_build_object(
-                'error', pg_catalog.format('queue "%s" does not exist', st.queue_name))
+                'error', pg_catalog.format('queue "%s" does not exist', qname))
         WHERE s.workflow_id = wid AND s.step_no = $2;
         PERFORM pgmq._workflow_finished(wid, $2, true);
         RETURN;
     END IF;
-    header := pg_catalog.jsonb_build_object('id', wid, 'step', st.step);
-    IF pg_catalog.cardinality(st.parents) > 0 THEN
-        results := (SELECT pg_catalog.jsonb_object_agg(
-                               p.step, CASE WHEN p.status = 'failed'::text
-                                            THEN pg_catalog.jsonb_build_object('error', p.error)
-                                            ELSE p.result END)
-                    FROM pgmq.workflow_step p
-                    WHERE p.workflow_id = wid AND p.step_no = ANY(st.parents));
-        header := header || pg_catalog.jsonb_build_object('results', results);
-    END IF;
-    IF st.parents = '{}'::integer[] THEN
-        -- a first step, sent by create_workflow: a refusal refuses the workflow
-        sent := pgmq.send(st.queue_name::text, st.message,
-                          coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+    IF attrs IS NULL THEN
+        EXECUTE pgmq._send_sql(pgmq.format_table_name(stored, 'q'::text), true, ''::text,
+                               'NULL::timestamptz'::text, '$1'::text, '$2'::text)
+            INTO sent USING ARRAY[msg], ARRAY[hdr];
+    ELSIF first THEN
+        sent := pgmq.send(stored, msg, hdr);
     ELSE
-        -- sent by an acknowledgement: a queue that refuses the message (PQ004, e.g. its
-        -- max_message_size) fails the step instead of the acknowledgement, which would
-        -- otherwise fail on every retry (a subtransaction, only when a step is sent)
         BEGIN
-            sent := pgmq.send(st.queue_name::text, st.message,
-                              coalesce(st.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow', header));
+            sent := pgmq.send(stored, msg, hdr);
         EXCEPTION WHEN SQLSTATE 'PQ004' THEN
             UPDATE pgmq.workflow_step s
             SET status = 'failed', finished_at = pg_catalog.clock_timestamp(),
@@ -68,27 +73,64 @@ BEGIN
 END
 $fn$;
 
--- A step has finished (done, or failed when failed): count it down in its children's
--- stripes and send those whose every parent has finished; under on_failure 'cancel' a
--- failure cancels every step that depends on it instead (they are all waiting).
-CREATE FUNCTION pgmq._workflow_finished(wid bigint, step_no integer, failed boolean)
+-- Send a first step (one without parents: create_workflow sends them), waiting -> sent,
+-- guarded; its header "workflow" is {"id", "step"}.
+CREATE FUNCTION pgmq._workflow_send(wid bigint, step_no integer)
 RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    kids integer[];
-    kid_stripes integer[];
+    qname text;
+    msg jsonb;
+    hdr jsonb;
+BEGIN
+    UPDATE pgmq.workflow_step s SET status = 'sent', sent_at = pg_catalog.clock_timestamp()
+    WHERE s.workflow_id = wid AND s.step_no = $2 AND s.status = 'waiting'::text
+    RETURNING s.queue_name, s.message,
+              coalesce(s.headers, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow',
+                  pg_catalog.jsonb_build_object('id', wid, 'step', s.step))
+    INTO qname, msg, hdr;
+    IF FOUND THEN
+        PERFORM pgmq._workflow_deliver(wid, $2, qname, msg, hdr, true);
+    END IF;
+END
+$fn$;
+
+-- A step of workflow wid has finished (done, or failed when failed), its children kids
+-- counting it down in their stripes kid_stripes (its row's children and child_stripes):
+-- count it down and send the children whose every parent has finished; under on_failure
+-- 'cancel' a failure cancels every step that depends on it instead (they are all
+-- waiting). One statement per child: its stripe counted down, and when that reached 0 its
+-- stripes_left; when that reaches 0 the same update marks it sent (guarded: it was
+-- waiting) and returns what its message needs; its header "workflow" then gets its
+-- parents' results ({"error": ...} for a failed parent, under on_failure 'continue').
+-- Called by the owner functions only (the trigger, pgmq._workflow_finished), under their
+-- pinned search_path; not SECURITY DEFINER itself, so a role that calls it directly
+-- writes nothing it may not write.
+CREATE FUNCTION pgmq._workflow_advance(wid bigint, failed boolean, kids integer[], kid_stripes integer[])
+RETURNS void
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
     left_ integer;
+    qname text;
+    msg jsonb;
+    step_ text;
+    hdr jsonb;
+    parent_nos integer[];
     cancelled integer[];
 BEGIN
-    SELECT s.children, s.child_stripes INTO kids, kid_stripes
-    FROM pgmq.workflow_step s WHERE s.workflow_id = wid AND s.step_no = $2;
     IF coalesce(pg_catalog.cardinality(kids), 0) = 0 THEN
         RETURN;
     END IF;
-    IF failed AND (SELECT w.on_failure FROM pgmq.workflow w WHERE w.workflow_id = wid) = 'cancel'::text THEN
+    -- the policy is looked up only for a failure (a test with a subquery costs its
+    -- executor start even when the test before it is false)
+    IF failed THEN
+        failed := (SELECT w.on_failure FROM pgmq.workflow w WHERE w.workflow_id = wid) = 'cancel'::text;
+    END IF;
+    IF failed THEN
         WITH RECURSIVE below(n) AS (
             SELECT k.n FROM pg_catalog.unnest(kids) k(n)
             UNION
@@ -107,24 +149,60 @@ BEGIN
         RETURN;
     END IF;
     FOR i IN 1 .. pg_catalog.cardinality(kids) LOOP
-        UPDATE pgmq.workflow_stripe t SET pending = t.pending - 1
-        WHERE t.workflow_id = wid AND t.step_no = kids[i] AND t.stripe = kid_stripes[i]
-        RETURNING t.pending INTO left_;
+        WITH t AS (
+            UPDATE pgmq.workflow_stripe t SET pending = t.pending - 1
+            WHERE t.workflow_id = wid AND t.step_no = kids[i] AND t.stripe = kid_stripes[i]
+            RETURNING t.pending
+        )
+        UPDATE pgmq.workflow_step s
+        SET stripes_left = s.stripes_left - 1,
+            status = CASE WHEN s.stripes_left = 1 THEN 'sent'::text ELSE s.status END,
+            sent_at = CASE WHEN s.stripes_left = 1 THEN pg_catalog.clock_timestamp() ELSE s.sent_at END
+        WHERE (SELECT t.pending FROM t) = 0
+          AND s.workflow_id = wid AND s.step_no = kids[i] AND s.status = 'waiting'::text
+        RETURNING s.stripes_left, s.queue_name, s.message, s.step, s.headers, s.parents
+        INTO left_, qname, msg, step_, hdr, parent_nos;
         IF left_ = 0 THEN
-            UPDATE pgmq.workflow_step s SET stripes_left = s.stripes_left - 1
-            WHERE s.workflow_id = wid AND s.step_no = kids[i] AND s.status = 'waiting'::text
-            RETURNING s.stripes_left INTO left_;
-            IF left_ = 0 THEN
-                PERFORM pgmq._workflow_send(wid, kids[i]);
-            END IF;
+            -- a statement of its own, so under READ COMMITTED a snapshot of its own: a
+            -- parent acknowledged in another session committed before the update above
+            -- made this step sent (the update waited for it, on the stripe or the step's
+            -- row) but perhaps after that update's snapshot was taken
+            hdr := coalesce(hdr, '{}'::jsonb) || pg_catalog.jsonb_build_object('workflow',
+                pg_catalog.jsonb_build_object('id', wid, 'step', step_, 'results', (
+                    SELECT pg_catalog.jsonb_object_agg(
+                               p.step, CASE WHEN p.status = 'failed'::text
+                                            THEN pg_catalog.jsonb_build_object('error', p.error)
+                                            ELSE p.result END)
+                    FROM pgmq.workflow_step p
+                    WHERE p.workflow_id = wid AND p.step_no = ANY(parent_nos))));
+            PERFORM pgmq._workflow_deliver(wid, kids[i], qname, msg, hdr, false);
         END IF;
     END LOOP;
 END
 $fn$;
 
+-- A step has finished (done, or failed when failed): pgmq._workflow_advance with its
+-- children read from its row.
+CREATE FUNCTION pgmq._workflow_finished(wid bigint, step_no integer, failed boolean)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    kids integer[];
+    kid_stripes integer[];
+BEGIN
+    SELECT s.children, s.child_stripes INTO kids, kid_stripes
+    FROM pgmq.workflow_step s WHERE s.workflow_id = wid AND s.step_no = $2;
+    PERFORM pgmq._workflow_advance(wid, failed, kids, kid_stripes);
+END
+$fn$;
+
 -- The trigger on every queue's live table (TG_ARGV[0]: the queue's name): a deleted
--- message that is a sent step's own finishes the step, done, or failed when an error was
--- recorded for it first (pgmq.fail, a dead-letter move).
+-- message that is a sent step's own (pgmq._workflow_header_id) finishes the step, done,
+-- or failed when an error was recorded for it first (pgmq.fail, a dead-letter move);
+-- one statement, which also reads the children to count down (none: nothing more).
 CREATE FUNCTION pgmq._workflow_ack()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -132,22 +210,19 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    wf jsonb := OLD.headers -> 'workflow'::text;
     finished record;
 BEGIN
-    IF pg_catalog.jsonb_typeof(wf -> 'step'::text) IS DISTINCT FROM 'string'::text
-       OR (wf ->> 'id'::text) !~ '^[0-9]{1,18}$'::text THEN
-        RETURN NULL;
-    END IF;
     UPDATE pgmq.workflow_step s
     SET status = CASE WHEN s.error IS NULL THEN 'done' ELSE 'failed' END,
         finished_at = pg_catalog.clock_timestamp()
-    WHERE s.workflow_id = (wf ->> 'id'::text)::bigint AND s.step = (wf ->> 'step'::text)
+    WHERE s.workflow_id = pgmq._workflow_header_id(OLD.headers)
+      AND s.step = ((OLD.headers -> 'workflow'::text) ->> 'step'::text)
       AND s.status = 'sent'::text AND s.msg_id = OLD.msg_id
       AND pg_catalog.lower(s.queue_name) = pg_catalog.lower(TG_ARGV[0]::text)
-    RETURNING s.workflow_id, s.step_no, s.status INTO finished;
-    IF FOUND THEN
-        PERFORM pgmq._workflow_finished(finished.workflow_id, finished.step_no, finished.status = 'failed'::text);
+    RETURNING s.workflow_id, s.status = 'failed'::text AS failed, s.children, s.child_stripes INTO finished;
+    IF FOUND AND pg_catalog.cardinality(finished.children) > 0 THEN
+        PERFORM pgmq._workflow_advance(finished.workflow_id, finished.failed,
+                                       finished.children, finished.child_stripes);
     END IF;
     RETURN NULL;
 END

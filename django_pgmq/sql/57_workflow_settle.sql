@@ -22,15 +22,13 @@ $fn$;
 
 -- Record a result or an error on the sent step whose message (queue_name, msg_id,
 -- headers) is about to be deleted; the trigger then finishes it. Nothing for another
--- message.
+-- message. The step is matched as the trigger matches it (pgmq._workflow_header_id).
 CREATE FUNCTION pgmq._workflow_record(stored text, msg_id bigint, headers jsonb, result jsonb, error jsonb)
 RETURNS void
 LANGUAGE sql
 AS $fn$
     UPDATE pgmq.workflow_step s SET result = $4, error = $5
-    WHERE pg_catalog.jsonb_typeof($3 -> 'workflow'::text) = 'object'::text
-      AND (($3 -> 'workflow'::text) ->> 'id'::text) ~ '^[0-9]{1,18}$'::text
-      AND s.workflow_id = (($3 -> 'workflow'::text) ->> 'id'::text)::bigint
+    WHERE s.workflow_id = pgmq._workflow_header_id($3)
       AND s.step = (($3 -> 'workflow'::text) ->> 'step'::text)
       AND s.status = 'sent'::text AND s.msg_id = $2
       AND pg_catalog.lower(s.queue_name) = pg_catalog.lower($1);
@@ -162,7 +160,7 @@ AS $fn$
 BEGIN
     PERFORM pgmq._workflow_require($1);
     RETURN QUERY
-        SELECT s.step, s.queue_name, s.msg_id, s.status, s.result, s.error, s.sent_at, s.finished_at
+        SELECT s.step, s.queue_name, s.msg_id, s.status::text, s.result, s.error, s.sent_at, s.finished_at
         FROM pgmq.workflow_step s WHERE s.workflow_id = $1 ORDER BY s.position;
 END
 $fn$;
@@ -177,7 +175,7 @@ AS $fn$
 BEGIN
     PERFORM pgmq._workflow_require($1);
     RETURN QUERY
-        SELECT s.step, s.queue_name, s.msg_id, s.status, s.message, s.headers,
+        SELECT s.step, s.queue_name, s.msg_id, s.status::text, s.message, s.headers,
                ARRAY(SELECT p.step FROM pg_catalog.unnest(s.parents) WITH ORDINALITY u(n, k)
                      JOIN pgmq.workflow_step p ON p.workflow_id = s.workflow_id AND p.step_no = u.n
                      ORDER BY u.k),

@@ -279,3 +279,44 @@ def test_repeatable_read_acknowledgements_retry_and_send_once(db, queues, pg_con
     assert at_barrier(pg_connect, [ack_retrying(p) for p in shares(ids, SESSIONS)]) == []
     assert all_ids(db, q) == []
     assert len(all_ids(db, cb)) == 1
+
+
+def test_the_last_parent_sends_every_parents_result_even_one_committed_while_it_waited(
+    db, queues, pg_connect
+) -> None:
+    """The two parents of a step completed at once under READ COMMITTED: the second waits
+    for the first on the step's row, and its results must hold the first's result, which
+    committed after the second's countdown statement took its snapshot."""
+    q, cbq = queues(2)
+    wid = create(db, chord_spec(q, cbq, 2))
+    names = dict(db.execute(f"SELECT msg_id, message ->> 'n' FROM pgmq.q_{q}").fetchall())
+    first_id, second_id = all_ids(db, q)
+    first = pg_connect()
+    first.execute("BEGIN")
+    first.execute("SELECT pgmq.complete(%s, %s::bigint, '{\"r\": 1}'::jsonb)", [q, first_id])
+    second = pg_connect()
+    [[pid]] = second.execute("SELECT pg_backend_pid()").fetchall()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            second.execute(
+                "SELECT pgmq.complete(%s, %s::bigint, '{\"r\": 2}'::jsonb)", [q, second_id]
+            )
+        except BaseException as exc:
+            errors.append(exc)
+
+    waiter = threading.Thread(target=run)
+    waiter.start()
+    for _ in range(3000):
+        [[blocked]] = db.execute("SELECT cardinality(pg_blocking_pids(%s)) > 0", [pid]).fetchall()
+        if blocked:
+            break
+        threading.Event().wait(0.01)
+    assert blocked, "the second acknowledgement never waited for the first"
+    first.execute("COMMIT")
+    waiter.join(60)
+    assert not errors, errors
+    [[headers]] = db.execute(f"SELECT headers FROM pgmq.q_{cbq}").fetchall()
+    assert headers["workflow"]["results"] == {names[first_id]: {"r": 1}, names[second_id]: {"r": 2}}
+    assert statuses(db, wid)["cb"] == "sent"

@@ -1,7 +1,7 @@
-"""SQL API fast paths and limit slots walked by their key.
+"""SQL API fast paths, limit slots by key, chain steps sent directly.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ (0052_sql_api_fast_paths_and_limit_slots.sql, and its _reverse) and is
+migrations/sql/ (0052_sql_api_fast_paths_limit_slots_by_key.sql, and its _reverse) and is
 never edited.
 """
 
@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0052_sql_api_fast_paths_and_limit_slots.sql"),
-            reverse_sql=_frozen.read("0052_sql_api_fast_paths_and_limit_slots_reverse.sql"),
+            sql=_frozen.read("0052_sql_api_fast_paths_limit_slots_by_key.sql"),
+            reverse_sql=_frozen.read("0052_sql_api_fast_paths_limit_slots_by_key_reverse.sql"),
         )
     ]
