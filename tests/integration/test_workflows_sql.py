@@ -385,3 +385,36 @@ def test_a_partition_dropped_by_retention_fails_the_steps_it_held(db) -> None:
         assert seen["b"][0] == "cancelled"
     finally:
         db.execute("SELECT pgmq.drop_queue(%s)", [name])
+
+
+def test_a_one_parent_child_gets_its_parents_result_however_the_parent_finished(db, queues) -> None:
+    # a chain's next step and a fan-out's branches take the finished step's outcome from
+    # the acknowledgement itself; a parent failed by a purge goes the statement's way
+    q, other = queues(2)
+    wid = create(
+        db,
+        [
+            {"step": "a", "queue": q, "message": {}},
+            {"step": "b", "queue": q, "message": {"n": 2}, "headers": {"h": 1}, "after": ["a"]},
+            {"step": "c", "queue": q, "message": {}, "after": ["a"]},
+            {"step": "d", "queue": other, "message": {}, "after": ["b"]},
+            {"step": "e", "queue": q, "message": {}, "after": ["d"]},
+        ],
+        "continue",
+    )
+    ((a, _, _),) = messages(db, q)
+    db.execute("SELECT pgmq.complete(%s, %s, %s)", [q, a, Jsonb({"r": [1, "x"]})])
+    got = {m[2]["workflow"]["step"]: m for m in messages(db, q)}
+    assert got["b"][1:] == (
+        {"n": 2},
+        {"h": 1, "workflow": {"id": wid, "step": "b", "results": {"a": {"r": [1, "x"]}}}},
+    )
+    assert got["c"][2]["workflow"] == {"id": wid, "step": "c", "results": {"a": {"r": [1, "x"]}}}
+    db.execute("SELECT pgmq.archive(%s, %s)", [q, got["c"][0]])  # no result: null
+    db.execute("SELECT pgmq.archive(%s, %s)", [q, got["b"][0]])
+    ((_, _, hdr),) = messages(db, other)
+    assert hdr["workflow"]["results"] == {"b": None}
+    db.execute("SELECT pgmq.purge_queue(%s)", [other])
+    ((_, _, hdr),) = messages(db, q)
+    assert hdr["workflow"]["results"] == {"d": {"error": {"error": f'queue "{other}" was purged'}}}
+    assert status(db, wid)["d"][0] == "failed"
