@@ -16,29 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
-import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATIONS = ROOT / "django_pgmq" / "migrations"
-
-
-def has_migration(prefix: str) -> bool:
-    """Whether the app still has a migration file named ``prefix...`` (a release's squash
-    deletes the unreleased ones it replaces)."""
-    return any(MIGRATIONS.glob(f"{prefix}*.py"))
-
-
-def needs_migrations(*prefixes: str) -> pytest.MarkDecorator:
-    """Skip a test of an intermediate development state once a release squashed it away:
-    a database there is refused by this release (schema_guard.refuse_partly_squashed)."""
-    gone = [prefix for prefix in prefixes if not has_migration(prefix)]
-    return pytest.mark.skipif(
-        bool(gone),
-        reason=f"migration(s) {', '.join(gone)} squashed into a release's migration: "
-        "the development state this tests no longer exists",
-    )
 
 
 @dataclass

@@ -19,7 +19,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from tests.integration.test_two_roles import Role, ok
-from tests.scratch import Scratch, needs_migrations
+from tests.scratch import Scratch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -364,68 +364,6 @@ def test_drop_and_a_send_then_declare_transaction_do_not_deadlock(deployed):
         sender.close()
         dropping.join(60)
     assert result.get("dropped") == (True,), result
-
-
-@needs_migrations("0044")
-def test_upgrade_gives_queues_to_the_owner_and_registers_the_old_grants(cast, scratch):
-    """An install of 0044 with the old grant model: a --create-queues role owns its queue
-    tables and has CREATE on pgmq. The migration gives the tables to the schema owner
-    when the migrating role may (here: a member of the creator role), or warns; records
-    the creator and the roles; takes CREATE and the side-table writes back."""
-    owner, app, creator, manager = cast["owner"], cast["app"], cast["creator"], cast["manager"]
-    ok(owner.manage("migrate", "django_pgmq", "0044", "-v", "0"))
-    with owner.connect() as conn:
-        conn.execute("SELECT pgmq.create('ownq')")
-        conn.execute("SELECT pgmq.grant_app_role(%s)", [app.name])
-        conn.execute("SELECT pgmq.grant_app_role(%s, true)", [creator.name])
-        conn.execute("SELECT pgmq.grant_app_role(%s, true)", [manager.name])
-    with creator.connect() as conn:
-        conn.execute("SELECT pgmq.create('mine')")
-        conn.execute("SELECT pgmq.send('mine', '{}')")
-    with manager.connect() as conn:
-        conn.execute("SELECT pgmq.create('kept')")
-    with scratch.connect() as admin:  # the owner may take the creator's tables, not manager's
-        admin.execute(sql.SQL("GRANT {} TO {}").format(_ident(creator.name), _ident(owner.name)))
-    ok(owner.manage("migrate", "-v", "0"))
-    with owner.connect() as conn:
-        assert owner_of(conn, "pgmq.q_mine") == owner.name
-        assert owner_of(conn, "pgmq.a_mine") == owner.name
-        assert owner_of(conn, "pgmq.q_kept") == manager.name  # warned: a DBA's command
-        assert conn.execute(
-            "SELECT role_name::text, create_queues FROM pgmq.app_role ORDER BY 1"
-        ).fetchall() == sorted([(app.name, False), (creator.name, True), (manager.name, True)])
-        assert conn.execute(
-            "SELECT queue_name, created_by::text FROM pgmq.queue_creator ORDER BY 1"
-        ).fetchall() == [("kept", manager.name), ("mine", creator.name), ("ownq", owner.name)]
-        # the table the owner could not take gets no workflow trigger: workflows refuse it
-        assert "has no workflow trigger" in refused(
-            conn,
-            """SELECT pgmq.create_workflow('[{"step": "a", "queue": "kept", "message": 1}]')""",
-        )
-        for role in (app, creator, manager):
-            assert conn.execute(
-                "SELECT has_schema_privilege(%s, 'pgmq', 'CREATE'),"
-                " has_table_privilege(%s, 'pgmq.queue_attributes', 'UPDATE'),"
-                " has_table_privilege(%s, 'pgmq.queue_attributes', 'SELECT'),"
-                " has_table_privilege(%s, 'pgmq.q_mine', 'INSERT')",
-                [role.name] * 4,
-            ).fetchone() == (False, False, True, True)
-    with creator.connect() as conn:  # its queue still works, and is still its to drop
-        assert conn.execute("SELECT count(*) FROM pgmq.read('mine', 30, 5)").fetchone() == (1,)
-        assert conn.execute("SELECT pgmq.drop_queue('mine')").fetchone() == (True,)
-        assert "must be owner of table q_ownq" in refused(conn, "SELECT pgmq.drop_queue('ownq')")
-    # and back: the old model's grants again, the registry gone
-    ok(owner.manage("migrate", "django_pgmq", "0044", "-v", "0"))
-    with owner.connect() as conn:
-        assert conn.execute("SELECT to_regclass('pgmq.app_role')").fetchone() == (None,)
-        assert conn.execute(
-            "SELECT has_schema_privilege(%s, 'pgmq', 'CREATE'),"
-            " has_schema_privilege(%s, 'pgmq', 'CREATE')",
-            [creator.name, app.name],
-        ).fetchone() == (True, False)
-    with app.connect() as conn:
-        conn.execute("SELECT pgmq.send('ownq', '{}')")
-        assert conn.execute("SELECT count(*) FROM pgmq.read('ownq', 30, 5)").fetchone() == (1,)
 
 
 def test_owner_functions_never_resolve_a_call_to_a_planted_overload(deployed, scratch):

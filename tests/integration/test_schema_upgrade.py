@@ -21,13 +21,13 @@ from django_pgmq.sqltools import migrate as sqlmigrate
 from django_pgmq.sqltools import schema as sqlschema
 from django_pgmq.sqltools import squash as sqlsquash
 from tests.integration.test_migrations import applied, has_pgmq_schema
-from tests.scratch import fake_pgmq_extension, needs_migrations
+from tests.scratch import fake_pgmq_extension
 
 pytestmark = pytest.mark.slow
 
 FROZEN = Path(index_builds.__file__).parent / "migrations" / "sql"
 
-# The SQL of 0.1.0 (a2b74f4). A failure here means a released migration was edited:
+# The SQL of 0.1.0 (a2b74f4) and 0.2.0. A failure here means a released migration was edited:
 # undo that, and ship the change as a new migration (python -m django_pgmq.sqltools.migrate make).
 RELEASED = {
     "0001_initial.sql": "3aa82e9e88bdff58534f4ad83ba6d1df97f1945011022720b0fbaeda7839bfda",
@@ -39,6 +39,49 @@ RELEASED = {
         "b15e8f2b974c89a1435abd51f99785be7ab4236cf027b32a88fa846022f24cf2"
     ),
     "0007_queue_ops.sql": "93cc750cd6d79b1a53da8fee3382022327f291b010e0d6adda38830ef38ebea6",
+    # 0.2.0 (the squash of the development migrations since 0.1.0)
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part1.sql": (
+        "20e490c355b3a0ef5822c4ba4bf0f65c11723707c62ac6c3b6454b4cc9044593"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part1_reverse.sql": (
+        "7d01f4c2081136058cf0ee9b25715e6140eebf4b3a9c97bca4d3e4283f043f63"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part2.sql": (
+        "33fa54a6cda46d2ed2e4d0b31f4aaefeeaa79e7e40ed039ffb52769615b179d4"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part2_reverse.sql": (
+        "bd5f5133be8e8c1d4a0a46f9c98fc4c0b44a1af532dea752e821c5cdc37b032c"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part3.sql": (
+        "a15794ffba6ef91fdc21d17a3189d4c6393aa38b0d1e66655d766f6412edec1a"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part3_reverse.sql": (
+        "221f7b86d6b4eaa4bcbcef20f16f093bc859f3b90692c056c9e4794ba0e03525"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part4.sql": (
+        "4ad46177b62f4bdb429e5cb075498d7a3aaa700b660a190e2d0a8e1d3a26e3b9"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part4_reverse.sql": (
+        "9c99f95ef137f9c37547d92b40e16714dff87881a4ec89398d380a178a013ed3"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part5.sql": (
+        "3ae618dbf34c1ad7c70a4f32f70ceb88a48e936b773f9afa6a734708484cf170"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part5_reverse.sql": (
+        "6bcfe2598f99074e6cf632e481f53a856233458c47b4e16ca06cccfb2c4d17fe"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part6.sql": (
+        "972a080dab4d6f21dac4c3b0020de2d6de002a3384e052a08d6a27ae432f5f85"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part6_reverse.sql": (
+        "174c9b867395d36e1cf3814f8c8a99fe5de68399936e987f774fea1777a193b9"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part7.sql": (
+        "adaaceefcb5e9be40191e986492b39e07d8b430a33a09112ef94d889c33e6aee"
+    ),
+    "0008_attributes_limits_schedules_tasks_workflows_and_roles_part7_reverse.sql": (
+        "3a679c86ff25fdc9cf5fc1aedabbdea26ad7d77c6d5975d1bf0e7b748ef8e0bf"
+    ),
 }
 
 # Queues of every kind, made the same way in both databases: name -> messages sent.
@@ -266,124 +309,6 @@ def test_migrate_zero_removes_everything_with_queues_of_every_kind(scratch):
             "'information_schema')"
         ).fetchall()
         assert leftovers == []
-
-
-def hot_functions(conn: psycopg.Connection) -> list[str]:
-    """The per-queue access functions the hot path wrote (names), whoever owns them."""
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT proname FROM pg_proc WHERE pronamespace = 'pgmq'::regnamespace"
-            " AND proname LIKE '\\_ops\\_%%' ORDER BY 1"
-        )
-    ]
-
-
-HEAD_BEFORE = "0019_fast_dedup_sends_topic_delays"
-
-
-@needs_migrations(HEAD_BEFORE[:4])
-def test_an_install_with_hot_queues_upgraded_equals_a_fresh_one(scratch, other_scratch):
-    """0020 drops the functions the hot path wrote; the queues keep their messages."""
-    old, fresh = scratch, other_scratch
-    with old.connect() as conn:
-        done = old.manage("migrate", "django_pgmq", HEAD_BEFORE)
-        assert done.returncode == 0, done.stderr
-        populate(conn)
-        conn.execute("SELECT pgmq.create('dedup')")
-        conn.execute("SELECT pgmq.set_queue_attributes('dedup', '{\"deduplication_window\": 60}')")
-        for d in ("a", "b", "a"):
-            conn.execute(
-                "SELECT pgmq.send('dedup', '{}'::jsonb, %s::jsonb)",
-                [json.dumps({"deduplication_id": d})],
-            )
-        assert {"_ops_plain", "_ops_parted", "_ops_fifo", "_ops_dedup"} <= set(hot_functions(conn))
-        before = contents(conn)
-
-        done = old.manage("migrate")
-        assert done.returncode == 0, done.stderr
-        assert hot_functions(conn) == []
-        upgraded = sqlschema.signature(conn)
-        assert contents(conn) == before
-
-    with fresh.connect() as conn:
-        done = fresh.manage("migrate")
-        assert done.returncode == 0, done.stderr
-        populate(conn)
-        conn.execute("SELECT pgmq.create('dedup')")
-        conn.execute("SELECT pgmq.set_queue_attributes('dedup', '{\"deduplication_window\": 60}')")
-        # the FIFO index of an empty queue is built at once, as 0.1.0 did
-        assert index_builds.build_pending_dsn(fresh.dsn) == []
-        installed = sqlschema.signature(conn)
-    assert sqlschema.differences(installed, upgraded) == []
-
-    with old.connect() as conn:  # every queue works, and no use writes a function
-        for queue in [*QUEUES, "plain_dlq", "dedup"]:
-            for _ in range(4):
-                msg_id = conn.execute(
-                    "SELECT * FROM pgmq.send(queue_name => %s, msg => '{\"after\": 1}')", [queue]
-                ).fetchone()[0]
-                got = conn.execute(
-                    "SELECT msg_id FROM pgmq.read(queue_name => %s, vt => 30, qty => 100)", [queue]
-                ).fetchall()
-                assert (msg_id,) in got, queue
-        assert hot_functions(conn) == []
-
-
-@needs_migrations(HEAD_BEFORE[:4])
-def test_the_upgrade_leaves_a_function_another_role_planted_and_never_calls_it(scratch):
-    with scratch.connect() as conn:
-        done = scratch.manage("migrate", "django_pgmq", HEAD_BEFORE)
-        assert done.returncode == 0, done.stderr
-        conn.execute("SELECT pgmq.create('payroll')")
-        conn.execute("CREATE ROLE pgmq_planter NOLOGIN")
-        try:
-            conn.execute("GRANT USAGE, CREATE ON SCHEMA pgmq TO pgmq_planter")
-            conn.execute("SET ROLE pgmq_planter")
-            conn.execute(
-                'CREATE FUNCTION pgmq._ops_payroll(p_op "char", p_qty integer, p_secs integer,'
-                " p_vt timestamptz, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[],"
-                " p_cond jsonb) RETURNS SETOF pgmq.message_record LANGUAGE plpgsql AS"
-                " $$ BEGIN RAISE EXCEPTION 'planted function ran'; END $$"
-            )
-            conn.execute("RESET ROLE")
-            done = scratch.manage("migrate")
-            assert done.returncode == 0, done.stderr
-            assert hot_functions(conn) == ["_ops_payroll"]
-            for _ in range(5):
-                conn.execute("SELECT * FROM pgmq.send('payroll', '{}')")
-                assert conn.execute("SELECT count(*) FROM pgmq.pop('payroll')").fetchone() == (1,)
-        finally:
-            conn.execute("RESET ROLE")
-            conn.execute("DROP FUNCTION IF EXISTS pgmq._ops_payroll")
-            conn.execute("REVOKE ALL ON SCHEMA pgmq FROM pgmq_planter")
-            conn.execute("DROP ROLE pgmq_planter")
-
-
-@needs_migrations(HEAD_BEFORE[:4])
-def test_going_back_to_0019_leaves_every_queue_cold_and_working(scratch):
-    with scratch.connect() as conn:
-        done = scratch.manage("migrate", "django_pgmq")
-        assert done.returncode == 0, done.stderr
-        populate(conn)
-        before = contents(conn)
-        done = scratch.manage("migrate", "django_pgmq", HEAD_BEFORE)
-        assert done.returncode == 0, done.stderr
-        assert contents(conn) == before
-        assert hot_functions(conn) == []
-        route = conn.execute(
-            "SELECT prosrc FROM pg_proc WHERE oid = 'pgmq._queue_ops_route'::regproc"
-        ).fetchone()[0]
-        assert "the hot set is {}" in route
-    with scratch.connect() as conn:  # the old hot path works again from a cold start
-        for _ in range(4):
-            conn.execute("SELECT * FROM pgmq.send('plain', '{}')")
-        assert hot_functions(conn) == ["_ops_plain"]
-        got = conn.execute("SELECT count(*) FROM pgmq.read('plain', 30, 100)").fetchone()[0]
-        assert got == len(before["q_plain"]) + 4
-        done = scratch.manage("migrate", "django_pgmq")
-        assert done.returncode == 0, done.stderr
-        assert hot_functions(conn) == []
 
 
 def test_check_compares_queues_of_every_kind(pg_dsn):
