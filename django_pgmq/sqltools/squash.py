@@ -21,7 +21,12 @@ messages must be equal, and so after each runs its reverse, which must also give
 the schema they started from. Then the replaced ``.py`` files and their frozen SQL are
 deleted, and the replaced chain's schema is written as a fingerprint
 (``tests/fixtures/last_unsquashed_schema.json``, `FINGERPRINT`) for the test that a
-fresh install equals it.
+fresh install equals it. The catalogue differs between PostgreSQL versions (18 records
+NOT NULL as constraints, 17 adds the MAINTAIN privilege), so the fingerprint is kept
+per server major version: the squash writes its server's, and
+``python -m django_pgmq.sqltools.squash --fingerprint-of DSN`` adds another server's
+from a database at the last replaced migration (``migrate`` there with the commit
+before the squash) in which nothing else was made.
 
 Needs ``DJANGO_SETTINGS_MODULE`` (the example project's works; a settings module with
 ``MIGRATION_MODULES`` squashes a copy of the package) and a server on which the
@@ -417,6 +422,7 @@ class Verified:
 
     differences: list[str]
     upgraded: schema.Signature
+    server: str  # the server's major version, e.g. "15"
 
 
 def verify(squash: Plan, conninfo: str) -> Verified:
@@ -431,6 +437,7 @@ def verify(squash: Plan, conninfo: str) -> Verified:
     with ExitStack() as stack:
         old = stack.enter_context(sqlmigrate.scratch_database(conninfo, squash.before))
         new = stack.enter_context(sqlmigrate.scratch_database(conninfo, squash.before))
+        server = server_major(old)
         for conn in (old, new):
             populate(conn)
         at_start, kept, kept_new = described(old), contents(old), contents(new)
@@ -452,7 +459,25 @@ def verify(squash: Plan, conninfo: str) -> Verified:
             ]
             if contents(new) != kept_new:
                 problems.append("reverse: the squashed reverse changed the messages")
-    return Verified(problems, upgraded)
+    return Verified(problems, upgraded, server)
+
+
+def server_major(conn: psycopg.Connection) -> str:
+    """The server's major version as the fingerprint keys it ("15", "18")."""
+    return str(conn.info.server_version // 10000)
+
+
+def record_fingerprint(conn: psycopg.Connection, path: Path = FINGERPRINT) -> str:
+    """Add (or replace) ``conn``'s server entry in the fingerprint: ``conn`` is a
+    database at the last replaced migration with nothing made in it yet; its queues
+    are made here, as in the scratch databases. Returns the server's major version."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    populate(conn)
+    server = server_major(conn)
+    document["servers"][server] = fingerprint(described(conn))
+    document["servers"] = dict(sorted(document["servers"].items()))
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return server
 
 
 # ---------------------------------------------------------------------------------------
@@ -547,7 +572,11 @@ def _frozen_files(path: Path) -> list[str]:
 
 
 def write(
-    squash: Plan, why: str, upgraded: schema.Signature | None, fingerprint_path: Path = FINGERPRINT
+    squash: Plan,
+    why: str,
+    upgraded: schema.Signature | None,
+    fingerprint_path: Path = FINGERPRINT,
+    server: str = "",
 ) -> Path:
     """Write the squashed migration and its SQL, delete what it replaces, and (given
     the chain's schema) write the fingerprint; the new migration's path."""
@@ -571,7 +600,7 @@ def write(
             "squash": squash.name,
             "replaces": [squash.replaced[0], squash.replaced[-1]],
             "queues": list(QUEUE_SETUP),
-            "objects": fingerprint(upgraded),
+            "servers": {server: fingerprint(upgraded)},
         }
         fingerprint_path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     return target
@@ -591,7 +620,7 @@ def squash(
         )
     if fingerprint_path is None:
         return write(squash_plan, words, None)
-    return write(squash_plan, words, found.upgraded, fingerprint_path)
+    return write(squash_plan, words, found.upgraded, fingerprint_path, found.server)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -599,9 +628,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m django_pgmq.sqltools.squash", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("first", help="the first migration replaced (e.g. 0008)")
-    parser.add_argument("last", help="the last migration replaced: the head")
-    parser.add_argument("words", help="what the migrations do, in a few words: its name")
+    parser.add_argument("first", nargs="?", help="the first migration replaced (e.g. 0008)")
+    parser.add_argument("last", nargs="?", help="the last migration replaced: the head")
+    parser.add_argument("words", nargs="?", help="what the migrations do, in a few words: its name")
+    parser.add_argument(
+        "--fingerprint-of",
+        metavar="DSN",
+        help="instead of squashing: add this database's server to the fingerprint (a "
+        "database at the last replaced migration, with nothing made in it)",
+    )
     parser.add_argument("--database", help="Django database alias (default: PGMQ['DATABASE'])")
     parser.add_argument(
         "--fingerprint",
@@ -611,6 +646,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-fingerprint", action="store_true", help="do not write it")
     args = parser.parse_args(argv)
+    if args.fingerprint_of:
+        with psycopg.connect(args.fingerprint_of, autocommit=True) as conn:
+            server = record_fingerprint(conn, args.fingerprint)
+        print(f"recorded PostgreSQL {server}'s schema in {args.fingerprint}")
+        return 0
+    if not (args.first and args.last and args.words):
+        parser.error("FIRST, LAST and WORDS are needed to squash")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "example_project.settings")
     sys.path.insert(0, str(ROOT))
     import django
