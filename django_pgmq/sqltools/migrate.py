@@ -259,13 +259,20 @@ def _migrations_dir() -> Path:
     return Path(str(files(f"{APP}.migrations")))
 
 
+def slug(words: str, longest: int | None = None) -> str:
+    """A migration name's words: lower case, underscores, at most ``longest`` characters
+    of whole words ('' when nothing is left)."""
+    found = re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_")
+    if longest is not None and len(found) > longest:
+        found = found[: longest + 1].rsplit("_", 1)[0]
+    return found
+
+
 def _slug(why: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "_", why.lower()).strip("_")
-    if len(slug) > 40:  # whole words only
-        slug = slug[:41].rsplit("_", 1)[0]
-    if not slug:
+    found = slug(why, 40)
+    if not found:
         raise SystemExit('sqlmigrate: say why in a few words, for example: make "faster read"')
-    return slug
+    return found
 
 
 MIGRATION_TEMPLATE = '''"""{why}
@@ -293,7 +300,7 @@ class Migration(migrations.Migration):
 
 def make(why: str, conninfo: str) -> Path | None:
     """Write the next migration carrying what the live SQL changed; None when nothing did."""
-    slug = _slug(why)
+    words = _slug(why)
     with (
         scratch_database(conninfo, frozen_sql(), queues=True) as migrated,
         scratch_database(conninfo, live_sql(), queues=True) as live,
@@ -304,7 +311,7 @@ def make(why: str, conninfo: str) -> Path | None:
     folder = _migrations_dir()
     numbers = [int(p.name[:4]) for p in folder.glob("[0-9][0-9][0-9][0-9]_*.py")]
     previous = max(folder.glob("[0-9][0-9][0-9][0-9]_*.py")).stem
-    name = f"{max(numbers) + 1:04d}_{slug}"
+    name = f"{max(numbers) + 1:04d}_{words}"
     header = f"-- {name}: {why}\n-- Frozen when written; never edit a released migration.\n"
     (folder / "sql" / f"{name}.sql").write_text(header + forward.sql, encoding="utf-8")
     (folder / "sql" / f"{name}_reverse.sql").write_text(header + backward.sql, encoding="utf-8")

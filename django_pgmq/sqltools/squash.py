@@ -118,8 +118,8 @@ class Plan:
 
 
 def slug(words: str) -> str:
-    """The migration name's words: lower case, underscores, whole words."""
-    found = re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_")
+    """The migration name's words (``sqltools.migrate.slug``, not shortened)."""
+    found = sqlmigrate.slug(words)
     if not found:
         raise SquashError('say what the migrations do, for example: "attributes and limits"')
     return found

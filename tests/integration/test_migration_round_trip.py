@@ -19,13 +19,13 @@ they hold whatever stores the limits.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.scratch import MIGRATIONS
+
 pytestmark = pytest.mark.slow
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "django_pgmq" / "migrations"
 UNRELEASED = sorted(p.name[:4] for p in MIGRATIONS.glob("00*.py") if p.name[:4] > "0007")
 
 

@@ -20,6 +20,7 @@ from django_pgmq import index_builds
 from django_pgmq.sqltools import migrate as sqlmigrate
 from django_pgmq.sqltools import schema as sqlschema
 from django_pgmq.sqltools import squash as sqlsquash
+from django_pgmq.sqltools.squash import QUEUE_SETUP, QUEUES, contents
 from tests.integration.test_migrations import applied, has_pgmq_schema
 from tests.scratch import fake_pgmq_extension
 
@@ -84,20 +85,8 @@ RELEASED = {
     ),
 }
 
-# Queues of every kind, made the same way in both databases: name -> messages sent.
-QUEUE_SETUP = [
-    "SELECT pgmq.create('plain')",
-    "SELECT pgmq.create_unlogged('unlogged')",
-    "SELECT pgmq.create_partitioned('parted', '10', '100')",
-    "SELECT pgmq.create('notified')",
-    "SELECT pgmq.enable_notify_insert('notified', 250)",
-    "SELECT pgmq.create('fifo')",
-    "SELECT pgmq.create_fifo_index('fifo')",
-    "SELECT pgmq.create('topical')",
-    "SELECT pgmq.bind_topic('orders.*', 'topical')",
-    "SELECT pgmq.create('Mixed-Case_q')",
-]
-QUEUES = ["plain", "unlogged", "parted", "notified", "fifo", "topical", "Mixed-Case_q"]
+# Queues of every kind (sqltools.squash's, which verifies a squash with them), made the
+# same way in both databases, and this many messages sent to each.
 SENT_PER_QUEUE = 12
 
 
@@ -121,22 +110,6 @@ def populate(conn: psycopg.Connection) -> None:
     conn.execute("SELECT pgmq.send_topic('orders.new', '{\"topic\": true}')")
     # The worker's dead-letter move: the message leaves 'plain' for a queue made for it.
     conn.execute("SELECT pgmq._dead_letter('plain', 2, 'plain_dlq', 'failed 5 times')")
-
-
-def contents(conn: psycopg.Connection) -> dict[str, list]:
-    """Every message of every queue and archive, as (msg_id, read_ct, message, headers)."""
-    found = {}
-    names = [r[0] for r in conn.execute("SELECT queue_name FROM pgmq.meta ORDER BY 1")]
-    for name in names:
-        for kind in ("q", "a"):
-            table = conn.execute("SELECT pgmq.format_table_name(%s, %s)", [name, kind]).fetchone()
-            rows = conn.execute(
-                psycopg.sql.SQL(
-                    "SELECT msg_id, read_ct, message, headers FROM pgmq.{} ORDER BY msg_id"
-                ).format(psycopg.sql.Identifier(table[0]))
-            ).fetchall()
-            found[f"{kind}_{name}"] = rows
-    return found
 
 
 def test_released_migrations_keep_the_sql_they_ran():
