@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from itertools import pairwise
+from typing import Any
 
 from django.db.models import Max
 from django.db.models.functions import TruncMinute
@@ -238,29 +239,23 @@ def _complete(
         row.flags = attention_flags(row)
 
 
-COUNTS = (
-    "queue_length",
-    "queue_visible_length",
-    "in_flight_length",
-    "delayed_length",
-    "archive_size",
-    "archived_hour",
-    "archived_day",
-)
-
-
 def total_stats(rows: list[QueueRow]) -> QueueStats:
-    """The sums of every queue's counts; a sum is an estimate when one of its terms is."""
-    return QueueStats(
-        queue_name="",
-        **{name: sum(getattr(r.stats, name) for r in rows) for name in COUNTS},
-        oldest_msg_age_sec=None,
-        newest_msg_age_sec=None,
-        oldest_visible_age_sec=None,
-        poison_length=sum(r.stats.poison_length or 0 for r in rows),
-        total_messages=sum(r.stats.total_messages for r in rows),
-        estimated=frozenset().union(*(r.stats.estimated for r in rows)),
-    )
+    """The overview's total row: every figure of `QueueStats` summed over ``rows`` (a
+    figure a queue lacks, None, counts 0), but the ages (``*_sec``), which have no total
+    and are None. Every figure that is not an age is a count, so a new count is summed
+    without a word here. A sum is an estimate when one of its terms is."""
+    values: dict[str, Any] = {}
+    for figure in fields(QueueStats):
+        name = figure.name
+        if name == "queue_name":
+            values[name] = ""
+        elif name == "estimated":
+            values[name] = frozenset().union(*(r.stats.estimated for r in rows))
+        elif name.endswith("_sec"):
+            values[name] = None
+        else:
+            values[name] = sum(getattr(r.stats, name) or 0 for r in rows)
+    return QueueStats(**values)
 
 
 def _names(using: str) -> list[str]:

@@ -22,6 +22,7 @@ import argparse
 import os
 import re
 import sys
+import textwrap
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -275,10 +276,12 @@ def _slug(why: str) -> str:
     return found
 
 
+# Every line within ruff's 100 characters whatever the words and the name (up to 45).
 MIGRATION_TEMPLATE = '''"""{why}
 
-Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen in
-migrations/sql/ ({name}.sql, and its _reverse) and is never edited.
+Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen,
+never edited, in migrations/sql/{name}.sql
+and its _reverse.
 """
 
 from django.db import migrations
@@ -298,6 +301,12 @@ class Migration(migrations.Migration):
 '''
 
 
+def migration_source(why: str, name: str, previous: str) -> str:
+    """The Python module of migration ``name`` (after ``previous``), ``why`` its docstring."""
+    sentence = textwrap.fill(why.strip().rstrip(".") + ".", width=96)
+    return MIGRATION_TEMPLATE.format(why=sentence, name=name, previous=previous)
+
+
 def make(why: str, conninfo: str) -> Path | None:
     """Write the next migration carrying what the live SQL changed; None when nothing did."""
     words = _slug(why)
@@ -315,11 +324,8 @@ def make(why: str, conninfo: str) -> Path | None:
     header = f"-- {name}: {why}\n-- Frozen when written; never edit a released migration.\n"
     (folder / "sql" / f"{name}.sql").write_text(header + forward.sql, encoding="utf-8")
     (folder / "sql" / f"{name}_reverse.sql").write_text(header + backward.sql, encoding="utf-8")
-    text = MIGRATION_TEMPLATE.format(
-        why=why.strip().rstrip(".") + ".", name=name, previous=previous
-    )
     path = folder / f"{name}.py"
-    path.write_text(text, encoding="utf-8")
+    path.write_text(migration_source(why, name, previous), encoding="utf-8")
     for key in forward.by_hand:
         print(f"write by hand in migrations/sql/{name}.sql: {key}", file=sys.stderr)
     return path

@@ -245,12 +245,90 @@ def test_the_figure_recipe_names_every_place_the_code_has_for_a_figure():
         "pgmq._dashboard_stats",
         "overview.html",
         "overview_all.html",
-        "total_stats",
         "QUEUE_GAUGES",
     } <= set(places), places
     text = recipe("A figure of a queue")
     missing = [p for p in places if not named(text, p.removeprefix("pgmq."))]
     assert missing == [], f"CONTRIBUTING's figure recipe does not name {missing}"
+
+
+def test_the_overview_total_sums_every_figure_but_the_ages():
+    """The figure recipe says a count needs nothing in `total_stats`: every field of
+    `QueueStats` but the name, the ages (``*_sec``) and ``estimated`` is summed, None as 0,
+    whatever fields the record has."""
+    from dataclasses import fields
+    from types import SimpleNamespace
+
+    from django_pgmq.dashboard.overview import total_stats
+    from django_pgmq.records import QueueStats
+
+    names = [f.name for f in fields(QueueStats)]
+    figures = [n for n in names if n not in ("queue_name", "estimated")]
+    assert {"queue_length", "oldest_msg_age_sec", "poison_length"} <= set(figures)
+
+    def stats(value: int | None, estimated: set[str]) -> SimpleNamespace:
+        row = QueueStats(
+            queue_name="q", estimated=frozenset(estimated), **dict.fromkeys(figures, value)
+        )
+        return SimpleNamespace(stats=row)
+
+    total = total_stats([stats(3, {"queue_length"}), stats(4, set()), stats(None, {"x"})])
+    for name in figures:
+        assert getattr(total, name) == (None if name.endswith("_sec") else 7), name
+    assert total.estimated == {"queue_length", "x"} and total.queue_name == ""
+
+
+def estimated_label_row() -> str:
+    """The row of ``pgmq_figure_estimated`` in the operating guide's table of metrics."""
+    text = (ROOT / "docs" / "guide" / "operating.md").read_text(encoding="utf-8")
+    [row] = [line for line in text.splitlines() if line.startswith("| `pgmq_figure_estimated`")]
+    return row
+
+
+def test_every_figure_that_can_be_an_estimate_is_a_value_of_the_estimated_label():
+    """What the figure recipe says for Prometheus: each figure SQL can mark as an estimate
+    is named in the row of ``pgmq_figure_estimated``, the label's values."""
+    objects = sql_objects()
+    columns = re.findall(r"^\s+(\w+) [\w\[\] ]+,?$", objects["pgmq._dashboard_stats"], re.M)
+    marked = set()
+    for name in ("pgmq._queue_figures_estimated", "pgmq._dashboard_archive_figures"):
+        marked |= {c for c in re.findall(r"'(\w+)'", objects[name]) if c in columns}
+    assert {"queue_length", "poison_length", "archive_size"} <= marked, marked
+    row = estimated_label_row()
+    assert sorted(c for c in marked if not named(row, c)) == []
+    assert "pgmq_figure_estimated" in recipe("A figure of a queue")
+
+
+# A SQL statement ------------------------------------------------------------------------
+
+
+def test_every_public_function_of_ours_has_a_row_in_the_sql_reference():
+    """The SQL statement recipe: a public function that is not pgmq's has a row in
+    "Our additions" of docs/reference/sql.md (the integrations' by their prefix)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    pgmq_names = {key.split("(")[0] for key in hooks.PGMQ_113}
+    ours = {
+        name
+        for _stem, name, _arguments, result in hooks.public_sql_functions()
+        if name not in pgmq_names and result.lower() != "trigger"
+    }
+    assert {"set_queue_attributes", "create_workflow", "celery_publish"} <= ours
+    page = (ROOT / "docs" / "reference" / "sql.md").read_text(encoding="utf-8")
+    table = page.split("\n## Our additions\n", 1)[1].split("\n## ", 1)[0]
+    firsts = [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `")]
+    listed = {n for cell in firsts for n in re.findall(r"`(\w+\*?)`", cell)}
+    missing = sorted(
+        n
+        for n in ours
+        if n not in listed and not any(p.endswith("*") and n.startswith(p[:-1]) for p in listed)
+    )
+    assert missing == [], f'no row in docs/reference/sql.md "Our additions" for {missing}'
+    text = recipe("A SQL statement")
+    assert "docs/reference/sql.md" in text and '"Our additions"' in text
 
 
 # A management command -------------------------------------------------------------------
@@ -338,6 +416,33 @@ def test_the_worker_recipe_names_every_place_that_builds_a_consumer_or_its_setti
     assert {"consumer", "plan", "resolve"} <= set(places), places
     text = recipe("A worker behaviour")
     assert [p for p in places if not named(text, p)] == []
+
+
+def test_every_pgmq_consume_option_has_a_row_in_the_worker_guide():
+    """The worker recipe: a command-line option of pgmq_consume gets its row in the table
+    of options under "Settings" in docs/guide/worker.md."""
+    from django_pgmq.management.commands.pgmq_consume import Command
+
+    parser = Command().create_parser("manage.py", "pgmq_consume")
+    options = {
+        o
+        for action in parser._actions
+        for o in action.option_strings
+        if o.startswith("--") and action.dest not in DJANGO_OPTIONS
+    }
+    assert {"--batch", "--tasks", "--no-wait"} <= options, options
+    guide = (ROOT / "docs" / "guide" / "worker.md").read_text(encoding="utf-8")
+    section = guide.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    listed = set(re.findall(r"--[\w-]+", " ".join(rows)))  # a deprecated spelling: any cell
+    assert sorted(options - listed) == [], "no row in docs/guide/worker.md for these"
+    assert "docs/guide/worker.md" in recipe("A worker behaviour")
+
+
+# Django's own options of every command (--settings, --traceback, ...), the guide's
+# business only where the table names them.
+DJANGO_OPTIONS = {"help", "version", "settings", "pythonpath", "traceback", "no_color"}
+DJANGO_OPTIONS |= {"force_color", "skip_checks", "verbosity"}
 
 
 def test_every_worker_default_is_a_field_of_both_records_the_recipe_names():
