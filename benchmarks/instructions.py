@@ -75,7 +75,8 @@ def reset(fill: int, queue: str = QUEUE, steady: bool = True) -> list[str]:
     lines = [f"TRUNCATE pgmq.q_{queue}, pgmq.a_{queue} RESTART IDENTITY;"]
     if queue == LIMITED:
         lines += [
-            f"SELECT pgmq.set_queue_attributes('{queue}', '{{}}');",
+            # the limit removed (a null key; {} would change nothing), then set again
+            f"SELECT pgmq.set_queue_attributes('{queue}', '{{\"max_in_flight\": null}}');",
             f"SELECT pgmq.set_queue_attributes('{queue}', '{LIMIT_ATTRS}');",
         ]
         if steady:
