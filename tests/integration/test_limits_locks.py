@@ -96,6 +96,15 @@ def test_a_claim_goes_past_a_window_of_slots_another_session_holds(pg_connect, d
     assert len(got) == 10 and in_flight(db, q) == 60
 
 
+def test_a_read_of_any_quantity_from_a_limited_queue_gets_what_there_is(db, q):
+    """The window of the ring is computed past the integer range when the quantity asked
+    is near it: the read still returns every message the limit allows."""
+    set_attributes(db, q, max_in_flight=1024)
+    fill(db, q, 30)
+    got = [r[0] for r in db.execute(READ, [q, 2_000_000_000])]
+    assert len(got) == 30 and in_flight(db, q) == 30
+
+
 def test_a_reader_idle_after_making_slots_leaves_others_what_there_is(pg_connect, db, q):
     # Slots past the first 1024 are made on demand, under the state row: a reader idle
     # after making some holds that row, and another reader gets what is free, at once.

@@ -69,7 +69,8 @@ BEGIN
             -- of 10, a third of what the claim's ring walk cost). An empty window goes
             -- on with the rest of the ring.
             upto := CASE WHEN rounds = 1 AND NOT walk
-                         THEN LEAST(cap, at + 2 * (want - pg_catalog.cardinality(got)) + 8) ELSE cap END;
+                         THEN LEAST(cap::bigint, at::bigint + 2 * (want - pg_catalog.cardinality(got))::bigint + 8)
+                         ELSE cap END;
             IF NOT walk THEN
                 SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
                        pg_catalog.array_agg(x.msg_id),
