@@ -67,20 +67,25 @@ LIMITED = f"{QUEUE}_lim"
 LIMIT_ATTRS = '{"max_in_flight": 1000000}'
 
 
-def reset(fill: int, queue: str = QUEUE) -> list[str]:
+def reset(fill: int, queue: str = QUEUE, steady: bool = True) -> list[str]:
     """The queue emptied, ids from 1, ``fill`` messages, vacuumed and checkpointed (a
     limited queue's slots also rebuilt: its limit set again, 1,024 slots prefilled, each
-    holding a message no longer in the queue, as in a queue that ran a while)."""
+    holding a message no longer in the queue, as in a queue that ran a while; with
+    ``steady`` false, slots never used, as a new limit's)."""
     lines = [f"TRUNCATE pgmq.q_{queue}, pgmq.a_{queue} RESTART IDENTITY;"]
     if queue == LIMITED:
         lines += [
-            f"SELECT pgmq.set_queue_attributes('{queue}', '{{}}');",
+            # the limit removed (a null key; {} would change nothing), then set again
+            f"SELECT pgmq.set_queue_attributes('{queue}', '{{\"max_in_flight\": null}}');",
             f"SELECT pgmq.set_queue_attributes('{queue}', '{LIMIT_ATTRS}');",
+        ]
+        if steady:
             # a queue's steady state: every slot has held a message acknowledged since,
             # so each claim reclaims the slots it takes
-            "UPDATE pgmq.queue_limit_slots SET msg_id = -slot, read_ct = 1 WHERE kind = 'f';",
-            "VACUUM FULL pgmq.queue_limit_slots;",
-        ]
+            lines.append(
+                "UPDATE pgmq.queue_limit_slots SET msg_id = -slot, read_ct = 1 WHERE kind = 'f';"
+            )
+        lines.append("VACUUM FULL pgmq.queue_limit_slots;")
     if fill:
         lines.append(
             f"INSERT INTO pgmq.q_{queue} (vt, message) SELECT clock_timestamp(), "
@@ -95,15 +100,18 @@ def pin(oid: int, first: int, queue: str = QUEUE) -> str:
     return f"SELECT set_config('pgmq.low_q_{queue}', '{oid} 9999999999 {first} 9999999999', false);"
 
 
-def read_archive(mode: str, queue: str = QUEUE) -> Callable[[int, Cluster], list[str]]:
+def read_archive(
+    mode: str, queue: str = QUEUE, steady: bool = True
+) -> Callable[[int, Cluster], list[str]]:
     """read(10) then archive of the ten ids, n times, each cycle after pinning the mark:
     through the SQL API ("api"), with our kept statements run directly ("kept"), or only
     the pinning ("pin", to take its cost off). The warm-up cycles always use the API.
-    ``queue`` LIMITED: the queue with max_in_flight 1,000,000 (ours only)."""
+    ``queue`` LIMITED: the queue with max_in_flight 1,000,000 (ours only), its slots
+    reclaimed at each claim (``steady``) or never used (a fresh ring)."""
 
     def script(n: int, cluster: Cluster) -> list[str]:
         oid = cluster.limited_oid if queue == LIMITED else cluster.oid
-        lines = reset(PREFILL, queue)
+        lines = reset(PREFILL, queue, steady)
         lines += [
             "PREPARE r(text, integer, integer) AS SELECT * FROM pgmq.read($1, $2, $3);",
             "PREPARE a(text, bigint[]) AS SELECT * FROM pgmq.archive($1, $2);",
@@ -202,6 +210,13 @@ PHASES = [
         ("ours-limited",),
         read_archive("pin", LIMITED),
     ),
+    (
+        "read+archive b10 max_in_flight fresh ring",
+        "cycle",
+        read_archive("api", LIMITED, steady=False),
+        ("ours-limited",),
+        read_archive("pin", LIMITED, steady=False),
+    ),
     ("send b1", "call", send(1), ("pgmq", "ours"), None),
     ("send b10", "call", send(10), ("pgmq", "ours"), None),
     # workflows (ours only): each against the plain acknowledgement (goal: <= 2x)
@@ -212,6 +227,7 @@ PHASES = [
 # the phase and target a phase without pgmq's figure is compared with
 REFERENCE = {
     "read+archive b10 max_in_flight": ("read+archive b10", "pgmq"),
+    "read+archive b10 max_in_flight fresh ring": ("read+archive b10", "pgmq"),
     "ack: step": ("ack: plain", "ours"),
     "ack: chain step": ("ack: plain", "ours"),
 }
@@ -373,10 +389,10 @@ def measure(cluster: Cluster, cycles: tuple[int, int], wanted: list[str]) -> lis
 
 
 def report(rows: list[dict]) -> str:
-    lines = [f"{'phase':<32}{'target':<13}{'instructions':>14}  {'/pgmq':>6}  per"]
+    lines = [f"{'phase':<42}{'target':<13}{'instructions':>14}  {'/pgmq':>6}  per"]
     for r in rows:
         lines.append(
-            f"{r['phase']:<32}{r['target']:<13}{r['instructions']:>14,.0f}"
+            f"{r['phase']:<42}{r['target']:<13}{r['instructions']:>14,.0f}"
             f"  {r['/pgmq']:>6.3f}  {r['per']}"
         )
     lines.append("/pgmq: ours' instructions over pgmq's (below 1, ours does less work);")

@@ -7,9 +7,9 @@ for each migration N named: migrates back to N's predecessor and forward to the 
 and checks the schema and the attributes' behaviour again. Prints one JSON line: per N,
 the problems found ([] when none) and the seconds the round trip took.
 
-Going back past 0013 (the attributes table) is refused while any queue has attributes
-(django_pgmq.schema_guard); for such an N the refusal is checked, the attributes are
-cleared for the round trip and set again after it.
+Going back past 0008 (the release squash, which holds 0013's attributes table) is refused
+while any queue has attributes (django_pgmq.schema_guard); for such an N the refusal is
+checked, the attributes are cleared for the round trip and set again after it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ from django_pgmq.sqltools import migrate as sqlmigrate  # noqa: E402
 from django_pgmq.sqltools import schema  # noqa: E402
 
 APP = "django_pgmq"
-ATTRIBUTES_FROM = "0013"
+# the first migration that brings the attributes table: 0013, replaced since 0.2.0 by the
+# release squash 0008 (django_pgmq.schema_guard refuses to unapply it while queues have some)
+ATTRIBUTES_FROM = "0008"
 
 # Queues of every kind (sqlmigrate.EVERY_KIND), and one per behaviour-bearing attribute.
 ATTRIBUTES: dict[str, dict[str, Any]] = {

@@ -787,17 +787,25 @@ BEGIN
                 qtable := pgmq.format_table_name(queue_name, 'q'::text);
                 -- once kept, straight to the check of its text (as archive and delete do)
                 IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'l'), true) = 'p' THEN
-                    stmt := pgmq._queue_ops_kept_ready(qtable, 'l');
+                    stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'l'::"char") k);
                 ELSE
                     stmt := pgmq._queue_ops_prepared(qtable, 'l');
                 END IF;
             END IF;
             IF stmt IS NOT NULL THEN
-                OPEN rows FOR SELECT * FROM pgmq._queue_ops_run_prepared(stmt, qty, p_secs, p_ids, p_cond, low);
-            ELSE
-                OPEN rows FOR EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
-                    USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+                RETURN QUERY
+                    WITH r AS MATERIALIZED (
+                        SELECT * FROM pgmq._queue_ops_run_prepared(stmt, qty, p_secs, p_ids, p_cond, low))
+                    SELECT r.* FROM r
+                    WHERE (SELECT pgmq._claim_record(
+                                      queue_name, f.held, f.stamps, f.counts,
+                                      pg_catalog.array_agg(x.msg_id), p_op = 'p',
+                                      pg_catalog.array_agg(x.read_ct), pg_catalog.array_agg(x.vt)) IS NULL
+                           FROM r x) IS NOT NULL;
+                RETURN;
             END IF;
+            OPEN rows FOR EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
+                USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
             LOOP
                 FETCH rows INTO rec;
                 EXIT WHEN NOT FOUND;

@@ -267,6 +267,7 @@ DECLARE
     at integer := CASE WHEN at_ ~ '^[0-9]{1,9}$' THEN at_::integer ELSE 1 END;
     wrapped boolean := false;
     had integer;
+    upto integer := cap;
 BEGIN
     IF want <= 0 THEN
         RETURN got;
@@ -305,6 +306,15 @@ BEGIN
             rounds := rounds + 1;
             -- The rows locked, as locked (the latest version of each: what the claim
             -- checks after its lock).
+            -- The first round looks at a window of the ring only (since migration
+            -- 0009): a btree scan checks every entry of the leaf page it reads until a
+            -- bound fails, so with cap as the only bound each claim checked the ~400
+            -- entries of a page (callgrind, PostgreSQL 15: 0.13 M instructions a read
+            -- of 10, a third of what the claim's ring walk cost). An empty window goes
+            -- on with the rest of the ring.
+            upto := CASE WHEN rounds = 1 AND NOT walk
+                         THEN LEAST(cap::bigint, at::bigint + 2 * (want - pg_catalog.cardinality(got))::bigint + 8)
+                         ELSE cap END;
             IF NOT walk THEN
                 SELECT pg_catalog.array_agg(x.ctid), pg_catalog.array_agg(x.slot),
                        pg_catalog.array_agg(x.msg_id),
@@ -313,7 +323,7 @@ BEGIN
                 INTO c_tids, c_slots, c_ids, c_held, c_free
                 FROM (SELECT l.ctid, l.slot, l.msg_id, l.read_ct FROM pgmq.queue_limit_slots l
                       WHERE l.queue_name::text = lq AND l.kind = 'f' AND l.slot >= at
-                        AND l.slot <= cap AND l.slot <> ALL (seen)
+                        AND l.slot <= upto AND l.slot <> ALL (seen)
                       ORDER BY l.slot
                       LIMIT want - pg_catalog.cardinality(got)
                       FOR UPDATE SKIP LOCKED) x;
@@ -331,6 +341,11 @@ BEGIN
                     '      ORDER BY l.slot LIMIT $4 FOR UPDATE SKIP LOCKED) x', qtable)
                 INTO c_tids, c_slots, c_ids, c_held, c_free
                 USING lq, cap, seen, want - pg_catalog.cardinality(got), at;
+            END IF;
+            IF c_tids IS NULL AND upto < LEAST(cap, made) THEN
+                -- an empty window (its slots held by other claims): the rest of the ring
+                at := upto + 1;
+                CONTINUE;
             END IF;
             IF c_tids IS NULL THEN
                 -- the end of the ring: once round from its start

@@ -77,6 +77,34 @@ def test_a_reader_idle_in_its_transaction_does_not_make_another_wait(pg_connect,
     assert in_flight(db, q) == 5
 
 
+def test_a_claim_goes_past_a_window_of_slots_another_session_holds(pg_connect, db, q):
+    """A claim looks first at a window of the ring after its session's cursor (twice its
+    quantity and 8 more slots, migration 0009); when another session holds every slot of
+    that window, the claim goes on with the rest of the ring, at once."""
+    set_attributes(db, q, max_in_flight=1000)
+    fill(db, q, 100)
+    idle = pg_connect(autocommit=False)
+    assert len(idle.execute(READ, [q, 40]).fetchall()) == 40  # holds slots 1..40, idle
+    other = pg_connect()
+    other.execute("SET lock_timeout = '5s'")  # a wait would fail, not pass slowly
+    # a new session's cursor is at slot 1: its window (slots 1..29) is all held
+    got = [r[0] for r in other.execute(READ, [q, 10])]
+    assert len(got) == 10
+    idle.commit()
+    assert in_flight(db, q) == 50
+    got = [r[0] for r in other.execute(READ, [q, 10])]
+    assert len(got) == 10 and in_flight(db, q) == 60
+
+
+def test_a_read_of_any_quantity_from_a_limited_queue_gets_what_there_is(db, q):
+    """The window of the ring is computed past the integer range when the quantity asked
+    is near it: the read still returns every message the limit allows."""
+    set_attributes(db, q, max_in_flight=1024)
+    fill(db, q, 30)
+    got = [r[0] for r in db.execute(READ, [q, 2_000_000_000])]
+    assert len(got) == 30 and in_flight(db, q) == 30
+
+
 def test_a_reader_idle_after_making_slots_leaves_others_what_there_is(pg_connect, db, q):
     # Slots past the first 1024 are made on demand, under the state row: a reader idle
     # after making some holds that row, and another reader gets what is free, at once.
