@@ -173,7 +173,7 @@ BEGIN
         SET stripes_left = s.stripes_left - 1,
             status = CASE WHEN s.stripes_left = 1 THEN 'sent'::text ELSE s.status END,
             sent_at = CASE WHEN s.stripes_left = 1 THEN pg_catalog.clock_timestamp() ELSE s.sent_at END
-        WHERE (SELECT t.pending FROM t) = 0
+        WHERE (kid_stripes[i] < 0 OR (SELECT t.pending FROM t) = 0)
           AND s.workflow_id = wid AND s.step_no = kids[i] AND s.status = 'waiting'::text
         RETURNING s.stripes_left, s.queue_name, s.message, s.step, s.headers, s.parents
         INTO left_, qname, msg, step_, hdr, parent_nos;
@@ -234,6 +234,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     finished record;
+    kid record;
     done boolean;
 BEGIN
     UPDATE pgmq.workflow_step s
@@ -248,11 +249,50 @@ BEGIN
               CASE WHEN s.error IS NULL THEN s.result
                    ELSE pg_catalog.jsonb_build_object('error', s.error) END AS outcome
     INTO finished;
-    IF FOUND AND pg_catalog.cardinality(finished.children) > 0 THEN
+    IF NOT FOUND OR pg_catalog.cardinality(finished.children) = 0 THEN
+        RETURN NULL;
+    END IF;
+    IF finished.failed OR finished.child_stripes[1] >= 0 OR pg_catalog.cardinality(finished.children) > 1 THEN
         done := pgmq._workflow_advance(finished.workflow_id, finished.failed,
                                        finished.children, finished.child_stripes,
                                        finished.step_no, finished.step, finished.outcome);
+        RETURN NULL;
     END IF;
+    -- The one child, whose one parent is this step (a chain's next step): marked sent
+    -- (guarded) with its msg_id taken from its queue's sequence (NULL: the queue is gone)
+    -- by one statement that also tells whether the queue has attributes, then its
+    -- message inserted with that id. (A stored queue name is valid: its table is
+    -- 'q_' || lower(name), what pgmq.format_table_name gives.)
+    UPDATE pgmq.workflow_step c
+    SET status = 'sent', stripes_left = 0, sent_at = pg_catalog.clock_timestamp(),
+        msg_id = pg_catalog.nextval(CASE
+            WHEN pg_catalog.to_regclass('pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(c.queue_name))) IS NOT NULL
+            THEN pg_catalog.pg_get_serial_sequence('pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(c.queue_name)),
+                                                   'msg_id'::text)::regclass END)
+    WHERE c.workflow_id = finished.workflow_id AND c.step_no = finished.children[1]
+      AND c.status = 'waiting'::text
+    RETURNING c.queue_name, c.msg_id, c.message, c.sent_at,
+              CASE WHEN c.headers IS NULL
+                   THEN pg_catalog.jsonb_build_object('workflow', pg_catalog.jsonb_build_object(
+                            'id', c.workflow_id, 'step', c.step, 'results',
+                            pg_catalog.jsonb_build_object(finished.step, finished.outcome)))
+                   ELSE c.headers || pg_catalog.jsonb_build_object('workflow', pg_catalog.jsonb_build_object(
+                            'id', c.workflow_id, 'step', c.step, 'results',
+                            pg_catalog.jsonb_build_object(finished.step, finished.outcome))) END AS hdr,
+              EXISTS (SELECT FROM pgmq.queue_attributes a
+                      WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower(c.queue_name)) AS attrs
+    INTO kid;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF kid.msg_id IS NULL OR kid.attrs THEN
+        done := pgmq._workflow_deliver(finished.workflow_id, finished.children[1], kid.queue_name,
+                                       kid.message, kid.hdr, false);
+        RETURN NULL;
+    END IF;
+    EXECUTE 'INSERT INTO pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(kid.queue_name))
+            || '(msg_id,vt,message,headers)OVERRIDING SYSTEM VALUE VALUES($1,$2,$3,$4)'
+        USING kid.msg_id, kid.sent_at, kid.message, kid.hdr;
     RETURN NULL;
 END
 $fn$;
