@@ -37,7 +37,7 @@ from django_pgmq.sqltools import migrate as sqlmigrate  # noqa: E402
 from django_pgmq.sqltools import schema  # noqa: E402
 
 APP = "django_pgmq"
-ATTRIBUTES_FROM = "0013"
+ATTRIBUTES_FROM = "0008"  # the release squash (0008) holds 0013, which made the attributes table
 
 # Queues of every kind (sqlmigrate.EVERY_KIND), and one per behaviour-bearing attribute.
 ATTRIBUTES: dict[str, dict[str, Any]] = {

@@ -206,3 +206,15 @@ GRANT EXECUTE ON FUNCTION pgmq.create_workflow(jsonb,text) TO PUBLIC;
 
 CREATE INDEX workflow_step_sent_idx ON pgmq.workflow_step USING btree (queue_name) WHERE ((status)::text = 'sent'::text);
 
+-- BY HAND: a workflow made after 0009 gives a child with one parent no stripe row (its
+-- parent's child_stripes says -1); the functions restored above count every child down
+-- in a row: give the waiting ones their row (pending 1: their parent has not finished)
+-- and their parents stripe 0, as 0008 made them.
+INSERT INTO pgmq.workflow_stripe (workflow_id, step_no, stripe, pending)
+SELECT c.workflow_id, c.step_no, 0, 1 FROM pgmq.workflow_step c
+WHERE c.status = 'waiting' AND pg_catalog.cardinality(c.parents) = 1
+ON CONFLICT DO NOTHING;
+UPDATE pgmq.workflow_step p
+SET child_stripes = ARRAY(SELECT GREATEST(x.s, 0) FROM pg_catalog.unnest(p.child_stripes) WITH ORDINALITY x(s, k)
+                          ORDER BY x.k)
+WHERE -1 = ANY(p.child_stripes);
