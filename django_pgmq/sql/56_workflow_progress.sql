@@ -225,7 +225,11 @@ $fn$;
 -- message that is a sent step's own (pgmq._workflow_header_id) finishes the step, done,
 -- or failed when an error was recorded for it first (pgmq.fail, a dead-letter move);
 -- one statement, which also reads the children to count down (none: nothing more) and
--- what the step's children's header shows for it (its result, or {"error": ...}).
+-- what the step's children's header shows for it (its result, or {"error": ...}). A
+-- chain's step (one child, whose one parent it is; done, not failed) sends that child
+-- itself in two more statements (migration 0009: a chain step's acknowledgement went
+-- from 2.60x a plain one to under 2x in instructions, docs/benchmarks.md "Migration
+-- 0009"); any other step goes pgmq._workflow_advance's way.
 CREATE FUNCTION pgmq._workflow_ack()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -258,17 +262,23 @@ BEGIN
                                        finished.step_no, finished.step, finished.outcome);
         RETURN NULL;
     END IF;
-    -- The one child, whose one parent is this step (a chain's next step): marked sent
-    -- (guarded) with its msg_id taken from its queue's sequence (NULL: the queue is gone)
-    -- by one statement that also tells whether the queue has attributes, then its
-    -- message inserted with that id. (A stored queue name is valid: its table is
-    -- 'q_' || lower(name), what pgmq.format_table_name gives.)
+    -- The one child, whose one parent is this step (a chain's next step): one statement
+    -- marks it sent (guarded), takes its msg_id from its queue's sequence and tells
+    -- whether the queue has attributes; its message is then inserted with that id. The
+    -- sequence is found by its name, q_<queue>_msg_id_seq (what PostgreSQL names a queue
+    -- table's identity; pg_get_serial_sequence costs about 24,000 instructions more):
+    -- that name is another queue's live table only when a queue "<queue>_msg_id_seq"
+    -- exists (made before this one, whose sequence then got another name), told by that
+    -- queue's archive table. msg_id NULL (that case, a sequence of another name, the queue
+    -- gone) and a queue with attributes go pgmq._workflow_deliver's way (the queue looked
+    -- up, pgmq.send for attributes, the step failed when the queue is gone). A stored
+    -- queue name is valid, its tables are '<q|a>_' || lower(name) (pgmq.format_table_name).
     UPDATE pgmq.workflow_step c
     SET status = 'sent', stripes_left = 0, sent_at = pg_catalog.clock_timestamp(),
-        msg_id = pg_catalog.nextval(CASE
-            WHEN pg_catalog.to_regclass('pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(c.queue_name))) IS NOT NULL
-            THEN pg_catalog.pg_get_serial_sequence('pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(c.queue_name)),
-                                                   'msg_id'::text)::regclass END)
+        msg_id = CASE WHEN pg_catalog.to_regclass(
+                              'pgmq.' || pg_catalog.quote_ident('a_' || pg_catalog.lower(c.queue_name) || '_msg_id_seq')) IS NULL
+                      THEN pg_catalog.nextval(pg_catalog.to_regclass(
+                              'pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(c.queue_name) || '_msg_id_seq'))) END
     WHERE c.workflow_id = finished.workflow_id AND c.step_no = finished.children[1]
       AND c.status = 'waiting'::text
     RETURNING c.queue_name, c.msg_id, c.message, c.sent_at,
