@@ -160,11 +160,13 @@ def send(batch: int) -> Callable[[int, Cluster], list[str]]:
 ACKED = 600  # messages (or first steps) made before the acknowledgements of an "ack" phase
 
 
-def ack(shape: str | None) -> Callable[[int, Cluster], list[str]]:
+def ack(shape: str | None, send: bool = False) -> Callable[[int, Cluster], list[str]]:
     """One acknowledgement (``pgmq.archive`` of one id) per call, n times, of: a plain
     message (shape None), the step of a one-step workflow ("step": nothing after it), or
     the first step of a two-step chain ("chain": its acknowledgement sends the second).
-    The same ACKED messages are made whatever n, so making them cancels out."""
+    The same ACKED messages are made whatever n, so making them cancels out. ``send``:
+    each plain acknowledgement followed by a one-message ``pgmq.send`` to the same queue
+    (the work a chain step's acknowledgement does, by hand)."""
 
     def script(n: int, cluster: Cluster) -> list[str]:
         lines = reset(0)[:1]
@@ -193,6 +195,12 @@ def ack(shape: str | None) -> Callable[[int, Cluster], list[str]]:
         lines += reset(0)[1:]
         lines.append("PREPARE a1(text, bigint) AS SELECT pgmq.archive($1, $2);")
         # each workflow sent its first step as it was made: ids 1 .. ACKED are first steps
+        if send:
+            lines.append("PREPARE s1(text, jsonb) AS SELECT * FROM pgmq.send($1, $2);")
+            for k in range(WARMUP + n):
+                lines.append(f"EXECUTE a1('{QUEUE}', {k + 1});")
+                lines.append(f"EXECUTE s1('{QUEUE}', '{MESSAGE}');")
+            return lines
         return lines + [f"EXECUTE a1('{QUEUE}', {k + 1});" for k in range(WARMUP + n)]
 
     return script
@@ -223,6 +231,8 @@ PHASES = [
     ("ack: plain", "call", ack(None), ("pgmq", "ours"), None),
     ("ack: step", "call", ack("step"), ("ours",), None),
     ("ack: chain step", "call", ack("chain"), ("ours",), None),
+    # context: a plain acknowledgement and a plain one-message send, the work of a chain step
+    ("ack+send: plain", "call", ack(None, send=True), ("pgmq", "ours"), None),
 ]
 # the phase and target a phase without pgmq's figure is compared with
 REFERENCE = {

@@ -45,7 +45,10 @@ CREATE DOMAIN pgmq.workflow_step_status AS text
 
 -- One row per step. step_no: its place in a topological order (the lock order);
 -- position: its place in the spec (the order workflow_status lists). parents / children:
--- step_nos; child_stripes[i]: the stripe of children[i] this step counts down.
+-- step_nos; child_stripes[i]: the stripe of children[i] this step counts down, -1 when
+-- this step is that child's only parent (no stripe row: the child is sent by the
+-- acknowledgement that finishes this step; workflows made before migration 0009 have
+-- stripe 0 and a row for such a child, which works as well).
 CREATE TABLE pgmq.workflow_step (
     workflow_id bigint NOT NULL,
     step_no integer NOT NULL,
@@ -67,8 +70,13 @@ CREATE TABLE pgmq.workflow_step (
     PRIMARY KEY (workflow_id, step_no),
     CONSTRAINT workflow_step_name_key UNIQUE (workflow_id, step)
 );
--- The sent steps of a queue: what a purge or a drop of the queue fails.
-CREATE INDEX workflow_step_sent_idx ON pgmq.workflow_step (queue_name) WHERE status = 'sent';
+-- A queue's steps by message: what a purge or a drop of the queue fails (its sent steps),
+-- and a dropped partition's steps by their msg_ids. No predicate on status: a column in
+-- an index's predicate makes every change of it a non-HOT update (new entries in every
+-- index of the table), and an acknowledgement changes a step's status (sent -> done:
+-- about 34,000 instructions a step, docs/benchmarks.md "Migration 0009"). A purge or a
+-- drop walks the queue's kept steps (the finished ones until retention removes them).
+CREATE INDEX workflow_step_queue_msg_idx ON pgmq.workflow_step (queue_name, msg_id);
 
 -- The striped counters of the steps with parents: pending parents per stripe.
 CREATE TABLE pgmq.workflow_stripe (
@@ -370,7 +378,10 @@ BEGIN
                pg_catalog.count(*) OVER (PARTITION BY e.child) AS parents
         FROM unnest(edge_parent, edge_child) WITH ORDINALITY e(parent, child, ord)
     ), striped AS (
-        SELECT e.parent, e.child, (e.k % least(e.parents, 64))::integer AS stripe, e.k
+        -- a child with one parent has no stripe row (-1): its parent's own guarded
+        -- sent -> done is the only thing that can count it down
+        SELECT e.parent, e.child,
+               CASE WHEN e.parents = 1 THEN -1 ELSE (e.k % least(e.parents, 64))::integer END AS stripe, e.k
         FROM edge e
     ), down AS (
         SELECT s.parent, pg_catalog.array_agg(s.child ORDER BY s.child) AS children,
@@ -383,7 +394,7 @@ BEGIN
     ), counters AS (
         INSERT INTO pgmq.workflow_stripe (workflow_id, step_no, stripe, pending)
         SELECT wid, s.child, s.stripe, pg_catalog.count(*)::integer
-        FROM striped s GROUP BY s.child, s.stripe
+        FROM striped s WHERE s.stripe >= 0 GROUP BY s.child, s.stripe
     )
     INSERT INTO pgmq.workflow_step (
         workflow_id, step_no, position, step, queue_name, message, headers, parents,

@@ -3,6 +3,7 @@ psycopg connection; the step after them is sent exactly once, whatever the inter
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -320,3 +321,67 @@ def test_the_last_parent_sends_every_parents_result_even_one_committed_while_it_
     [[headers]] = db.execute(f"SELECT headers FROM pgmq.q_{cbq}").fetchall()
     assert headers["workflow"]["results"] == {names[first_id]: {"r": 1}, names[second_id]: {"r": 2}}
     assert statuses(db, wid)["cb"] == "sent"
+
+
+@pytest.mark.parametrize("isolation", ["READ COMMITTED", "REPEATABLE READ"])
+def test_chains_acknowledged_twice_at_once_send_each_next_step_once(
+    db, queues, pg_connect, isolation
+) -> None:
+    """A chain's next step is marked sent, takes its msg_id from its queue's sequence and
+    is inserted by the acknowledgement's trigger (migration 0009): 40 chains whose first
+    messages are each acknowledged by two sessions at once (every form, some rolled back
+    first) send each next step once, with the msg_id its step records."""
+    q, nq = queues(2)
+    wids = [
+        create(
+            db,
+            [
+                {"step": "a", "queue": q, "message": {"k": k}},
+                {"step": "b", "queue": nq, "message": {"k": k}, "after": ["a"]},
+            ],
+        )
+        for k in range(40)
+    ]
+    ids = all_ids(db, q)
+
+    def ack(part: list[int], form: int, roll_back_first: bool) -> Callable[..., None]:
+        def run(conn: psycopg.Connection) -> None:
+            for msg_id in part:
+                if roll_back_first:
+                    conn.execute(f"BEGIN ISOLATION LEVEL {isolation}")
+                    # the other session's acknowledgement may have committed first
+                    with contextlib.suppress(psycopg.errors.SerializationFailure):
+                        acknowledge(conn, q, [msg_id], form)
+                    conn.execute("ROLLBACK")
+                while True:
+                    try:
+                        conn.execute(f"BEGIN ISOLATION LEVEL {isolation}")
+                        acknowledge(conn, q, [msg_id], form)
+                        conn.execute("COMMIT")
+                        break
+                    except psycopg.errors.SerializationFailure:
+                        conn.execute("ROLLBACK")
+
+        return run
+
+    # every id in two sessions' shares, in opposite orders
+    work = [ack(p, i, i % 3 == 0) for i, p in enumerate(shares(ids, SESSIONS // 2))]
+    work += [ack(p[::-1], i + 1, i % 3 == 1) for i, p in enumerate(shares(ids, SESSIONS // 2))]
+    assert at_barrier(pg_connect, work, autocommit=True) == []
+    assert all_ids(db, q) == []
+    sent = db.execute(
+        "SELECT (headers -> 'workflow' ->> 'id')::bigint, msg_id, message, headers"
+        f" FROM pgmq.q_{nq}"
+    ).fetchall()
+    assert sorted(r[0] for r in sent) == sorted(wids)
+    for wid, msg_id, message, headers in sent:
+        assert statuses(db, wid) == {"a": "done", "b": "sent"}
+        assert message == {"k": wids.index(wid)}
+        (recorded,) = db.execute(
+            "SELECT msg_id FROM pgmq.workflow_status(%s) WHERE step = 'b'", [wid]
+        ).fetchone()
+        assert recorded == msg_id
+        assert headers["workflow"]["step"] == "b" and set(headers["workflow"]["results"]) == {"a"}
+    # the queue's own sends go on after the ids the chains took
+    (after,) = db.execute("SELECT * FROM pgmq.send(%s, '{}'::jsonb)", [nq]).fetchone()
+    assert after > max(r[1] for r in sent)

@@ -418,3 +418,72 @@ def test_a_one_parent_child_gets_its_parents_result_however_the_parent_finished(
     ((_, _, hdr),) = messages(db, q)
     assert hdr["workflow"]["results"] == {"d": {"error": {"error": f'queue "{other}" was purged'}}}
     assert status(db, wid)["d"][0] == "failed"
+
+
+def test_a_chain_step_sends_the_next_without_a_stripe_and_old_rows_still_advance(
+    db, queues
+) -> None:
+    # a child with one parent has no stripe row (its parent's child_stripes says -1); a
+    # workflow made before migration 0009 has stripe 0 and a row for it: both advance
+    q, nq = queues(2)
+    wid = create(
+        db,
+        [
+            {"step": "a", "queue": q, "message": {}},
+            {"step": "b", "queue": nq, "message": {"n": 1}, "after": ["a"]},
+            {"step": "c", "queue": nq, "message": {"n": 2}, "after": ["b"]},
+        ],
+    )
+    rows = db.execute(
+        "SELECT step, child_stripes, stripes_left FROM pgmq.workflow_step"
+        " WHERE workflow_id = %s ORDER BY step",
+        [wid],
+    ).fetchall()
+    assert rows == [("a", [-1], 0), ("b", [-1], 1), ("c", [], 1)]
+    assert db.execute(
+        "SELECT count(*) FROM pgmq.workflow_stripe WHERE workflow_id = %s", [wid]
+    ).fetchone() == (0,)
+    # b and c as a workflow made before 0009 has them
+    db.execute(
+        "UPDATE pgmq.workflow_step SET child_stripes = '{0}' WHERE workflow_id = %s AND step = 'b'",
+        [wid],
+    )
+    db.execute(
+        "INSERT INTO pgmq.workflow_stripe (workflow_id, step_no, stripe, pending)"
+        " SELECT workflow_id, step_no, 0, 1 FROM pgmq.workflow_step"
+        " WHERE workflow_id = %s AND step = 'c'",
+        [wid],
+    )
+    ((a, _, _),) = messages(db, q)
+    db.execute("SELECT pgmq.complete(%s, %s, '7')", [q, a])
+    ((b, msg, hdr),) = messages(db, nq)
+    assert (msg, hdr) == ({"n": 1}, {"workflow": {"id": wid, "step": "b", "results": {"a": 7}}})
+    db.execute("SELECT pgmq.delete(%s, %s::bigint)", [nq, b])
+    ((c, msg, hdr),) = messages(db, nq)
+    assert (msg, hdr) == ({"n": 2}, {"workflow": {"id": wid, "step": "c", "results": {"b": None}}})
+    ids = dict(db.execute("SELECT step, msg_id FROM pgmq.workflow_status(%s)", [wid]).fetchall())
+    assert (ids["b"], ids["c"]) == (b, c)
+
+
+def test_a_chain_step_finds_its_queue_sequence_whatever_its_name(db) -> None:
+    # queue "x_msg_id_seq" made first takes the table name q_x_msg_id_seq, the name queue
+    # x's msg_id sequence would have had: the next step of a chain on x still gets x's ids
+    base = f"wf_{uuid.uuid4().hex[:8]}"
+    for name in (f"{base}_msg_id_seq", base):
+        db.execute("SELECT pgmq.create(%s)", [name])
+    try:
+        wid = create(
+            db,
+            [
+                {"step": "a", "queue": base, "message": {}},
+                {"step": "b", "queue": base, "message": {"n": 1}, "after": ["a"]},
+            ],
+        )
+        ((a, _, _),) = messages(db, base)
+        db.execute("SELECT pgmq.archive(%s, %s::bigint)", [base, a])
+        ((b, msg, _),) = messages(db, base)
+        assert msg == {"n": 1} and b == a + 1
+        assert status(db, wid)["b"][0] == "sent"
+    finally:
+        for name in (base, f"{base}_msg_id_seq"):
+            db.execute("SELECT pgmq.drop_queue(%s)", [name])
