@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,28 +91,30 @@ def attributes(conninfo: str, write: bool, why: str | None) -> Outcome:
 
 
 def catalogue(conninfo: str, write: bool, why: str | None) -> Outcome:
-    """locale/django.pot, by makemessages (its creation date alone is no change)."""
+    """locale/django.pot, by makemessages (its creation date alone is no change).
+
+    makemessages writes in the folder it runs in, so it runs in a copy of the package: the
+    checkout's catalogue is never half-written or missing while it runs, which CI's two
+    test legs, reading and checking one checkout at the same time, rely on."""
     if shutil.which("xgettext") is None:
         return Outcome(["skipped: GNU gettext (xgettext) is not installed"])
     before = CATALOGUE.read_text(encoding="utf-8")
-    english = PACKAGE / "locale" / "en"
-    try:
+    with tempfile.TemporaryDirectory(prefix="pgmq-catalogue-") as scratch:
+        copy = Path(scratch) / PACKAGE.name
+        shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
         subprocess.run(
             [sys.executable, "-m", "django", "makemessages", "-l", "en", "--keep-pot",
              "--no-location", "-v", "0"],
-            cwd=PACKAGE,
+            cwd=copy,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             check=True,
         )  # fmt: skip
-        after = CATALOGUE.read_text(encoding="utf-8")
-    finally:
-        shutil.rmtree(english, ignore_errors=True)
+        after = (copy / "locale" / CATALOGUE.name).read_text(encoding="utf-8")
     changed = _CREATED.sub("", before) != _CREATED.sub("", after)
-    if not write or not changed:
-        CATALOGUE.write_text(before, encoding="utf-8")
     if not changed:
         return Outcome(["up to date"])
     if write:
+        CATALOGUE.write_text(after, encoding="utf-8")
         return Outcome(
             [f"wrote {_shown(CATALOGUE)}: merge and translate the .po (CONTRIBUTING.md)"]
         )
@@ -140,7 +143,7 @@ GENERATORS = (
 
 
 def _shown(path: Path) -> str:
-    return str(path.relative_to(ROOT))
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def regenerate(conninfo: str, *, write: bool, why: str | None = None) -> list[tuple[str, Outcome]]:

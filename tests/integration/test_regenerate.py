@@ -20,38 +20,41 @@ def test_nothing_generated_is_stale():
     assert regenerate.main(["--check"]) == 0
 
 
-def test_a_stale_docs_table_fails_the_check_and_is_rewritten(conninfo):
-    path = attributes.DOCS_TABLE
-    original = path.read_text(encoding="utf-8")
-    try:
-        path.write_text(
-            original.replace(attributes.END, "| `stray` | | | | |\n" + attributes.END),
-            encoding="utf-8",
-        )
-        checked = regenerate.attributes(conninfo, False, None)
-        assert checked.stale and checked.lines == ["stale: docs/guide/attributes.md"]
-        outcome = regenerate.attributes(conninfo, True, None)
-        assert outcome.lines == ["wrote docs/guide/attributes.md"]
-        assert path.read_text(encoding="utf-8") == original
-    finally:
-        path.write_text(original, encoding="utf-8")
+def test_a_stale_docs_table_fails_the_check_and_is_rewritten(conninfo, tmp_path, monkeypatch):
+    """On a copy of the docs page: the checkout's stays whole for tests running beside."""
+    original = attributes.DOCS_TABLE.read_text(encoding="utf-8")
+    path = tmp_path / "attributes.md"
+    path.write_text(
+        original.replace(attributes.END, "| `stray` | | | | |\n" + attributes.END),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(attributes, "DOCS_TABLE", path)
+    checked = regenerate.attributes(conninfo, False, None)
+    assert checked.stale and checked.lines == [f"stale: {path}"]
+    outcome = regenerate.attributes(conninfo, True, None)
+    assert outcome.lines == [f"wrote {path}"]
+    assert path.read_text(encoding="utf-8") == original
 
 
-def test_a_stale_catalogue_fails_the_check_and_is_left_as_it_was(conninfo):
-    """Without GNU gettext the catalogue is not checked, and the check says so."""
+def test_a_stale_catalogue_fails_the_check_and_is_left_as_it_was(conninfo, tmp_path, monkeypatch):
+    """Without GNU gettext the catalogue is not checked, and the check says so. On a copy
+    of the catalogue; the check never writes in the checkout (CI's legs share it)."""
     if shutil.which("xgettext") is None:
         outcome = regenerate.catalogue(conninfo, False, None)
         assert not outcome.stale and outcome.lines[0].startswith("skipped: GNU gettext")
         return
-    path = regenerate.CATALOGUE
-    original = path.read_text(encoding="utf-8")
+    shipped = regenerate.CATALOGUE
+    original = shipped.read_text(encoding="utf-8")
     entry = 'msgid "Only messages containing"\nmsgstr ""\n\n'
     assert entry in original
-    try:
-        path.write_text(original.replace(entry, ""), encoding="utf-8")
-        outcome = regenerate.catalogue(conninfo, False, None)
-        assert outcome.stale and outcome.lines == ["stale: django_pgmq/locale/django.pot"]
-        assert path.read_text(encoding="utf-8") == original.replace(entry, "")
-        assert not (regenerate.PACKAGE / "locale" / "en").exists()
-    finally:
-        path.write_text(original, encoding="utf-8")
+    path = tmp_path / "django.pot"
+    path.write_text(original.replace(entry, ""), encoding="utf-8")
+    monkeypatch.setattr(regenerate, "CATALOGUE", path)
+    outcome = regenerate.catalogue(conninfo, False, None)
+    assert outcome.stale and outcome.lines == [f"stale: {path}"]
+    assert path.read_text(encoding="utf-8") == original.replace(entry, "")
+    assert shipped.read_text(encoding="utf-8") == original
+    assert not (regenerate.PACKAGE / "locale" / "en").exists()
+    written = regenerate.catalogue(conninfo, True, None)
+    assert written.lines[0].startswith(f"wrote {path}")
+    assert entry in path.read_text(encoding="utf-8")
