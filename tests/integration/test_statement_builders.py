@@ -1,8 +1,9 @@
 """One statement builder per message operation: every path that reads, pops, sends,
 archives or deletes on a queue runs the text of that operation's one builder
 (sql/15_queue_ops.sql: _read_sql with its pick _read_pick_sql and its claim
-_read_claim_sql, _send_sql, _ack_sql), FIFO group reads, Spark claims and a
-deduplicating queue's fast send included.
+_read_claim_sql, _send_sql, _ack_sql), FIFO group reads, Spark claims, a
+deduplicating queue's fast send and a workflow chain's next step (sent by the
+acknowledgement's trigger) included.
 
 Each test plants a change in one builder, inside a transaction that is rolled back (so
 pg_proc is as before), and runs the operation through every path: the router's EXECUTE
@@ -196,7 +197,21 @@ def sends(db: psycopg.Connection, queues: dict[str, str]) -> dict[str, list[int]
     )
     q = queues["plain"]
     found["client send"] = marked(q, client(db, q, "s", [Jsonb({"s": 1})], None))
+    found["chain step"] = marked(q, chain_step_sent(db, q))
     return found
+
+
+def chain_step_sent(db: psycopg.Connection, q: str) -> list[tuple]:
+    """Acknowledge a two-step chain's first step on ``q``: the trigger sends the second
+    itself (pgmq._workflow_ack); its msg_id, as a one-row list."""
+    steps = [
+        {"step": "x", "queue": q, "message": {"s": 1}},
+        {"step": "y", "queue": q, "message": {"s": 2}, "after": ["x"]},
+    ]
+    wid = db.execute("SELECT pgmq.create_workflow(%s)", [Jsonb(steps)]).fetchone()[0]
+    first = "SELECT msg_id FROM pgmq.workflow_step WHERE workflow_id = %s AND step = %s"
+    db.execute("SELECT pgmq.archive(%s, %s)", [q, db.execute(first, [wid, "x"]).fetchone()[0]])
+    return db.execute(first, [wid, "y"]).fetchall()
 
 
 def kept(db: psycopg.Connection, q: str, op: str) -> str:
