@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import psycopg
 from django.core.management.base import (
@@ -28,6 +28,7 @@ from .. import conf, routing
 from ..errors import PgmqError
 from ..manager import QueueManager
 from ..records import QueueMetrics
+from .reference import GuidePointer, ReferenceRow
 
 # SQLSTATEs that mean the SQL API is not installed in this database.
 _NOT_INSTALLED = {"3F000", "42883"}
@@ -112,6 +113,11 @@ def _glue_option_values(parser: argparse.ArgumentParser, args: list[str]) -> lis
 
 class PgmqCommand(BaseCommand):
     """Base of the ``pgmq_*`` commands: adds ``--database`` and turns errors into one line."""
+
+    # What the command reference says of the command: its row (what it prints, when it
+    # fails) or the guide that explains it. Every command declares one, beside its help;
+    # the reference's table is generated from them (sqltools.command_table).
+    reference: ClassVar[ReferenceRow | GuidePointer]
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         kwargs.setdefault("formatter_class", _HelpFormatter)

@@ -10,6 +10,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from ..contrib.spark import require
 from .command_base import PgmqCommand
+from .reference import GuidePointer
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -32,6 +33,9 @@ def duration(text: str) -> int:
 
 class SparkCommand(PgmqCommand):
     """A ``pgmq_*`` command that runs a Spark job and prints a line per stage."""
+
+    # The Spark guide explains what each prints, for all three.
+    reference = GuidePointer("the Spark pipeline", "[Spark](../guide/spark.md#pipeline-commands)")
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)

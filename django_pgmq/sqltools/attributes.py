@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from ..attribute_spec import KINDS, SIDES, AttributeSpec
+from . import regions
 
 DOCS_TABLE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "attributes.md"
 GENERATED = Path(__file__).resolve().parents[1] / "attributes_declared.py"
-BEGIN, END = "<!-- attributes: generated, begin -->", "<!-- attributes: generated, end -->"
+REGION = "attributes"
+BEGIN, END = regions.markers(REGION)
 
 
 DECLARATION_SQL = (
@@ -96,14 +98,12 @@ def render_docs_table(specs: tuple[AttributeSpec, ...]) -> str:
 
 def docs_table_in(text: str) -> str:
     """The generated table as it stands in a docs page's text."""
-    start, end = text.index(BEGIN) + len(BEGIN) + 1, text.index(END)
-    return text[start:end]
+    return regions.region(text, REGION)
 
 
 def with_docs_table(text: str, table: str) -> str:
     """A docs page's text with its generated table replaced by ``table``."""
-    start, end = text.index(BEGIN) + len(BEGIN) + 1, text.index(END)
-    return text[:start] + table + text[end:]
+    return regions.with_region(text, REGION, table)
 
 
 def check(specs: tuple[AttributeSpec, ...]) -> list[str]:

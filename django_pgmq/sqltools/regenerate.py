@@ -14,8 +14,10 @@ What is generated, each from its one source:
 - the translation catalogue ``locale/django.pot``, from the strings marked in the code and
   templates (Django's ``makemessages``; needs GNU gettext's ``xgettext``, else skipped and
   said); the German ``.po`` is then merged and translated by hand (CONTRIBUTING.md);
-- the command reference, made from each command's ``--help`` at every docs build
-  (``docs/hooks.py``): nothing to write, ``--check`` makes sure it renders.
+- the table "What they print and when they fail" of docs/reference/commands.md, from
+  each command's ``reference`` declaration beside its help (``sqltools.command_table``);
+- the rest of the command reference, made from each command's ``--help`` at every docs
+  build (``docs/hooks.py``): nothing to write, ``--check`` makes sure it renders.
 
 The database server is the configured one (``DATABASE_URL``); without it, the example
 project's embedded PostgreSQL, started here when it is not running. CI runs ``--check``.
@@ -81,8 +83,23 @@ def attributes(conninfo: str, write: bool, why: str | None) -> Outcome:
     """attributes_declared.py and the docs table (``sqltools.attributes``)."""
     from . import attributes as generator
 
-    wanted = generator.rendered(conninfo)
-    stale = generator.stale(wanted)
+    return _files(generator.rendered(conninfo), write)
+
+
+def command_table(conninfo: str, write: bool, why: str | None) -> Outcome:
+    """The command reference's table, from each command's ``reference`` declaration
+    (``sqltools.command_table``); needs no database."""
+    from . import command_table as generator
+
+    found = generator.problems(generator.declarations())
+    if found:
+        return Outcome(found, stale=True)
+    return _files(generator.rendered(), write)
+
+
+def _files(wanted: dict[Path, str], write: bool) -> Outcome:
+    """Compare generated files with what they should hold; write the stale ones if asked."""
+    stale = [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
     if write:
         for path in stale:
             path.write_text(wanted[path], encoding="utf-8")
@@ -138,6 +155,7 @@ GENERATORS = (
     Generator("migrations", migrations),
     Generator("attributes", attributes),
     Generator("translation catalogue", catalogue),
+    Generator("command table", command_table),
     Generator("command reference", command_reference),
 )
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from django_pgmq.sqltools import attributes, migrate, regenerate
+from django_pgmq.sqltools import attributes, command_table, migrate, regenerate
 
 
 @pytest.fixture
@@ -34,6 +34,30 @@ def test_a_stale_docs_table_fails_the_check_and_is_rewritten(conninfo, tmp_path,
     outcome = regenerate.attributes(conninfo, True, None)
     assert outcome.lines == [f"wrote {path}"]
     assert path.read_text(encoding="utf-8") == original
+
+
+def test_a_stale_command_table_fails_the_check_and_is_rewritten(tmp_path, monkeypatch):
+    """A row that no command declares (as when a command's declaration changed and the
+    page was not regenerated) fails the check; writing brings back the declared table.
+    On a copy of the page, as above."""
+    original = command_table.PAGE.read_text(encoding="utf-8")
+    row = "| `pgmq_send QUEUE PAYLOAD` / `--file PATH` |"
+    assert row in original
+    path = tmp_path / "commands.md"
+    path.write_text(original.replace(row, "| `pgmq_send QUEUE` |"), encoding="utf-8")
+    monkeypatch.setattr(command_table, "PAGE", path)
+    checked = regenerate.command_table("", False, None)
+    assert checked.stale and checked.lines == [f"stale: {path}"]
+    assert regenerate.command_table("", True, None).lines == [f"wrote {path}"]
+    assert path.read_text(encoding="utf-8") == original
+
+
+def test_a_command_without_its_declaration_fails_the_check(monkeypatch):
+    """A command that declares no row nor guide is named, and nothing is written."""
+    declared = {**command_table.declarations(), "pgmq_redrive": None}
+    monkeypatch.setattr(command_table, "declarations", lambda: declared)
+    outcome = regenerate.command_table("", True, None)
+    assert outcome.stale and outcome.lines[0].startswith("pgmq_redrive: Command declares no")
 
 
 def test_a_stale_catalogue_fails_the_check_and_is_left_as_it_was(conninfo, tmp_path, monkeypatch):

@@ -4,8 +4,9 @@ Every recipe is read as text: each file, SQL object, Python name and docs link i
 must exist. And a recipe must name every place the code has for its kind of change,
 found from the code itself: for a figure of a queue, every template that shows a queue's
 figures, every function that builds a `QueueStats` field by field, every SQL object that
-lists the dashboard's figures and the Prometheus gauge table; for a command, a row in the
-command reference (or a guide named below it); for an attribute, the docs it must touch.
+lists the dashboard's figures and the Prometheus gauge table; for a command, its declared
+row in the command reference (or the guide named below it); for an attribute, the docs it
+must touch.
 The attribute recipe has a working test of its own besides
 (`tests/integration/test_attribute_declaration.py` adds an attribute and follows it).
 """
@@ -343,27 +344,58 @@ REFERENCE = ROOT / "docs" / "reference" / "commands.md"
 TABLE = "What they print and when they fail"
 
 
-def referenced_commands() -> tuple[set[str], set[str]]:
-    """The commands with a row in the reference's table, and those named below it."""
+def test_every_command_declares_its_row_or_its_guide():
+    """The reference's table is generated from each command's `reference`: a command
+    that declares none (or a row that would not make one) is named."""
+    from django_pgmq.sqltools import command_table
+
+    declared = command_table.declarations()
+    assert set(declared) == set(command_names())
+    assert command_table.problems(declared) == []
+
+
+def test_a_command_without_its_declaration_is_named():
+    """The check can fail: no `reference`, a row whose usage names another command, a
+    pointer without a link, each give a line naming the command."""
+    from django_pgmq.management.reference import GuidePointer, ReferenceRow
+    from django_pgmq.sqltools import command_table
+
+    found = command_table.problems(
+        {
+            "pgmq_none": None,
+            "pgmq_row": ReferenceRow("`pgmq_other QUEUE`", "`done`", "a | b"),
+            "pgmq_guide": GuidePointer("the worker", "the worker guide"),
+        }
+    )
+    named = [line.split(":")[0] for line in found]
+    assert named == ["pgmq_none", "pgmq_row", "pgmq_row", "pgmq_guide"]
+    assert "declares no `reference`" in found[0]
+
+
+def test_the_reference_table_is_what_the_commands_declare():
+    """The page's generated region holds one row per command that declares one, and names
+    under it each command a guide explains (`sqltools.regenerate` writes it)."""
+    from django_pgmq.management.reference import GuidePointer
+    from django_pgmq.sqltools import command_table
+
+    declared = command_table.declarations()
     text = REFERENCE.read_text(encoding="utf-8")
+    assert command_table.rendered()[REFERENCE] == text, (
+        "run: python -m django_pgmq.sqltools.regenerate"
+    )
     section = text.split(f"\n## {TABLE}\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `pgmq_")]
-    in_rows = {n for row in rows for n in re.findall(r"`(pgmq_\w+)", row.split(" | ")[0])}
-    after = section[section.rindex("\n|") :]
-    return in_rows, set(re.findall(r"`(pgmq_\w+)`", after))
-
-
-def test_every_command_has_a_row_in_the_reference_or_a_guide():
-    in_rows, below = referenced_commands()
+    in_rows = {re.match(r"\| `(pgmq_\w+)", row).group(1) for row in rows}
+    below = set(re.findall(r"`(pgmq_\w+)`", section[section.rindex("\n|") :]))
+    guided = {name for name, ref in declared.items() if isinstance(ref, GuidePointer)}
     assert {"pgmq_create", "pgmq_send"} <= in_rows and "pgmq_consume" in below
-    missing = [c for c in command_names() if c not in in_rows | below]
-    assert missing == [], f"no row in {REFERENCE.name} ({TABLE!r}) nor a guide for {missing}"
-    assert (in_rows | below) <= set(command_names()), "a row for a command that is gone"
+    assert (in_rows, below) == (set(declared) - guided, guided)
 
 
-def test_the_command_recipe_says_where_the_row_goes():
+def test_the_command_recipe_says_where_the_row_is_declared():
     text = recipe("A management command")
     assert "docs/reference/commands.md" in text and f'"{TABLE}"' in text
+    assert "ReferenceRow" in text and "GuidePointer" in text and "sqltools.regenerate" in text
     assert f"## {TABLE}" in REFERENCE.read_text(encoding="utf-8")
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..attribute_args import describe, key_value, keys_help
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -22,6 +23,11 @@ examples:
   manage.py pgmq_attributes orders --set max_in_flight=5 --set rate_limit=100/1m
   manage.py pgmq_attributes orders --set delivery_delay=
 """
+    reference = ReferenceRow(
+        usage="`pgmq_attributes QUEUE [--set KEY=VALUE ...]`",
+        prints='`key: value` (JSON) per line, or `queue "x" has no attributes`',
+        fails="an unknown key or a bad value (nothing changes), a `--set` that is not `KEY=VALUE`",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("queue", metavar="QUEUE", help="The queue.")

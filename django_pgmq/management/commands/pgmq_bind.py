@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from ..command_base import PgmqCommand, format_table
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -27,6 +28,12 @@ examples:
   manage.py pgmq_bind --list
   manage.py pgmq_bind --list --queue orders_all
 """
+    reference = ReferenceRow(
+        usage="`pgmq_bind PATTERN QUEUE` / `--list [--queue QUEUE]`",
+        prints="""`bound pattern "p" to queue "x"` (binding twice is not an error); `--list`: a
+        table of bindings, or `no bindings`""",
+        fails="the pattern is invalid, PATTERN or QUEUE is missing, or given with `--list`",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("pattern", nargs="?", metavar="PATTERN", help="Topic pattern.")

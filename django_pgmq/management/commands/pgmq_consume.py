@@ -19,6 +19,7 @@ from ...worker import config, logs, registry, signals, waiting
 from ...worker.fleet import run_workers
 from ...worker.worker import Worker, WorkerOptions
 from ..command_base import PgmqCommand, positive_int
+from ..reference import GuidePointer
 
 if TYPE_CHECKING:
     from ...tasks.backend import PgmqBackend
@@ -75,6 +76,7 @@ examples:
   manage.py pgmq_consume --tasks                                  # Django tasks, every queue
   manage.py pgmq_consume --tasks --backend reports emails         # one backend's queue
 """
+    reference = GuidePointer("the worker", "[The worker](../guide/worker.md)")
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(

@@ -10,6 +10,7 @@ from django.db import transaction
 from ...manager import QueueManager
 from ..attribute_args import add_attribute_options, attribute_options
 from ..command_base import PgmqCommand, positive_int
+from ..reference import ReferenceRow
 from .pgmq_notify import throttle_ms
 
 
@@ -37,6 +38,12 @@ examples:
   manage.py pgmq_create orders --dedup-window 300 --max-receives 5 --dead-letter orders_dlq \\
       --retention 14d --archive-retention 30d --delay 10 --max-size 256KiB --priorities
 """
+    reference = ReferenceRow(
+        usage="`pgmq_create QUEUE...`",
+        prints='`queue "x" created` / `already exists`, one line each',
+        fails="""a name is invalid or clashes with an existing name that differs only in case;
+        all queues are created in one transaction, so then none is""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(

@@ -12,6 +12,7 @@ from django.core.management.base import OutputWrapper
 
 from ...names import validate_queue_name
 from ..command_base import PgmqCommand, metrics_table, positive_int
+from ..reference import GuidePointer
 
 
 class Command(PgmqCommand):
@@ -26,6 +27,9 @@ examples:
   manage.py pgmq_demo
   manage.py pgmq_demo --messages 100000 --batch 1000 --queue load_test
 """
+    reference = GuidePointer(
+        "the demo", "[Getting started](../getting-started.md#what-the-demo-does)"
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(

@@ -8,6 +8,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -21,6 +22,12 @@ examples:
   manage.py pgmq_drop orders
   manage.py pgmq_drop orders emails --if-exists
 """
+    reference = ReferenceRow(
+        usage="`pgmq_drop QUEUE...`",
+        prints='`queue "x" dropped`',
+        fails="""a queue does not exist (then nothing is dropped); `--if-exists` skips it
+        instead. No confirmation prompt: messages and archive are gone""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("queues", nargs="+", metavar="QUEUE", help="Queue to drop.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -24,6 +25,13 @@ examples:
   manage.py pgmq_grant ops_user --manage-queues
   manage.py pgmq_grant app_user --revoke
 """
+    reference = ReferenceRow(
+        usage="`pgmq_grant ROLE [--create-queues] [--manage-queues]` / `--revoke`",
+        prints="""`role "r" may run message operations on every queue` and what the options add,
+        or `revoked the pgmq privileges of role "r"`. See [Two roles](../guide/roles.md)""",
+        fails="""the role does not exist or is (a member of) the owner; the caller is not the
+        owner of schema `pgmq`""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("role", metavar="ROLE", help="The database role to grant.")

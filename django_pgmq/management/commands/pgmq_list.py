@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..command_base import PgmqCommand, format_table, record, to_json
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -16,6 +17,10 @@ examples:
   manage.py pgmq_list
   manage.py pgmq_list --json
 """
+    reference = ReferenceRow(
+        usage="`pgmq_list`",
+        prints="a table, or `--json` (an array)",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(

@@ -17,6 +17,7 @@ from ...manager import QueueManager
 from ...names import validate_queue_name
 from ...records import PartitionChange
 from ..command_base import PgmqCommand, database_error_text, format_table, one_line
+from ..reference import ReferenceRow
 
 
 def seconds(text: str) -> float:
@@ -58,6 +59,16 @@ examples:
   manage.py pgmq_maintain --list orders
   */5 * * * *  cd /srv/app && python manage.py pgmq_maintain -v 0
 """
+    reference = ReferenceRow(
+        usage="`pgmq_maintain [QUEUE...]` / `--list`",
+        prints="""per partitioned queue, each partition made (and rows moved into it) or
+        dropped, else `partitions up to date`; without QUEUE also the task results purged, the
+        queues sampled and the indexes built. `--list`: a table of partitions. See [Operating
+        it](../guide/operating.md)""",
+        fails="""a queue could not be maintained (named on stderr; the others go on). A step
+        whose lock waited past `--lock-timeout` is reported and tried again on the next run, not
+        a failure""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(

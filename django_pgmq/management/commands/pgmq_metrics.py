@@ -19,6 +19,7 @@ from ..command_base import (
     record,
     to_json,
 )
+from ..reference import ReferenceRow
 
 DEFAULT_LIMIT = 100
 
@@ -75,6 +76,16 @@ examples:
   manage.py pgmq_metrics --offset 100
   manage.py pgmq_metrics --all --json
 """
+    reference = ReferenceRow(
+        usage="`pgmq_metrics [QUEUE...]`",
+        prints="""`queue, length, visible, newest age, oldest age, total` as an aligned table,
+        or `--json` (pgmq's metrics rows, ages in seconds). Without QUEUE names: the first 100
+        queues by name (`--limit N`, `--offset N` for another page, `--all` for every queue),
+        and a line on stderr such as `queues 1-100 of 10,000 shown (by name); 9,900 more:
+        --offset 100, or --all` when some are left out""",
+        fails="""`--limit` is not a positive integer or `--offset` not a non-negative one;
+        `--limit`, `--offset` or `--all` is given with QUEUE names""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(

@@ -9,6 +9,7 @@ from django.core.management.base import CommandError
 
 from ...names import notify_channel
 from ..command_base import PgmqCommand, format_table
+from ..reference import ReferenceRow
 
 
 def throttle_ms(text: str) -> int:
@@ -35,6 +36,13 @@ examples:
   manage.py pgmq_notify orders
   manage.py pgmq_notify
 """
+    reference = ReferenceRow(
+        usage="`pgmq_notify [QUEUE] [--enable] [--disable] [--throttle MS]`",
+        prints="""`queue "x": notifications on, throttle 250 ms, channel pgmq.q_x.INSERT` (or
+        `off`); without QUEUE, a table of the queues that have them""",
+        fails="""`--throttle` is not a whole number of milliseconds (0 or more) or comes with
+        `--disable`; an option that changes something is given without QUEUE""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("queue", nargs="?", metavar="QUEUE", help="The queue.")

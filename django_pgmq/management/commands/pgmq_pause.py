@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -15,6 +16,10 @@ the queue attribute "paused" (pgmq_attributes QUEUE --set paused=true).
 examples:
   manage.py pgmq_pause orders
 """
+    reference = ReferenceRow(
+        usage="`pgmq_pause QUEUE`",
+        prints='`queue "x" paused`',
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("queue", metavar="QUEUE", help="The queue.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -16,6 +17,10 @@ examples:
   manage.py pgmq_pop orders
   manage.py pgmq_pop orders --qty 10
 """
+    reference = ReferenceRow(
+        usage="`pgmq_pop QUEUE`",
+        prints="same as `pgmq_read`",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("queue", metavar="QUEUE", help="Queue to pop from.")

@@ -8,6 +8,7 @@ from django.core.management.base import CommandError
 
 from ...manager import QueueManager
 from ..command_base import PgmqCommand, json_object_arg
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -29,6 +30,13 @@ examples:
   manage.py pgmq_read orders --wait 5
   manage.py pgmq_read orders --group-mode rr --qty 10
 """
+    reference = ReferenceRow(
+        usage="`pgmq_read QUEUE`",
+        prints="""one JSON object per message: `msg_id, read_ct, enqueued_at, last_read_at, vt,
+        message, headers`; nothing when none is visible""",
+        fails="""`--vt`/`--qty` out of range (vt 0..2147483647, qty 1..100000), `--conditional`
+        not a JSON object""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("queue", metavar="QUEUE", help="Queue to read from.")

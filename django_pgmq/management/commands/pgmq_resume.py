@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -13,6 +14,10 @@ class Command(PgmqCommand):
 examples:
   manage.py pgmq_resume orders
 """
+    reference = ReferenceRow(
+        usage="`pgmq_resume QUEUE`",
+        prints='`queue "x" resumed`',
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("queue", metavar="QUEUE", help="The queue.")

@@ -18,6 +18,7 @@ from ..command_base import (
     positive_int,
     to_json,
 )
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -49,6 +50,17 @@ examples:
   manage.py pgmq_schedule disable nightly
   manage.py pgmq_schedule run-now nightly
 """
+    reference = ReferenceRow(
+        usage="""`pgmq_schedule list [--ticks N] [--json]` / `add NAME CRON QUEUE` / `remove` /
+        `enable` / `disable` / `run-now NAME` / `due`""",
+        prints="""a table of schedules with their next tick(s) (`--json`: one object per line);
+        `schedule "x" saved; next tick: ...`, `removed`, `enabled`, `disabled`, `sent message
+        N`; `due`: one line per tick sent""",
+        fails="""a bad cron, time zone, catch-up or JSON (nothing is written), a missing queue,
+        an unknown schedule; with routes, a schedule name two databases hold (give `--database`,
+        before or after the action) or an `add` of a name another database holds. See [Periodic
+        schedules](../guide/schedules.md)""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)

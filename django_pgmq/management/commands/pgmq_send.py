@@ -13,6 +13,7 @@ from django.db import transaction
 from ...errors import PgmqError
 from ...manager import QueueManager
 from ..command_base import PgmqCommand, json_arg, json_object_arg, positive_int
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -30,6 +31,14 @@ examples:
   manage.py pgmq_send orders --file orders.jsonl
   printf '{"n": 1}\\n{"n": 2}\\n' | manage.py pgmq_send orders --file -
 """
+    reference = ReferenceRow(
+        usage="`pgmq_send QUEUE PAYLOAD` / `--file PATH`",
+        prints="the new msg ids, one per line",
+        fails="""the payload is empty or not JSON, `--headers` is not a JSON object, the delay
+        is negative. With `--file`, lines go in chunks of `--batch-size` (500) through
+        `send_batch`, all in one transaction: a bad line (empty, not JSON, `null`) sends nothing
+        and the error names its line number""",
+    )
     stealth_options = ("stdin",)
 
     def add_arguments(self, parser: Any) -> None:

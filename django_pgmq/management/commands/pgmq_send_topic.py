@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..command_base import PgmqCommand, json_arg, json_object_arg
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -24,6 +25,14 @@ examples:
   manage.py pgmq_send_topic orders.created '{"id": 1}' --headers '{"trace": "abc"}' --delay 10
   manage.py pgmq_send_topic orders.eu.created --dry-run
 """
+    reference = ReferenceRow(
+        usage="`pgmq_send_topic ROUTING_KEY PAYLOAD`",
+        prints="""one line per copy: the queue and its new msg_id, tab-separated; `--dry-run`:
+        the bound queues and patterns the key matches, sending nothing""",
+        fails="""the routing key is invalid, the payload is not JSON, `--headers` is not a JSON
+        object, the delay is negative. A key that matches no binding sends nothing and says so
+        on stderr (exit status 0)""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("routing_key", metavar="ROUTING_KEY", help="e.g. orders.eu.created")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -18,6 +19,11 @@ examples:
   manage.py pgmq_set_vt orders 42 --vt 120
   manage.py pgmq_set_vt orders 42 43 --vt 0
 """
+    reference = ReferenceRow(
+        usage="`pgmq_set_vt QUEUE MSG_ID... --vt SECONDS`",
+        prints="the changed messages, as `pgmq_read`",
+        fails="same as `pgmq_archive`",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         self.add_msg_ids(parser)

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from ..command_base import PgmqCommand
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -17,6 +18,11 @@ The exit status is 1 when there was no such binding.
 examples:
   manage.py pgmq_unbind 'orders.*' orders_audit
 """
+    reference = ReferenceRow(
+        usage="`pgmq_unbind PATTERN QUEUE`",
+        prints='`unbound pattern "p" from queue "x"`',
+        fails="there was no such binding",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("pattern", metavar="PATTERN", help="Topic pattern, as bound.")

@@ -7,6 +7,7 @@ from typing import Any
 
 from ...manager.workflow_ops import STATUSES
 from ..command_base import PgmqCommand, format_table, positive_int, to_json
+from ..reference import ReferenceRow
 
 
 class Command(PgmqCommand):
@@ -25,6 +26,16 @@ examples:
   manage.py pgmq_workflow show 42
   manage.py pgmq_workflow cancel 42
 """
+    reference = ReferenceRow(
+        usage="""`pgmq_workflow list [--status S] [--limit N] [--json]` / `show ID [--json]` /
+        `cancel ID`""",
+        prints="""`list`: a table of workflows newest first (id, status, steps done/total,
+        failure policy, created; `--json`: one object per line); `show`: one line per step
+        (step, queue, msg_id, status, result, error, finished); `cancel`: `workflow 42: 3
+        step(s) cancelled`""",
+        fails="""an unknown workflow id (`workflow 42 does not exist`), a status other than
+        running, done, failed, cancelled. See [Workflows](../guide/workflows.md)""",
+    )
 
     def add_arguments(self, parser: Any) -> None:
         actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
