@@ -63,7 +63,9 @@ examples:
     )
 
     def add_arguments(self, parser: Any) -> None:
-        actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+        actions = parser.add_subparsers(
+            dest="action", metavar="ACTION", required=True, help="What to do (below)."
+        )
         listing = actions.add_parser("list", help="Every schedule with its next tick(s).")
         listing.add_argument(
             "--ticks",

@@ -38,7 +38,9 @@ examples:
     )
 
     def add_arguments(self, parser: Any) -> None:
-        actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+        actions = parser.add_subparsers(
+            dest="action", metavar="ACTION", required=True, help="What to do (below)."
+        )
         listing = actions.add_parser("list", help="Workflows, newest first.")
         listing.add_argument("--status", choices=STATUSES, help="Only workflows in this state.")
         listing.add_argument(
