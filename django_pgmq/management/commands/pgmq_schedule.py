@@ -64,7 +64,7 @@ examples:
 
     def add_arguments(self, parser: Any) -> None:
         actions = parser.add_subparsers(
-            dest="action", metavar="ACTION", required=True, help="What to do (below)."
+            dest="action", metavar="ACTION", required=True, help="One of these actions:"
         )
         listing = actions.add_parser("list", help="Every schedule with its next tick(s).")
         listing.add_argument(

@@ -39,7 +39,7 @@ examples:
 
     def add_arguments(self, parser: Any) -> None:
         actions = parser.add_subparsers(
-            dest="action", metavar="ACTION", required=True, help="What to do (below)."
+            dest="action", metavar="ACTION", required=True, help="One of these actions:"
         )
         listing = actions.add_parser("list", help="Workflows, newest first.")
         listing.add_argument("--status", choices=STATUSES, help="Only workflows in this state.")
