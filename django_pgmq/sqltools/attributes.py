@@ -94,16 +94,16 @@ def render_docs_table(specs: tuple[AttributeSpec, ...]) -> str:
     return "\n".join(rows) + "\n"
 
 
-def docs_table_in(text: str) -> str:
-    """The generated table as it stands in a docs page's text."""
-    start, end = text.index(BEGIN) + len(BEGIN) + 1, text.index(END)
-    return text[start:end]
+def docs_table_in(text: str, begin: str = BEGIN, end: str = END) -> str:
+    """The generated table as it stands in a docs page's text (between its markers)."""
+    start, stop = text.index(begin) + len(begin) + 1, text.index(end)
+    return text[start:stop]
 
 
-def with_docs_table(text: str, table: str) -> str:
+def with_docs_table(text: str, table: str, begin: str = BEGIN, end: str = END) -> str:
     """A docs page's text with its generated table replaced by ``table``."""
-    start, end = text.index(BEGIN) + len(BEGIN) + 1, text.index(END)
-    return text[:start] + table + text[end:]
+    start, stop = text.index(begin) + len(begin) + 1, text.index(end)
+    return text[:start] + table + text[stop:]
 
 
 def check(specs: tuple[AttributeSpec, ...]) -> list[str]:
