@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from django_pgmq.sqltools import attributes, migrate, regenerate
+from django_pgmq.sqltools import attributes, migrate, regenerate, settings_table
 
 
 @pytest.fixture
@@ -34,6 +34,23 @@ def test_a_stale_docs_table_fails_the_check_and_is_rewritten(conninfo, tmp_path,
     outcome = regenerate.attributes(conninfo, True, None)
     assert outcome.lines == [f"wrote {path}"]
     assert path.read_text(encoding="utf-8") == original
+
+
+def test_a_stale_settings_table_fails_the_check_and_is_rewritten(tmp_path, monkeypatch):
+    """The worker guide's table of consumer settings, on a copy of the guide."""
+    original = settings_table.GUIDE.read_text(encoding="utf-8")
+    path = tmp_path / "worker.md"
+    path.write_text(
+        original.replace(settings_table.END, "| `--stray N` | | | | |\n" + settings_table.END),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(settings_table, "GUIDE", path)
+    checked = regenerate.settings_table("", False, None)
+    assert checked.stale and checked.lines == [f"stale: {path}"]
+    outcome = regenerate.settings_table("", True, None)
+    assert outcome.lines == [f"wrote {path}"]
+    assert path.read_text(encoding="utf-8") == original
+    assert not regenerate.settings_table("", False, None).stale
 
 
 def test_a_stale_catalogue_fails_the_check_and_is_left_as_it_was(conninfo, tmp_path, monkeypatch):
