@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
-from .consumer_defaults import CONSUMER_DEFAULTS
+from .consumer_settings import CONSUMER_DEFAULTS
 
 
 def _renamed(new: str) -> property:

@@ -11,6 +11,8 @@ What is generated, each from its one source:
   and it needs the words saying why (``--why``); ``--check`` runs ``migrate check``;
 - ``attributes_declared.py`` and the table in docs/guide/attributes.md, from
   ``pgmq._queue_attribute_declaration()`` (``sqltools.attributes``);
+- the table of consumer settings in docs/guide/worker.md, from their declaration
+  (``consumer_settings``; ``sqltools.settings_table``);
 - the translation catalogue ``locale/django.pot``, from the strings marked in the code and
   templates (Django's ``makemessages``; needs GNU gettext's ``xgettext``, else skipped and
   said); the German ``.po`` is then merged and translated by hand (CONTRIBUTING.md);
@@ -107,6 +109,14 @@ def _files(wanted: dict[Path, str], write: bool) -> Outcome:
     return Outcome([f"stale: {_shown(p)}" for p in stale] or ["up to date"], stale=bool(stale))
 
 
+def settings_table(conninfo: str, write: bool, why: str | None) -> Outcome:
+    """The worker guide's table of consumer settings (``sqltools.settings_table``);
+    needs no database."""
+    from . import settings_table as generator
+
+    return _files({generator.GUIDE: generator.wanted()}, write)
+
+
 def catalogue(conninfo: str, write: bool, why: str | None) -> Outcome:
     """locale/django.pot, by makemessages (its creation date alone is no change).
 
@@ -154,6 +164,7 @@ def command_reference(conninfo: str, write: bool, why: str | None) -> Outcome:
 GENERATORS = (
     Generator("migrations", migrations),
     Generator("attributes", attributes),
+    Generator("consumer settings", settings_table),
     Generator("translation catalogue", catalogue),
     Generator("command table", command_table),
     Generator("command reference", command_reference),

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..consumer_defaults import CONSUMER_DEFAULTS
+from ..consumer_settings import CONSUMER_DEFAULTS, SETTINGS, ConsumerSettings
 from ..errors import InsufficientPrivilege, InvalidArgument, QueueNotFound, first_line
 from ..manager import QueueManager
 from ..names import DEAD_LETTER_SUFFIX, MAX_QUEUE_NAME_LENGTH
@@ -27,32 +27,22 @@ from .registry import Consumer, check_settings, find_consumer
 
 DEFAULTS: dict[str, Any] = CONSUMER_DEFAULTS  # declared once (QueueConfig's defaults too)
 # Worker setting -> the queue attribute that holds the same choice in SQL.
-_ATTRIBUTE = {"max_receive_count": "max_receive_count", "dead_letter": "dead_letter_queue"}
-_OPTION = {"max_receive_count": "--max-receives", "dead_letter": "--dead-letter"}
+_ATTRIBUTE = {s.name: s.attribute for s in SETTINGS if s.attribute}
+_OPTION = {s.name: s.flag for s in SETTINGS if s.attribute}
+# Worker setting -> the QueueConfig field holding it (the ones it stores).
+_STORED = {s.name: s.stored for s in SETTINGS if s.stored}
+_TYPES = {s.name: s.python_type for s in SETTINGS}
 
 log = logging.getLogger("django_pgmq.worker")
-# QueueConfig field holding each setting (retry_delay is not stored).
-_STORED = {
-    "batch": "batch",
-    "vt": "vt",
-    "max_receive_count": "max_receive_count",
-    "on_success": "on_success",
-    "dead_letter": "dead_letter_queue",
-}
 
 
-@dataclass(frozen=True)
-class QueueSettings:
-    """How one queue is consumed: its handler and every setting, resolved."""
+@dataclass(frozen=True, kw_only=True)
+class QueueSettings(ConsumerSettings):
+    """How one queue is consumed: its handler and every setting (`ConsumerSettings`'
+    fields), resolved."""
 
     queue: str
     consumer: Consumer
-    batch: int
-    vt: int
-    max_receive_count: int
-    dead_letter: str
-    on_success: str
-    retry_delay: float
     priority: bool = False  # read highest header priority first (Django task queues)
     # False: a priority read that is its own transaction commits asynchronously (the
     # Tasks backend's OPTIONS "synchronous_commit"); True: durable, as every other read.
@@ -68,12 +58,8 @@ class QueueSettings:
                 "" if self.synchronous_commit else ", asynchronous commit",
             ]
         )
-        return (
-            f"{self.queue} (handler {self.consumer.path}, batch={self.batch}, vt={self.vt}s, "
-            f"max_receive_count={self.max_receive_count or 'unlimited'}, "
-            f"dead_letter={self.dead_letter}, "
-            f"on_success={self.on_success}, retry_delay={self.retry_delay:g}s{extra})"
-        )
+        shown = ", ".join(s.in_log(getattr(self, s.name)) for s in SETTINGS)
+        return f"{self.queue} (handler {self.consumer.path}, {shown}{extra})"
 
 
 def default_dead_letter(queue: str) -> str:
@@ -125,19 +111,13 @@ def resolve(
             return value
         return DEFAULTS.get(name)
 
-    dead_letter = pick("dead_letter") or default_dead_letter(queue)
-    if dead_letter.lower() == queue.lower():
+    values = {name: pick(name) for name in _TYPES}
+    values["dead_letter"] = values["dead_letter"] or default_dead_letter(queue)
+    if values["dead_letter"].lower() == queue.lower():
         raise InvalidArgument(f'queue "{queue}" cannot be its own dead-letter queue')
-    return QueueSettings(
-        queue=queue,
-        consumer=consumer,
-        batch=pick("batch"),
-        vt=pick("vt"),
-        max_receive_count=pick("max_receive_count"),
-        dead_letter=dead_letter,
-        on_success=pick("on_success"),
-        retry_delay=float(pick("retry_delay")),
-    )
+    # As its field's type: a decorator's retry_delay=2 is 2.0.
+    typed = {name: _TYPES[name](value) for name, value in values.items()}
+    return QueueSettings(queue=queue, consumer=consumer, **typed)
 
 
 def attribute_conflicts(

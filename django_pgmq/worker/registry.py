@@ -15,15 +15,18 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules, import_string
 
+from ..consumer_settings import NAMES, SETTINGS
 from ..errors import InvalidArgument
 from ..names import validate_queue_name
-
-ON_SUCCESS = ("archive", "delete")
 
 
 @dataclass(frozen=True)
 class Consumer:
-    """A handler and what its decorator set; None means "not set here"."""
+    """A handler and what its decorator set; None means "not set here".
+
+    Its settings are those `consumer_settings` declares, typed here by hand (as the
+    decorator's keywords) for type checkers and IDEs: tests/unit/test_consumer_settings.py
+    fails when either differs from the declaration."""
 
     handler: Callable[..., Any]
     queue: str | None = None
@@ -53,36 +56,18 @@ class Consumer:
 _REGISTRY: dict[str, Consumer] = {}
 
 
-def _check_count(name: str, value: int | None, low: int) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}")
+def check_settings(**values: Any) -> None:
+    """Refuse consumer settings out of range, naming the bad one (None: not set here).
 
-
-def check_settings(
-    *,
-    batch: int | None = None,
-    vt: int | None = None,
-    max_receive_count: int | None = None,
-    dead_letter: str | None = None,
-    on_success: str | None = None,
-    retry_delay: float | None = None,
-) -> None:
-    """Refuse consumer settings out of range, naming the bad one."""
-    _check_count("batch", batch, 1)
-    _check_count("vt", vt, 1)
-    _check_count("max_receive_count", max_receive_count, 0)
-    if dead_letter is not None:
-        validate_queue_name(dead_letter)
-    if on_success is not None and on_success not in ON_SUCCESS:
-        raise InvalidArgument(f"on_success must be 'archive' or 'delete', got {on_success!r}")
-    if retry_delay is not None and (
-        isinstance(retry_delay, bool)
-        or not isinstance(retry_delay, int | float)
-        or not 0 < retry_delay <= 3600
-    ):
-        raise InvalidArgument(f"retry_delay must be seconds in (0, 3600], got {retry_delay!r}")
+    Each is checked as `consumer_settings` declares it; shared by the decorator and the
+    command line (through `resolve`)."""
+    unknown = sorted(set(values) - NAMES)
+    if unknown:
+        raise TypeError(f"not a consumer setting: {', '.join(unknown)}")
+    for setting in SETTINGS:
+        value = values.get(setting.name)
+        if value is not None:
+            setting.kind.check(setting.name, value)
 
 
 def consumer(
@@ -122,28 +107,13 @@ def consumer(
             stacklevel=2,
         )
         max_receive_count = max_reads
-    check_settings(
-        batch=batch,
-        vt=vt,
-        max_receive_count=max_receive_count,
-        dead_letter=dead_letter,
-        on_success=on_success,
-        retry_delay=retry_delay,
-    )
+    # Every declared setting, by the name of its keyword here.
+    settings = {name: value for name, value in locals().items() if name in NAMES}
+    check_settings(**settings)
 
     def register(handler: Callable[..., Any]) -> Callable[..., Any]:
         spec = Consumer(
-            handler,
-            queue,
-            batch,
-            vt,
-            max_receive_count,
-            dead_letter,
-            on_success,
-            retry_delay,
-            batch_handler,
-            atomic,
-            decode,
+            handler, queue, batch_handler=batch_handler, atomic=atomic, decode=decode, **settings
         )
         known = _REGISTRY.get(queue) if queue is not None else None
         if known is not None and known.path != spec.path:

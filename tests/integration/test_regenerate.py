@@ -7,7 +7,14 @@ import shutil
 
 import pytest
 
-from django_pgmq.sqltools import attributes, command_table, migrate, regenerate
+from django_pgmq.sqltools import (
+    attributes,
+    command_table,
+    migrate,
+    regenerate,
+    regions,
+    settings_table,
+)
 
 
 @pytest.fixture
@@ -58,6 +65,24 @@ def test_a_command_without_its_declaration_fails_the_check(monkeypatch):
     monkeypatch.setattr(command_table, "declarations", lambda: declared)
     outcome = regenerate.command_table("", True, None)
     assert outcome.stale and outcome.lines[0].startswith("pgmq_redrive: Command declares no")
+
+
+def test_a_stale_settings_table_fails_the_check_and_is_rewritten(tmp_path, monkeypatch):
+    """The worker guide's table of consumer settings, on a copy of the guide."""
+    original = settings_table.GUIDE.read_text(encoding="utf-8")
+    _, END = regions.markers(settings_table.REGION)
+    path = tmp_path / "worker.md"
+    path.write_text(
+        original.replace(END, "| `--stray N` | | | | |\n" + END),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(settings_table, "GUIDE", path)
+    checked = regenerate.settings_table("", False, None)
+    assert checked.stale and checked.lines == [f"stale: {path}"]
+    outcome = regenerate.settings_table("", True, None)
+    assert outcome.lines == [f"wrote {path}"]
+    assert path.read_text(encoding="utf-8") == original
+    assert not regenerate.settings_table("", False, None).stale
 
 
 def test_a_stale_catalogue_fails_the_check_and_is_left_as_it_was(conninfo, tmp_path, monkeypatch):

@@ -477,15 +477,48 @@ DJANGO_OPTIONS = {"help", "version", "settings", "pythonpath", "traceback", "no_
 DJANGO_OPTIONS |= {"force_color", "skip_checks", "verbosity"}
 
 
-def test_every_worker_default_is_a_field_of_both_records_the_recipe_names():
+def test_every_declared_setting_is_a_field_of_both_records_the_recipe_names():
     from dataclasses import fields
 
+    from django_pgmq.consumer_settings import SETTINGS
     from django_pgmq.worker.config import DEFAULTS, QueueSettings
     from django_pgmq.worker.registry import Consumer
 
+    declared = [s.name for s in SETTINGS]
+    assert set(DEFAULTS) <= set(declared)
     for record in (Consumer, QueueSettings):
         names = {f.name for f in fields(record)}
-        assert [key for key in DEFAULTS if key not in names] == [], record.__name__
+        assert [key for key in declared if key not in names] == [], record.__name__
+    text = recipe("A worker behaviour")
+    assert all(named(text, name) for name in ("Consumer", "QueueSettings", "ConsumerSettings"))
+
+
+def test_every_declared_setting_has_its_option_default_and_row_in_the_worker_guide():
+    """The declaration is followed: each setting is an option of pgmq_consume whose help
+    gives its default, and has a row in the table under "Settings", with its default."""
+    from django_pgmq.consumer_settings import SETTINGS
+    from django_pgmq.management.commands.pgmq_consume import Command
+
+    parser = Command().create_parser("manage.py", "pgmq_consume")
+    helps = {o: a.help or "" for a in parser._actions for o in a.option_strings}
+    guide = (ROOT / "docs" / "guide" / "worker.md").read_text(encoding="utf-8")
+    section = guide.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    missing = []
+    for setting in SETTINGS:
+        shown = setting.shown_default or setting.shown(setting.default)
+        rows = [line for line in section.splitlines() if line.startswith(f"| `{setting.flag}")]
+        if setting.flag not in helps:
+            missing.append(f"{setting.flag}: not an option of pgmq_consume")
+        elif (
+            not setting.is_switch
+            and f"(default: {setting.default_text()})" not in helps[setting.flag]
+        ):
+            missing.append(f"{setting.flag}: its help does not give its default")
+        if len(rows) != 1 or f"`{setting.name}`" not in rows[0] or shown not in rows[0]:
+            missing.append(f"{setting.flag}: no row with its keyword and default in the guide")
+    assert missing == []
+    text = recipe("A worker behaviour")
+    assert named(text, "consumer_settings.py") and named(text, "sqltools.regenerate")
 
 
 # A record, or a module ------------------------------------------------------------------

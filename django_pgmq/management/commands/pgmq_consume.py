@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import logging
 import warnings
@@ -14,6 +13,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError
 
 from ... import conf, routing
+from ...consumer_settings import SETTINGS, count, seconds
 from ...errors import PgmqError
 from ...worker import config, logs, registry, signals, waiting
 from ...worker.fleet import run_workers
@@ -27,28 +27,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("django_pgmq.worker")
 
 LOG_LEVELS = {0: logging.WARNING, 1: logging.INFO}
-
-
-def seconds(text: str) -> float:
-    """An argparse type: a positive number of seconds, fractions allowed."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
-    return value
-
-
-def count(text: str) -> int:
-    """An argparse type: an integer of at least 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
-    return value
 
 
 class Command(PgmqCommand):
@@ -98,9 +76,14 @@ examples:
         parser.add_argument(
             "--handler", metavar="DOTTED.PATH", help="Handler for every QUEUE given."
         )
-        parser.add_argument("--batch", type=positive_int, metavar="N", help="Read N at a time.")
+        for setting in SETTINGS:  # declared in consumer_settings, with their help
+            parser.add_argument(setting.flag, **setting.argument())
         parser.add_argument(
-            "--vt", type=positive_int, metavar="SECONDS", help="Visibility timeout of reads."
+            "--max-reads",
+            dest="max_reads",
+            type=count(0).parse,
+            metavar="N",
+            help="Deprecated spelling of --max-receives.",
         )
         parser.add_argument(
             "--concurrency",
@@ -108,42 +91,6 @@ examples:
             default=1,
             metavar="N",
             help="Handler threads, each with its own connection (default: 1).",
-        )
-        parser.add_argument(
-            "--max-receives",
-            dest="max_receive_count",
-            type=count,
-            metavar="N",
-            help=(
-                "Dead-letter a failing message once read N times; 0: never (default: the "
-                "queue's max_receive_count attribute, else 5)."
-            ),
-        )
-        parser.add_argument(
-            "--max-reads",
-            dest="max_reads",
-            type=count,
-            metavar="N",
-            help="Deprecated spelling of --max-receives.",
-        )
-        parser.add_argument(
-            "--dead-letter",
-            metavar="QUEUE",
-            help=(
-                "Dead-letter queue (default: the queue's dead_letter_queue attribute, "
-                "else QUEUE_dlq)."
-            ),
-        )
-        parser.add_argument(
-            "--delete",
-            action="store_true",
-            help="Delete handled messages instead of archiving them.",
-        )
-        parser.add_argument(
-            "--retry-delay",
-            type=seconds,
-            metavar="SECONDS",
-            help="First retry delay, doubled per read up to 60 s, with jitter (default: 1).",
         )
         parser.add_argument(
             "--poll-interval",
@@ -200,14 +147,8 @@ examples:
     def handle(self, *args: Any, **options: Any) -> None:
         level = LOG_LEVELS.get(options["verbosity"], logging.DEBUG)
         logs.configure(level, options["log_format"], options["queues"])
-        overrides = {
-            "batch": options["batch"],
-            "vt": options["vt"],
-            "max_receive_count": self._max_receive_count(options),
-            "dead_letter": options["dead_letter"],
-            "on_success": "delete" if options["delete"] else None,
-            "retry_delay": options["retry_delay"],
-        }
+        overrides = {s.name: s.from_option(options[s.dest]) for s in SETTINGS}
+        overrides["max_receive_count"] = self._max_receive_count(options)
         try:
             groups, backend = self._queues_by_database(options)
             if not options["no_wait"]:
