@@ -9,8 +9,9 @@ What is generated, each from its one source:
 - the migrations' frozen SQL (``migrations/NNNN_*.py`` and ``migrations/sql/``), from the
   live SQL in ``django_pgmq/sql/``: a new migration is made only when the SQL changed,
   and it needs the words saying why (``--why``); ``--check`` runs ``migrate check``;
-- ``attributes_declared.py`` and the table in docs/guide/attributes.md, from
-  ``pgmq._queue_attribute_declaration()`` (``sqltools.attributes``);
+- ``attributes_declared.py``, from ``pgmq._queue_attribute_declaration()``
+  (``sqltools.attributes``), whose table in docs/guide/attributes.md is made from it at
+  every docs build (``docs/hooks.py``);
 - the translation catalogue ``locale/django.pot``, from the strings marked in the code and
   templates (Django's ``makemessages``; needs GNU gettext's ``xgettext``, else skipped and
   said); the German ``.po`` is then merged and translated by hand (CONTRIBUTING.md);
@@ -78,7 +79,7 @@ def migrations(conninfo: str, write: bool, why: str | None) -> Outcome:
 
 
 def attributes(conninfo: str, write: bool, why: str | None) -> Outcome:
-    """attributes_declared.py and the docs table (``sqltools.attributes``)."""
+    """attributes_declared.py (``sqltools.attributes``)."""
     from . import attributes as generator
 
     wanted = generator.rendered(conninfo)
