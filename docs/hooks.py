@@ -6,7 +6,9 @@ a database URL that is never connected to); ``<!-- generated: sql-functions -->`
 becomes the table of every public function in ``django_pgmq/sql/``, with its signature
 and whether pgmq 1.13 has the same one; ``<!-- generated: module-functions -->`` and
 ``<!-- generated: manager-members -->`` become the module-level functions' table and the
-documented `QueueManager` methods, from the one declaration in ``django_pgmq/api.py``.
+documented `QueueManager` methods, from the one declaration in ``django_pgmq/api.py``;
+``<!-- generated: attributes -->`` becomes the table of the queue attributes, from the
+module generated from their SQL declaration (``django_pgmq/attributes_declared.py``).
 """
 
 from __future__ import annotations
@@ -246,7 +248,16 @@ def render_manager_members() -> str:
     )
 
 
+def render_attributes() -> str:
+    """The table of the declared queue attributes (``sqltools.attributes`` renders it)."""
+    from django_pgmq.attributes_declared import DECLARED
+    from django_pgmq.sqltools.attributes import render_docs_table
+
+    return render_docs_table(DECLARED)
+
+
 GENERATORS = {
+    "<!-- generated: attributes -->": render_attributes,
     "<!-- generated: module-functions -->": render_module_functions,
     "<!-- generated: manager-members -->": render_manager_members,
     "<!-- generated: commands -->": render_commands,

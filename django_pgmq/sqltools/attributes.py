@@ -5,16 +5,18 @@ row per key with its kind, minimum, side, pgmq_create option, what it allows and
 of help. The SQL checks read it at run time, so every client of the SQL API gets them.
 Python cannot ask a database at import time, so the rows are copied into the generated
 module ``attributes_declared.py``; from those come the admin form's fields, pgmq_create's
-options, the ``--set KEY=VALUE`` parsing and help of pgmq_attributes, and the table in
-docs/guide/attributes.md; how a value of each kind is typed and shown is
-``attribute_spec.KINDS``'. Regenerate both after changing the SQL, with everything else
-generated (``python -m django_pgmq.sqltools.regenerate``), or alone::
+options, the ``--set KEY=VALUE`` parsing and help of pgmq_attributes, and the table of
+docs/guide/attributes.md (`render_docs_table`, which ``docs/hooks.py`` calls at each docs
+build: the page holds only its marker, so a new attribute does not edit it); how a value
+of each kind is typed and shown is ``attribute_spec.KINDS``'. Regenerate the module after
+changing the SQL, with everything else generated
+(``python -m django_pgmq.sqltools.regenerate``), or alone::
 
     DJANGO_SETTINGS_MODULE=example_project.settings \
         .venv/bin/python -m django_pgmq.sqltools.attributes write
 
-``tests/unit/test_attribute_declaration.py`` fails when the module, the docs table or the
-migrated database's declaration drift apart.
+``tests/unit/test_attribute_declaration.py`` fails when the module, the docs page's table
+or the migrated database's declaration drift apart.
 """
 
 from __future__ import annotations
@@ -27,12 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..attribute_spec import KINDS, SIDES, AttributeSpec
-from . import regions
 
-DOCS_TABLE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "attributes.md"
 GENERATED = Path(__file__).resolve().parents[1] / "attributes_declared.py"
-REGION = "attributes"
-BEGIN, END = regions.markers(REGION)
 
 
 DECLARATION_SQL = (
@@ -84,7 +82,7 @@ def render_module(specs: tuple[AttributeSpec, ...]) -> str:
 
 
 def render_docs_table(specs: tuple[AttributeSpec, ...]) -> str:
-    """The Markdown table of docs/guide/attributes.md (between its markers)."""
+    """The Markdown table of docs/guide/attributes.md (in place of its marker)."""
     rows = [
         "| key | value | side | `pgmq_create` option | what it does |",
         "|---|---|---|---|---|",
@@ -94,16 +92,6 @@ def render_docs_table(specs: tuple[AttributeSpec, ...]) -> str:
         option = f"`{spec.option}`" if spec.option else ""
         rows.append(f"| `{spec.key}` | {value} | {spec.side} | {option} | {spec.help} |")
     return "\n".join(rows) + "\n"
-
-
-def docs_table_in(text: str) -> str:
-    """The generated table as it stands in a docs page's text."""
-    return regions.region(text, REGION)
-
-
-def with_docs_table(text: str, table: str) -> str:
-    """A docs page's text with its generated table replaced by ``table``."""
-    return regions.with_region(text, REGION, table)
 
 
 def check(specs: tuple[AttributeSpec, ...]) -> list[str]:
@@ -131,11 +119,7 @@ def rendered(conninfo: str | None = None) -> dict[Path, str]:
     problems = check(specs)
     if problems:
         raise SystemExit("\n".join(problems))
-    docs = DOCS_TABLE.read_text(encoding="utf-8")
-    return {
-        GENERATED: render_module(specs),
-        DOCS_TABLE: with_docs_table(docs, render_docs_table(specs)),
-    }
+    return {GENERATED: render_module(specs)}
 
 
 def stale(wanted: dict[Path, str]) -> list[Path]:
@@ -144,8 +128,7 @@ def stale(wanted: dict[Path, str]) -> list[Path]:
 
 
 def write(conninfo: str | None = None) -> list[Path]:
-    """Regenerate the module and the docs table from the live SQL files; returns the
-    files that changed."""
+    """Regenerate the module from the live SQL files; returns the files that changed."""
     wanted = rendered(conninfo)
     changed = stale(wanted)
     for path in changed:

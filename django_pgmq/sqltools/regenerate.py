@@ -9,8 +9,9 @@ What is generated, each from its one source:
 - the migrations' frozen SQL (``migrations/NNNN_*.py`` and ``migrations/sql/``), from the
   live SQL in ``django_pgmq/sql/``: a new migration is made only when the SQL changed,
   and it needs the words saying why (``--why``); ``--check`` runs ``migrate check``;
-- ``attributes_declared.py`` and the table in docs/guide/attributes.md, from
-  ``pgmq._queue_attribute_declaration()`` (``sqltools.attributes``);
+- ``attributes_declared.py``, from ``pgmq._queue_attribute_declaration()``
+  (``sqltools.attributes``), whose table in docs/guide/attributes.md is made from it at
+  every docs build (``docs/hooks.py``);
 - the table of consumer settings in docs/guide/worker.md, from their declaration
   (``consumer_settings``; ``sqltools.settings_table``);
 - the translation catalogue ``locale/django.pot``, from the strings marked in the code and
@@ -82,7 +83,7 @@ def migrations(conninfo: str, write: bool, why: str | None) -> Outcome:
 
 
 def attributes(conninfo: str, write: bool, why: str | None) -> Outcome:
-    """attributes_declared.py and the docs table (``sqltools.attributes``)."""
+    """attributes_declared.py (``sqltools.attributes``)."""
     from . import attributes as generator
 
     return _files(generator.rendered(conninfo), write)

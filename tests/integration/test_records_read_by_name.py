@@ -1,50 +1,150 @@
-"""Topic, schedule, notification and browsing records are read by column name:
-each statement below is run with a column added in front of its result, which shifts
-every column a positional read (``Cls(*row)``, ``row[0]``) would take; the records
-must come out as they do from the statement as written."""
+"""Every record built from a named statement is read by column name, and its fields are
+that statement's columns: found from the code (`tests.record_sources`), with no list to
+keep, and checked against the statement as PostgreSQL describes it. Then the statements
+the code reads by name are run with a column added in front of their result, which
+shifts every column a positional read (``Cls(*row)``, ``row[0]``) would take: the
+records must come out as they do from the statements as written."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import string
 from datetime import timedelta
 
+import psycopg
 import pytest
+from django.db import connection
 from django.utils import timezone
+from psycopg import pq
 
-from django_pgmq import sqlrun
+from django_pgmq import records, sqlrun
 from django_pgmq.internal import InternalManager
+from tests import record_sources
 
-WRAPPED = (
-    "list_topic_bindings",
-    "list_queue_topic_bindings",
-    "test_routing",
-    "send_topic",
-    "send_batch_topic",
-    "list_schedules",
-    "enqueue_due_schedules",
-    "schedule_ticks",
-    "list_notify_insert_throttles",
-    "browse_messages",
-    "dashboard_match_count",
-    "dashboard_throughput",
+RECORDS = {
+    name
+    for name, value in vars(records).items()
+    if isinstance(value, type) and value.__module__ == records.__name__
+}
+FOUND = record_sources.find(set(sqlrun.statements()), RECORDS)
+
+
+def table_slots() -> dict[str, str]:
+    """The tables a statement's ``{slot}`` names (the models' tables the code passes)."""
+    from django_pgmq.models import QueueConfig, QueueSample, Worker
+
+    return {
+        "config": QueueConfig._meta.db_table,
+        "worker": Worker._meta.db_table,
+        "sample": QueueSample._meta.db_table,
+    }
+
+
+def columns_of(pg: psycopg.Connection, name: str) -> list[str]:
+    """The result columns of statement ``name``, as PostgreSQL describes it once prepared
+    (nothing run, no parameter needed: each ``%(param)s`` becomes ``$n``)."""
+    slots = {field for _, field, _, _ in string.Formatter().parse(sqlrun.text(name)) if field}
+    known = table_slots()
+    assert slots <= set(known), f"statement {name}: no table for slot(s) {slots - set(known)}"
+    text = sqlrun.statement(name, tuple((slot, known[slot]) for slot in sorted(slots)))
+    numbers: dict[str, int] = {}
+    text = re.sub(
+        r"%\((\w+)\)s", lambda m: f"${numbers.setdefault(m[1], len(numbers) + 1)}", text
+    ).replace("%%", "%")
+    prepared = pg.pgconn.prepare(b"", text.encode())
+    assert prepared.status == pq.ExecStatus.COMMAND_OK, (
+        f"statement {name} does not prepare: {prepared.error_message.decode()}"
+    )
+    described = pg.pgconn.describe_prepared(b"")
+    return [described.fname(i).decode() for i in range(described.nfields)]
+
+
+def disagreement(source: record_sources.Source, record: type, columns: list[str]) -> list[str]:
+    """How ``record``'s fields and a statement's ``columns`` disagree (empty: they agree):
+    a field neither a column nor filled by the code, a column neither a field nor read."""
+    if dataclasses.is_dataclass(record):
+        fields = [f.name for f in dataclasses.fields(record) if f.init]
+    else:
+        fields = list(record._fields)  # type: ignore[attr-defined]
+    where = f"{source.record} from statement {source.statement} ({source.where})"
+    return [
+        f"{where}: field {f} is no column of the statement ({', '.join(columns)})"
+        for f in fields
+        if f not in columns and f not in source.extras
+    ] + [
+        f"{where}: column {c} is no field of the record, and the code reads it nowhere"
+        for c in columns
+        if c not in fields and c not in source.read
+    ]
+
+
+@pytest.fixture
+def described(db):
+    """Describe statements on Django's connection (the test database), by name."""
+    connection.ensure_connection()
+    return lambda name: columns_of(connection.connection, name)
+
+
+@pytest.mark.parametrize(
+    "source", FOUND.sources, ids=[f"{s.statement}-{s.record}" for s in FOUND.sources]
 )
+def test_each_record_has_its_statements_columns_as_fields(source, described):
+    columns = described(source.statement)
+    assert disagreement(source, getattr(records, source.record), columns) == []
+
+
+def test_a_record_and_its_statement_that_disagree_are_named(described):
+    """The check above can fail: a record whose field is not the statement's column."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Matched:
+        matched: int
+        last: int | None
+
+    source = record_sources.Source(
+        "dashboard_match_count", "Matched", frozenset(), frozenset(), "here"
+    )
+    found = disagreement(source, Matched, described("dashboard_match_count"))
+    assert [line.split(": ", 1)[1][:30] for line in found] == [
+        "field last is no column of the",
+        "column last_id is no field of ",
+    ]
+
+
+def test_no_record_is_read_by_position():
+    assert [
+        f"{p.where}: {p.record} of {sorted(p.statements)}: {p.how}" for p in FOUND.positional
+    ] == []
+
+
+def test_every_record_built_by_name_was_followed_to_its_statement():
+    """Each ``_record(Record, ...)`` of the package is one the reading above followed to a
+    statement (else a record's statement would go unchecked), and it found records."""
+    assert FOUND.unfollowed == []
+    assert FOUND.sources
 
 
 @pytest.fixture
 def column_added(monkeypatch):
-    """Turn on: every statement of WRAPPED returns an extra first column."""
+    """Turn on: every statement the code reads by name returns an extra first column."""
 
     def turn_on() -> None:
         statements = sqlrun.statements()  # the runner's one registry
-        for name in WRAPPED:
+        for name in FOUND.named:
             body = statements[name].rstrip().rstrip(";")
             monkeypatch.setitem(
-                statements, name, f"SELECT 'x' AS added, s.* FROM (\n{body}\n) AS s"
+                statements, name, f"WITH s AS (\n{body}\n) SELECT 'x' AS added, s.* FROM s"
             )
         sqlrun.statement.cache_clear()  # statements with identifiers, filled from the registry
 
     yield turn_on
     sqlrun.statement.cache_clear()
+
+
+def values(found: object) -> tuple:
+    """A tuple's or a record's values, in order."""
+    return dataclasses.astuple(found) if dataclasses.is_dataclass(found) else tuple(found)
 
 
 def without_times(records: list) -> list:
@@ -128,7 +228,7 @@ def test_notification_retention_and_browsing_records_are_read_by_column_name(
     [live], [archived] = before[1], before[2]
     assert (live.message, live.headers, archived.msg_id) == ({"kind": "b"}, None, ids[0])
     assert archived.headers == {"t": "x"} and archived.archived_at is not None
-    assert before[3] == (1, ids[0])
+    assert values(before[3]) == (1, ids[0])
     assert sum(b.archived for b in before[4]) == 1
 
 

@@ -27,15 +27,12 @@ def test_nothing_generated_is_stale():
     assert regenerate.main(["--check"]) == 0
 
 
-def test_a_stale_docs_table_fails_the_check_and_is_rewritten(conninfo, tmp_path, monkeypatch):
-    """On a copy of the docs page: the checkout's stays whole for tests running beside."""
-    original = attributes.DOCS_TABLE.read_text(encoding="utf-8")
-    path = tmp_path / "attributes.md"
-    path.write_text(
-        original.replace(attributes.END, "| `stray` | | | | |\n" + attributes.END),
-        encoding="utf-8",
-    )
-    monkeypatch.setattr(attributes, "DOCS_TABLE", path)
+def test_a_stale_attribute_module_fails_the_check_and_is_rewritten(conninfo, tmp_path, monkeypatch):
+    """On a copy of the generated module: the checkout's stays whole for tests running beside."""
+    original = attributes.GENERATED.read_text(encoding="utf-8")
+    path = tmp_path / "attributes_declared.py"
+    path.write_text(original.replace("key='paused'", "key='pause'", 1), encoding="utf-8")
+    monkeypatch.setattr(attributes, "GENERATED", path)
     checked = regenerate.attributes(conninfo, False, None)
     assert checked.stale and checked.lines == [f"stale: {path}"]
     outcome = regenerate.attributes(conninfo, True, None)

@@ -418,15 +418,78 @@ ATTRIBUTES_GUIDE = ROOT / "docs" / "guide" / "attributes.md"
 
 
 def test_the_attribute_recipe_names_the_docs_it_must_touch():
-    """Its explanation in the guide, and its row in "What holds for which client"."""
+    """Its explanation in the guide ("in detail", when the recipe's rule asks for one),
+    and the table "What holds for which client", which goes by side."""
     text = recipe("A queue attribute")
     guide = ATTRIBUTES_GUIDE.read_text(encoding="utf-8")
     assert "docs/guide/attributes.md" in text
-    assert '"What each does, in detail"' in text and "\nWhat each does, in detail:" in guide
+    assert '"What each does, in detail"' in text and "\nWhat each does, in detail" in guide
     assert '"What holds for which client"' in text
     assert "What holds for which client" in {
         h.strip() for h in re.findall(r"^## (.+)$", guide, flags=re.M)
     }
+
+
+# The attributes whose one line of help cannot say it all: a limit (what it counts), a
+# retention (who deletes, when), one naming another queue or taking a rate. CONTRIBUTING's
+# attribute recipe states this rule; any other attribute's help stands alone.
+DETAIL_SIDES = ("limit", "retention")
+DETAIL_KINDS = ("queue", "rate")
+
+
+def detail_bullets() -> dict[str, str]:
+    """The bullets of the guide's "What each does, in detail", by each attribute key
+    named before the bullet's first colon (``max_receive_count`` + ``dead_letter_queue``)."""
+    guide = ATTRIBUTES_GUIDE.read_text(encoding="utf-8")
+    after = guide.split("\nWhat each does, in detail", 1)[1].split("\n\n", 2)[1]
+    found: dict[str, str] = {}
+    for line in after.splitlines():
+        if line.startswith("- "):
+            for key in re.findall(r"`([a-z_]+)`", line.split(":", 1)[0]):
+                found[key] = line
+    return found
+
+
+def test_the_client_table_has_a_row_for_every_side():
+    """Which clients apply an attribute goes by its side: a new attribute of a known side
+    needs no row; a new side does."""
+    from django_pgmq.attributes_declared import DECLARED
+
+    guide = ATTRIBUTES_GUIDE.read_text(encoding="utf-8")
+    section = guide.split("\n## What holds for which client\n", 1)[1].split("\n## ", 1)[0]
+    first_cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    listed = {name for cell in first_cells for name in re.findall(r"`(\w+)`", cell)}
+    assert sorted({s.side for s in DECLARED} - listed) == []
+    assert sorted(listed - {s.side for s in DECLARED} - {"both"}) == []
+
+
+def test_every_attribute_is_explained_in_detail_or_by_its_help_alone():
+    """A limit or retention attribute, or one of kind queue or rate, has its bullet in
+    "What each does, in detail"; any other's help is one sentence naming no other
+    attribute (a pair explained together has a bullet), and may have a bullet."""
+    from django_pgmq.attributes_declared import DECLARED
+
+    rule = recipe("A queue attribute")
+    assert all(f"`{word}`" in rule for word in DETAIL_SIDES + DETAIL_KINDS)
+    keys = {s.key for s in DECLARED}
+    bullets = detail_bullets()
+    assert sorted(set(bullets) - keys) == [], "bullets of no declared attribute"
+    unexplained = [
+        s.key
+        for s in DECLARED
+        if (s.side in DETAIL_SIDES or s.kind in DETAIL_KINDS) and s.key not in bullets
+    ]
+    assert unexplained == [], "these need a bullet in the guide's 'in detail'"
+    not_alone = [
+        s.key
+        for s in DECLARED
+        if s.key not in bullets
+        and (
+            re.fullmatch(r"[^.]+(\.\.[^.]+)*\.", s.help) is None
+            or any(re.search(rf"\b{k}\b", s.help) for k in keys - {s.key})
+        )
+    ]
+    assert not_alone == [], "help that needs a bullet: one sentence, no other attribute"
 
 
 def test_the_attribute_recipe_names_every_side():
