@@ -48,16 +48,22 @@ def count(minimum: int) -> Kind:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise InvalidArgument(f"{name} must be an integer of at least {minimum}, got {value!r}")
 
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {text!r}")
-        return value
+    what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer of at least {minimum}"
+    )
+    return Kind(check, lambda text: int_at_least(text, minimum, what))
 
-    return Kind(check, parse)
+
+def int_at_least(text: str, low: int, what: str) -> int:
+    """An argparse type's work: ``text`` as an integer of at least ``low`` (``what`` it
+    must be, for the error). The commands' ``positive_int`` and its kin use it too."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+    return value
 
 
 def duration(maximum: float) -> Kind:

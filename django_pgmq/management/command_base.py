@@ -25,6 +25,7 @@ from django.core.management.base import (
 from django.db import DatabaseError
 
 from .. import conf, routing
+from ..consumer_settings import int_at_least
 from ..errors import PgmqError
 from ..manager import QueueManager
 from ..records import QueueMetrics
@@ -213,22 +214,12 @@ class RemoveCommand(PgmqCommand):
 
 def positive_int(text: str) -> int:
     """An argparse type: an integer of at least 1."""
-    return _int_at_least(text, 1, "a positive integer")
+    return int_at_least(text, 1, "a positive integer")
 
 
 def non_negative_int(text: str) -> int:
     """An argparse type: an integer of at least 0."""
-    return _int_at_least(text, 0, "a non-negative integer")
-
-
-def _int_at_least(text: str, low: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-    if value < low:
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
-    return value
+    return int_at_least(text, 0, "a non-negative integer")
 
 
 def json_arg(text: str, what: str) -> Any:
