@@ -662,6 +662,104 @@ BEGIN
 END
 $fn$;
 
+-- The short claim of a max_in_flight queue (since migration 0010), for a read at READ
+-- COMMITTED whose only read-side attribute is that limit (pgmq._queue_ops_route): want
+-- slots of the ring locked for this transaction, FOR UPDATE SKIP LOCKED, from this
+-- session's cursor (as pgmq._limit_take walks it), in a window of the ring; their ctids.
+-- Nothing is checked here: the caller's kept read (pgmq._read_sql with slots) reads these
+-- rows by ctid and probes which are free, in a statement of its own whose snapshot is
+-- taken after this lock (so it sees every claim that wrote them, and the rows as
+-- locked), reads at most that many messages and records them with pgmq._limit_record.
+-- NULL when a window of want slots is not to be had (the ring's slots not yet made,
+-- other claims holding the window's slots, a limit lowered while slots above it are
+-- taken): the caller then claims the checked way (pgmq._claim_limits), which walks the
+-- ring, makes slots and marks a full queue. Slots locked here and not used stay locked
+-- until the transaction ends; the checked way may take them.
+CREATE FUNCTION pgmq._limit_lock(queue_name text, want integer)
+RETURNS tid[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+AS $fn$
+DECLARE
+    lq text := pg_catalog.lower(queue_name);
+    at_key text := 'pgmq.limit_at_' || pg_catalog.replace(lq, '-', '$');
+    at_ text := pg_catalog.current_setting(at_key, true);
+    at bigint := CASE WHEN at_ ~ '^[0-9]{1,9}$' THEN at_::bigint ELSE 1 END;
+    tids tid[];
+    last integer;
+BEGIN
+    -- the window: want slots from the cursor (from the ring's start when fewer are left
+    -- before its end), none while a slot above the limit still holds a message (a
+    -- lowered limit)
+    SELECT pg_catalog.array_agg(x.ctid), pg_catalog.max(x.slot) INTO tids, last
+    FROM pgmq.queue_limit_state s
+    CROSS JOIN LATERAL (
+        SELECT l.ctid, l.slot FROM pgmq.queue_limit_slots l
+        WHERE l.queue_name::text = lq AND l.kind = 'f'
+          AND l.slot >= CASE WHEN at + want - 1 > LEAST(s.max_in_flight, s.slots_made) THEN 1 ELSE at END
+          AND l.slot <= LEAST(s.max_in_flight, s.slots_made,
+                              CASE WHEN at + want - 1 > LEAST(s.max_in_flight, s.slots_made) THEN 1 ELSE at END
+                              + 2 * want::bigint + 8)
+          AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots x
+                          WHERE x.queue_name::text = lq AND x.kind = 'f' AND x.slot > s.max_in_flight
+                            AND x.msg_id IS NOT NULL)
+        ORDER BY l.slot
+        LIMIT want
+        FOR UPDATE OF l SKIP LOCKED) x
+    WHERE s.queue_name::text = lq AND want > 0;
+    IF pg_catalog.cardinality(tids) IS DISTINCT FROM want THEN
+        RETURN NULL;
+    END IF;
+    PERFORM pg_catalog.set_config(at_key, (last + 1)::text, false);
+    RETURN tids;
+END
+$fn$;
+
+-- Record a short claim (pgmq._limit_lock): the claimed messages (ids, read under
+-- read_cts) take the slots free, one each, in order, each slot written once (no
+-- "reclaimed" write before). Called by the kept limited read (pgmq._read_sql with slots),
+-- in its statement, after its claim. The caller's word is taken that these slots are free
+-- (docs/internals/attributes.md, "Rights": a role that may read the queue may already
+-- hand itself messages past any limit), but whatever the arguments this writes only the
+-- max_in_flight slot rows of queue_name, only rows that no other transaction holds
+-- (re-locked SKIP LOCKED: this transaction holds its own, a row another claim holds is
+-- left, never waited for), never the queue's state or attributes. When every free slot
+-- was used and fewer than qty were free, sets the session setting pgmq.limit_short to
+-- '1': the caller then claims the rest the checked way. How many slots were written.
+CREATE FUNCTION pgmq._limit_record(
+    queue_name text, qty integer, free tid[], ids bigint[], read_cts integer[]
+)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+AS $fn$
+DECLARE
+    lq text := pg_catalog.lower(queue_name);
+    n integer := LEAST(coalesce(pg_catalog.cardinality(free), 0), coalesce(pg_catalog.cardinality(ids), 0),
+                       coalesce(pg_catalog.cardinality(read_cts), 0));
+BEGIN
+    IF coalesce(pg_catalog.cardinality(ids), 0) >= coalesce(pg_catalog.cardinality(free), 0)
+       AND coalesce(pg_catalog.cardinality(free), 0) < qty THEN
+        PERFORM pg_catalog.set_config('pgmq.limit_short', '1', false);
+    END IF;
+    IF n = 0 THEN
+        RETURN 0;
+    END IF;
+    -- Every condition but the ctid is no index condition (IS NOT DISTINCT FROM): the
+    -- plans stay TID scans of the rows given (with kind = 'f' PostgreSQL's generic plan
+    -- scanned every slot of the index).
+    UPDATE pgmq.queue_limit_slots l SET msg_id = ids[h.i], read_ct = read_cts[h.i]
+    FROM (SELECT k.tid, k.i FROM ROWS FROM (pg_catalog.unnest(free[1:n])) WITH ORDINALITY AS k(tid, i)) h
+    WHERE l.ctid = ANY (ARRAY(SELECT x.ctid FROM pgmq.queue_limit_slots x
+                              WHERE x.ctid = ANY (free[1:n]) AND x.queue_name IS NOT DISTINCT FROM lq
+                                AND x.kind IS NOT DISTINCT FROM 'f'::"char"
+                              FOR UPDATE SKIP LOCKED))
+      AND l.ctid = h.tid AND read_cts[h.i] > 0;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$fn$;
+
 -- Mark a max_in_flight queue (its lower-cased name) full: a claim was refused some for
 -- want of a slot (so a reader may be waiting). The mark is the queue's 'w' row in pgmq.queue_limit_slots (slot 0,
 -- t when it was marked, '-infinity' when not): acknowledgements look at it, and the first
