@@ -788,8 +788,6 @@ DECLARE
     attrs jsonb;
     low bigint := 0;
     stmt text;
-    tids tid[];
-    n bigint;
 BEGIN
     IF p_op = 'r' OR p_op = 'p' THEN
         low := pgmq._low_water_mark_for(qtable);
@@ -797,37 +795,6 @@ BEGIN
     SELECT a.attributes INTO attrs
     FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
     IF attrs IS NOT NULL THEN
-        IF p_op = 'r' AND p_qty > 0 AND attrs ? 'max_in_flight' AND NOT attrs ?| pgmq._claim_keys_but_slots()
-           AND pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
-            -- The short claim (since migration 0010, docs/internals/attributes.md
-            -- "Concurrency and rate limits"): a window of slots locked by the owner's
-            -- pgmq._limit_lock, then the kept read 'm' probes which are free, claims and
-            -- records, in a statement of its own (its snapshot taken after the lock).
-            -- When it used every free slot and that was fewer than asked, or no window
-            -- was to be had, the rest is claimed the checked way (the claim filter: the
-            -- ring walked, slots made, a full queue marked). At REPEATABLE READ and above
-            -- the checked way only: it refuses a stale snapshot (pgmq._limit_reclaim).
-            tids := pgmq._limit_lock(queue_name, p_qty);
-            IF tids IS NOT NULL THEN
-                IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'm'), true) = 'p' THEN
-                    stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'm'::"char") k);
-                ELSE
-                    stmt := pgmq._queue_ops_prepared(qtable, 'm');
-                END IF;
-                IF stmt IS NOT NULL THEN
-                    RETURN QUERY SELECT * FROM pgmq._queue_ops_run_limited(stmt, p_qty, p_secs, p_cond, low, tids);
-                ELSE
-                    RETURN QUERY EXECUTE pgmq._queue_ops_kept_sql(qtable, 'm'::"char")
-                        USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low, tids;
-                END IF;
-                GET DIAGNOSTICS n = ROW_COUNT;
-                IF n >= p_qty OR pg_catalog.current_setting('pgmq.limit_short', true) IS DISTINCT FROM '1' THEN
-                    RETURN;
-                END IF;
-                PERFORM pg_catalog.set_config('pgmq.limit_short', '', false);
-                p_qty := p_qty - n;
-            END IF;
-        END IF;
         RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
             queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
         RETURN;

@@ -119,7 +119,7 @@ $fn$;
 
 -- The read-side keys (sides read, both and limit) but max_in_flight: a read of a queue
 -- that has max_in_flight and none of these runs on the short claim
--- (pgmq._queue_ops_route, sql/26_limits.sql). IMMUTABLE, as _limit_keys.
+-- (pgmq.read, sql/26_limits.sql). IMMUTABLE, as _limit_keys.
 CREATE FUNCTION pgmq._claim_keys_but_slots()
 RETURNS text[]
 LANGUAGE sql IMMUTABLE

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from psycopg import sql
+from psycopg import errors, sql
 
 from tests.integration import test_limits
 from tests.integration.test_limits import at_barrier, fill, in_flight, reader, set_attributes
@@ -198,11 +198,14 @@ def test_the_record_given_made_up_arguments_writes_only_free_rows_of_its_queue(
         [other_queue],
     ).fetchone()
     began = time.monotonic()
-    row = caller.execute(
-        "SELECT pgmq._limit_record(%s, 1, ARRAY[%s]::tid[], ARRAY[1]::bigint[], ARRAY[9])",
-        [other_queue, slot1[0]],
-    ).fetchone()
-    assert row == (0,) and time.monotonic() - began < 1.0
+    caller.execute("SAVEPOINT s")
+    with pytest.raises(errors.LockNotAvailable):  # as NOWAIT: an error, not a wait
+        caller.execute(
+            "SELECT pgmq._limit_record(%s, 1, ARRAY[%s]::tid[], ARRAY[1]::bigint[], ARRAY[9])",
+            [other_queue, slot1[0]],
+        )
+    assert time.monotonic() - began < 1.0
+    caller.execute("ROLLBACK TO SAVEPOINT s")
     holder.rollback()
     # nonsense: nothing, no error
     for args in (

@@ -39,42 +39,6 @@ $function$
 COMMENT ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._queue_ops_route(queue_name text, p_op "char", p_qty integer, p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb)
- RETURNS SETOF pgmq.message_record
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-    -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
-    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
-    attrs jsonb;
-    low bigint := 0;
-    stmt text;
-BEGIN
-    IF p_op = 'r' OR p_op = 'p' THEN
-        low := pgmq._low_water_mark_for(qtable);
-    END IF;
-    SELECT a.attributes INTO attrs
-    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
-    IF attrs IS NOT NULL THEN
-        RETURN QUERY SELECT * FROM pgmq._queue_ops_with_attributes(
-            queue_name, attrs, p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low);
-        RETURN;
-    END IF;
-    IF p_op = 'r' OR p_op = 'p' THEN
-        stmt := pgmq._queue_ops_prepared(qtable, p_op);
-        IF stmt IS NOT NULL THEN
-            RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(stmt, p_qty, p_secs, p_ids, p_cond, low);
-            RETURN;
-        END IF;
-    END IF;
-    RETURN QUERY EXECUTE pgmq._queue_ops_sql_for(qtable, p_op, '$9'::text)
-        USING p_op, p_qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
-END
-$function$
-;
-COMMENT ON FUNCTION pgmq._queue_ops_route(text,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_route(text,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb) FROM PUBLIC;
-
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_with_attributes(queue_name text, attrs jsonb, p_op "char", p_qty integer, p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb, low bigint)
  RETURNS SETOF pgmq.message_record
  LANGUAGE plpgsql
@@ -213,4 +177,35 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.read(queue_name text, vt integer, qty integer, conditional jsonb DEFAULT '{}'::jsonb)
+ RETURNS SETOF pgmq.message_record
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    qtable text;
+    n bigint;
+BEGIN
+    IF qty IS NULL OR qty < 0 THEN
+        RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    qtable := pgmq._message_table_name(queue_name, 'q'::text);
+    IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'r'), true) = 'p' THEN
+        RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(
+            (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'r') k), qty, coalesce(vt, 0), NULL,
+            coalesce(conditional, '{}'::jsonb), pgmq._low_water_mark_for(qtable));
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 OR pgmq._queue_ops_kept_missed(queue_name, qtable, 'r') THEN
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'r'::"char", qty, coalesce(vt, 0), NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
+        NULL::jsonb[], coalesce(conditional, '{}'::jsonb));
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.read(text,integer,integer,jsonb) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.read(text,integer,integer,jsonb) TO PUBLIC;
 
