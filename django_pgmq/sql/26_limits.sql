@@ -694,12 +694,15 @@ DECLARE
     at_ text := pg_catalog.current_setting(at_key, true);
     at bigint := CASE WHEN at_ ~ '^[0-9]{1,9}$' THEN at_::bigint ELSE 1 END;
     tids tid[];
-    last integer;
 BEGIN
-    -- the window: want slots from the cursor (from the ring's start when fewer are left
-    -- before its end), none while a slot above the limit still holds a message (a
-    -- lowered limit)
-    SELECT pg_catalog.array_agg(x.ctid), pg_catalog.max(x.slot) INTO tids, last
+    -- One statement (each costs its own set-up): the window (want slots from the
+    -- cursor, from the ring's start when fewer are left before its end; none while a
+    -- slot above the limit still holds a message: a lowered limit) locked, and when it is
+    -- whole, the cursor moved past it.
+    SELECT CASE WHEN want > 0 AND pg_catalog.count(*) = want
+                     AND pg_catalog.set_config(at_key, (pg_catalog.max(x.slot) + 1)::text, false) IS NOT NULL
+                THEN pg_catalog.array_agg(x.ctid) END
+    INTO tids
     FROM pgmq.queue_limit_state s
     CROSS JOIN LATERAL (
         SELECT l.ctid, l.slot FROM pgmq.queue_limit_slots l
@@ -708,17 +711,13 @@ BEGIN
           AND l.slot <= LEAST(s.max_in_flight, s.slots_made,
                               CASE WHEN at + want - 1 > LEAST(s.max_in_flight, s.slots_made) THEN 1 ELSE at END
                               + 2 * want::bigint + 8)
-          AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots x
-                          WHERE x.queue_name::text = lq AND x.kind = 'f' AND x.slot > s.max_in_flight
-                            AND x.msg_id IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots o
+                          WHERE o.queue_name::text = lq AND o.kind = 'f' AND o.slot > s.max_in_flight
+                            AND o.msg_id IS NOT NULL)
         ORDER BY l.slot
-        LIMIT want
+        LIMIT GREATEST(want, 0)
         FOR UPDATE OF l SKIP LOCKED) x
-    WHERE s.queue_name::text = lq AND want > 0;
-    IF pg_catalog.cardinality(tids) IS DISTINCT FROM want THEN
-        RETURN NULL;
-    END IF;
-    PERFORM pg_catalog.set_config(at_key, (last + 1)::text, false);
+    WHERE s.queue_name::text = lq AND s.max_in_flight IS NOT NULL;
     RETURN tids;
 END
 $fn$;
