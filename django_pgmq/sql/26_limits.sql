@@ -78,8 +78,9 @@ CREATE TABLE pgmq.queue_limit_slots (
     msg_id bigint,                 -- 'f': the message holding the slot
     read_ct integer                -- 'f': its read_ct when it took the slot (-1: reclaimed)
 ) WITH (fillfactor = 50);
--- Half of each page left free (since migration 0050): a claim updates each slot row it
--- takes twice (reclaimed, recorded), and an update that finds no room on the row's page
+-- Half of each page left free (since migration 0050): a checked claim updates each slot
+-- row it takes twice (reclaimed, recorded; the short claim of migration 0010 once), and
+-- an update that finds no room on the row's page
 -- is not HOT: it adds an entry to both indexes (the unique one checked), which later
 -- scans walk past. The table holds at most max_in_flight small rows per queue.
 -- The rows of a queue (a unique index, not a constraint, so that the migrations make it
