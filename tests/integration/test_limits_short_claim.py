@@ -146,6 +146,33 @@ def test_a_session_idle_with_slots_of_the_short_claim_makes_no_one_wait(pg_conne
     assert in_flight(db, q) == 20
 
 
+def test_a_session_keeping_the_short_read_sees_attributes_change_at_once(pg_connect, db, q):
+    """Each read looks the attributes up (the short claim needs max_in_flight and no other
+    read-side key): a queue paused, given a rate limit or its limit removed while a
+    session keeps the short claim's read is read as the new attributes say, at once."""
+    set_attributes(db, q, max_in_flight=100)
+    fill(db, q, 60)
+    session = pg_connect()
+    got = []
+    for _ in range(5):
+        got += [r[0] for r in session.execute(READ, [q, 2])]
+    assert len(got) == 10 and short_claims(session, q) == 4  # kept: 'p'
+    set_attributes(db, q, paused=True)
+    assert session.execute(READ, [q, 5]).fetchall() == []
+    set_attributes(db, q, paused=None)  # a null removes the key
+    for _ in range(4):
+        got += [r[0] for r in session.execute(READ, [q, 2])]
+    set_attributes(db, q, rate_limit={"count": 3, "seconds": 60})
+    assert len(session.execute(READ, [q, 5]).fetchall()) == 3  # the rate limit applies
+    assert session.execute(READ, [q, 5]).fetchall() == []
+    db.execute(
+        "SELECT pgmq.set_queue_attributes(%s, %s::jsonb)",
+        [q, json.dumps({"rate_limit": None, "max_in_flight": None})],
+    )
+    assert len(session.execute(READ, [q, 5]).fetchall()) == 5  # no limit at all
+    assert in_flight(db, q) == len(got) + 3 + 5
+
+
 @pytest.fixture
 def other_queue(db, queue_name) -> Iterator[str]:
     name = f"{queue_name}_o"
