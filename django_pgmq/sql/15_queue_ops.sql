@@ -167,16 +167,30 @@ $fn$;
 -- "dead"), with max_receive_count: only messages read fewer times are picked, so redrive
 -- never uses up the qty, and the over-read ones among those the pick walked past (all of
 -- them when it found fewer than qty) move there, at most max(qty, 100) per call.
+-- slots (since migration 0010): the lower-cased name of a max_in_flight queue whose read
+-- holds slots of its short claim (pgmq._limit_lock, sql/26_limits.sql), their ctids given
+-- as $10: the statement reads those rows (as locked: its snapshot is taken after the
+-- lock) and probes which are free (no message, reclaimed, or its message no longer in
+-- flight under that read: gone, visible again, read again), claims at most that many
+-- and records them (pgmq._limit_record) before it returns them.
 CREATE OR REPLACE FUNCTION pgmq._read_sql(
     qtable text, pops boolean, low text, qty text DEFAULT '$2', secs text DEFAULT '$3',
     cond text DEFAULT '$8', by_priority boolean DEFAULT false,
-    max_receive_count integer DEFAULT NULL, dead_move text DEFAULT NULL
+    max_receive_count integer DEFAULT NULL, dead_move text DEFAULT NULL, slots text DEFAULT NULL
 )
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT pg_catalog.format(
-        CASE WHEN dead_move IS NULL THEN $sql$
+        CASE WHEN slots IS NOT NULL THEN $free$
+        WITH free AS MATERIALIZED (
+            SELECT l.ctid AS tid FROM pgmq.queue_limit_slots l
+            WHERE l.ctid = ANY ($10::tid[])
+              AND (l.msg_id IS NULL OR l.read_ct = -1 OR NOT EXISTS (
+                   SELECT FROM pgmq.%1$I f
+                   WHERE f.msg_id = l.msg_id AND f.read_ct = l.read_ct AND f.vt > pg_catalog.clock_timestamp()))
+        ),
+        $free$ WHEN dead_move IS NULL THEN $sql$
         WITH $sql$ ELSE $dead$
         WITH picked AS MATERIALIZED (%3$s),
         dead AS (
@@ -190,12 +204,20 @@ AS $fn$
         || $sql$claimed AS (
             %2$s
         )
-        SELECT * FROM claimed c ORDER BY %4$s
+        SELECT * FROM claimed c$sql$
+        || CASE WHEN slots IS NOT NULL THEN $rec$
+        WHERE (SELECT pgmq._limit_record(%7$L::text, $2, ARRAY(SELECT f.tid FROM free f),
+                                         pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct))
+               FROM claimed x) IS NOT NULL$rec$ ELSE '' END
+        || $sql$ ORDER BY %4$s
         $sql$,
         qtable,
         pgmq._read_claim_sql(qtable, pops, secs,
             CASE WHEN dead_move IS NULL THEN pgmq._read_pick_sql(
-                qtable, low, qty, cond, '',
+                qtable, low,
+                CASE WHEN slots IS NOT NULL
+                     THEN 'LEAST(' || qty || ', (SELECT pg_catalog.count(*) FROM free))' ELSE qty END,
+                cond, '',
                 CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END)
             ELSE 'SELECT p.msg_id FROM picked p' END),
         CASE WHEN dead_move IS NOT NULL THEN pgmq._read_pick_sql(
@@ -209,7 +231,7 @@ AS $fn$
                   AND ((SELECT pg_catalog.count(*) FROM picked) < %s
                        OR q.msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))$x$,
                 max_receive_count, qty)) END,
-        dead_move);
+        dead_move, slots);
 $fn$;
 
 -- The archive (archive true: moved to the archive table) or delete of the messages ids
@@ -421,7 +443,10 @@ $fn$;
 --   pgmq_ai_/pgmq_di_ before 0042 was applied never runs them again. pgmq_lg_<table>
 --   (migration 0046): the read of a queue whose attributes only limit it (max_in_flight,
 --   rate_limit), run by pgmq._queue_ops_with_attributes with the quantity the claim
---   filter allowed; it counts toward the cap of 32 as the others.
+--   filter allowed; it counts toward the cap of 32 as the others. pgmq_mg_<table>
+--   (migration 0010): the read of a max_in_flight queue at READ COMMITTED on the slots
+--   of its short claim (pgmq._limit_lock), with a parameter more ($10, their ctids), which
+--   probes the slots, claims and records in one statement (pgmq._read_sql with slots).
 -- - The session's state per statement is a setting pgmq.prep_<name without pgmq_>: a
 --   count of uses ('1' .. '3'), 'p' once prepared, 'c' when the cap stopped it. A value
 --   that is none of these counts as 0, so a bad value never makes a call fail. With 'p'
@@ -521,6 +546,11 @@ AS $fn$
                 -- capped its quantity (sql/25_attributes.sql): the plain read, no guard
                 WHEN op = 'l'
                 THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
+                -- 'm': a max_in_flight queue's read on its short claim's slots ($10,
+                -- pgmq._limit_lock): the plain read, at most as many as are free, recorded
+                WHEN op = 'm'
+                THEN pgmq._read_sql(qtable, false, low, qty, secs, cond, false, NULL::integer, NULL::text,
+                                    pg_catalog.substr(qtable, 3))
                 WHEN op = 's'
                 THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || pgmq._kept_guard_sql(qtable), ids, vt, msgs, hdrs)
                 ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || pgmq._kept_guard_sql(qtable), qty, secs, cond)
@@ -534,8 +564,10 @@ RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT pg_catalog.format(
-        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
-        pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
+        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint%s) AS %s',
+        pgmq._queue_ops_kept_name(qtable, op),
+        CASE WHEN op = 'm' THEN ', tid[]' ELSE '' END,
+        pgmq._queue_ops_kept_sql(qtable, op));
 $fn$;
 
 -- PREPARE the kept statement of op on qtable in this session.
@@ -649,6 +681,23 @@ AS $fn$
 BEGIN
     RETURN QUERY EXECUTE pg_catalog.format(
         'EXECUTE %I(NULL, %L, %L, NULL, %L, NULL, NULL, %L, %L)', stmt, p_qty, p_secs, p_ids, p_cond, low);
+END
+$fn$;
+
+-- Run the kept limited read stmt ('m') on the slots tids of the short claim
+-- (pgmq._limit_lock).
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_run_limited(
+    stmt text, p_qty integer, p_secs integer, p_cond jsonb, low bigint, tids tid[]
+)
+RETURNS SETOF pgmq.message_record
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $fn$
+BEGIN
+    RETURN QUERY EXECUTE pg_catalog.format(
+        'EXECUTE %I(NULL, %L, %L, NULL, NULL, NULL, NULL, %L, %L, %L)', stmt, p_qty, p_secs, p_cond, low, tids);
 END
 $fn$;
 

@@ -172,6 +172,9 @@ AS $fn$
 DECLARE
     qtable text;
     n bigint;
+    attrs jsonb;
+    tids tid[];
+    stmt text;
 BEGIN
     IF qty IS NULL OR qty < 0 THEN
         RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
@@ -185,6 +188,44 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 OR pgmq._queue_ops_kept_missed(queue_name, qtable, 'r') THEN
             RETURN;
+        END IF;
+    END IF;
+    SELECT a.attributes INTO attrs
+    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
+    IF qty > 0 AND attrs ? 'max_in_flight' AND NOT attrs ?| pgmq._claim_keys_but_slots()
+       AND pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
+        -- The short claim (since migration 0010, docs/internals/attributes.md
+        -- "Concurrency and rate limits"), here rather than in the router to spare its
+        -- layer: a window of slots locked by the owner's pgmq._limit_lock, then the kept
+        -- read 'm' (sql/15_queue_ops.sql) probes which are free, claims and records, in a
+        -- statement of its own (its snapshot taken after the lock). When it used every
+        -- free slot and that was fewer than asked, or no window was to be had, the rest
+        -- goes the router's way, the checked claim (the ring walked, slots made, a full
+        -- queue marked). At REPEATABLE READ and above the checked way only: it refuses a
+        -- stale snapshot (pgmq._limit_reclaim).
+        tids := pgmq._limit_lock(queue_name, qty);
+        IF tids IS NOT NULL THEN
+            IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'm'), true) = 'p' THEN
+                stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'm'::"char") k);
+            ELSE
+                stmt := pgmq._queue_ops_prepared(qtable, 'm');
+            END IF;
+            IF stmt IS NOT NULL THEN
+                RETURN QUERY SELECT * FROM pgmq._queue_ops_run_limited(
+                    stmt, qty, coalesce(vt, 0), coalesce(conditional, '{}'::jsonb),
+                    pgmq._low_water_mark_for(qtable), tids);
+            ELSE
+                RETURN QUERY EXECUTE pgmq._queue_ops_kept_sql(qtable, 'm'::"char")
+                    USING 'r'::"char", qty, coalesce(vt, 0), NULL::timestamptz, NULL::bigint[],
+                          NULL::jsonb[], NULL::jsonb[], coalesce(conditional, '{}'::jsonb),
+                          pgmq._low_water_mark_for(qtable), tids;
+            END IF;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            IF n >= qty OR pg_catalog.current_setting('pgmq.limit_short', true) IS DISTINCT FROM '1' THEN
+                RETURN;
+            END IF;
+            PERFORM pg_catalog.set_config('pgmq.limit_short', '', false);
+            qty := qty - n;
         END IF;
     END IF;
     RETURN QUERY SELECT * FROM pgmq._queue_ops_route(

@@ -117,6 +117,17 @@ AS $fn$
     WHERE d.side = 'limit';
 $fn$;
 
+-- The read-side keys (sides read, both and limit) but max_in_flight: a read of a queue
+-- that has max_in_flight and none of these runs on the short claim
+-- (pgmq.read, sql/26_limits.sql). IMMUTABLE, as _limit_keys.
+CREATE FUNCTION pgmq._claim_keys_but_slots()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT pg_catalog.array_agg(d.key ORDER BY d.key) FROM pgmq._queue_attribute_declaration() d
+    WHERE d.side IN ('read', 'both', 'limit') AND d.key <> 'max_in_flight';
+$fn$;
+
 -- The limits among attrs (an object of the limit keys attrs has).
 CREATE FUNCTION pgmq._limit_attributes(attrs jsonb)
 RETURNS jsonb
@@ -771,7 +782,7 @@ BEGIN
         RETURN;
     END IF;
     IF p_op = 'r' OR p_op = 'p' THEN
-        f := pgmq._claim_filter(queue_name, attrs, p_qty, p_op = 'p');
+        f := pgmq._claim_filter(queue_name, attrs, qty, p_op = 'p');
         qty := f.allowed;
         IF qty = 0 THEN
             RETURN;

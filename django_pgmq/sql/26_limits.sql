@@ -46,11 +46,19 @@
 -- serialization error (a stale snapshot is refused, never counted wrong).
 -- A queue without these attributes has no row here and never reaches this file's code.
 --
+-- The short claim (migration 0010): a read at READ COMMITTED of a queue whose only
+-- read-side attribute is max_in_flight locks a window of slots (pgmq._limit_lock), and
+-- its kept read probes them, claims and records (pgmq._limit_record) in a statement of its
+-- own; the rest, when the window had too few free, the checked way (pgmq._claim_limits).
+--
 -- Rights: the application role reads and acknowledges a limited queue without any right
 -- on these tables: the state writes are in SECURITY DEFINER functions
--- (pgmq._claim_limits, pgmq._claim_record, pgmq._limit_wake) that write only these
--- tables, check what they are given, and leave the queue table's own UPDATE or DELETE
--- to the caller's statement.
+-- (pgmq._claim_limits, pgmq._claim_record, pgmq._limit_lock, pgmq._limit_record,
+-- pgmq._limit_wake) that write only these tables, and leave the queue table's own UPDATE
+-- or DELETE to the caller's statement. pgmq._limit_record takes the caller's word that
+-- the slots it fills are free (docs/internals/attributes.md, "Rights": a role with
+-- UPDATE on the queue table can hand itself messages past any limit already); the
+-- others check what they are given.
 
 CREATE TABLE pgmq.queue_limit_state (
     queue_name text PRIMARY KEY,  -- the queue's name, lower-cased
@@ -70,8 +78,9 @@ CREATE TABLE pgmq.queue_limit_slots (
     msg_id bigint,                 -- 'f': the message holding the slot
     read_ct integer                -- 'f': its read_ct when it took the slot (-1: reclaimed)
 ) WITH (fillfactor = 50);
--- Half of each page left free (since migration 0050): a claim updates each slot row it
--- takes twice (reclaimed, recorded), and an update that finds no room on the row's page
+-- Half of each page left free (since migration 0050): a checked claim updates each slot
+-- row it takes twice (reclaimed, recorded; the short claim of migration 0010 once), and
+-- an update that finds no room on the row's page
 -- is not HOT: it adds an entry to both indexes (the unique one checked), which later
 -- scans walk past. The table holds at most max_in_flight small rows per queue.
 -- The rows of a queue (a unique index, not a constraint, so that the migrations make it
@@ -659,6 +668,103 @@ BEGIN
               AND l.slot <= s.max_in_flight AND (l.msg_id IS NULL OR l.read_ct = -1);
         END LOOP;
     END IF;
+END
+$fn$;
+
+-- The short claim of a max_in_flight queue (since migration 0010), for a read at READ
+-- COMMITTED whose only read-side attribute is that limit (pgmq._queue_ops_route): want
+-- slots of the ring locked for this transaction, FOR UPDATE SKIP LOCKED, from this
+-- session's cursor (as pgmq._limit_take walks it), in a window of the ring; their ctids.
+-- Nothing is checked here: the caller's kept read (pgmq._read_sql with slots) reads these
+-- rows by ctid and probes which are free, in a statement of its own whose snapshot is
+-- taken after this lock (so it sees every claim that wrote them, and the rows as
+-- locked), reads at most that many messages and records them with pgmq._limit_record.
+-- NULL when a window of want slots is not to be had (the ring's slots not yet made,
+-- other claims holding the window's slots, a limit lowered while slots above it are
+-- taken): the caller then claims the checked way (pgmq._claim_limits), which walks the
+-- ring, makes slots and marks a full queue. Slots locked here and not used stay locked
+-- until the transaction ends; the checked way may take them.
+CREATE FUNCTION pgmq._limit_lock(queue_name text, want integer)
+RETURNS tid[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+AS $fn$
+DECLARE
+    lq text := pg_catalog.lower(queue_name);
+    at_key text := 'pgmq.limit_at_' || pg_catalog.replace(lq, '-', '$');
+    at_ text := pg_catalog.current_setting(at_key, true);
+    at bigint := CASE WHEN at_ ~ '^[0-9]{1,9}$' THEN at_::bigint ELSE 1 END;
+    tids tid[];
+BEGIN
+    -- One statement (each costs its own set-up): the window (want slots from the
+    -- cursor, from the ring's start when fewer are left before its end; none while a
+    -- slot above the limit still holds a message: a lowered limit) locked, and when it is
+    -- whole, the cursor moved past it.
+    SELECT CASE WHEN want > 0 AND pg_catalog.count(*) = want
+                     AND pg_catalog.set_config(at_key, (pg_catalog.max(x.slot) + 1)::text, false) IS NOT NULL
+                THEN pg_catalog.array_agg(x.ctid) END
+    INTO tids
+    FROM pgmq.queue_limit_state s
+    CROSS JOIN LATERAL (
+        SELECT l.ctid, l.slot FROM pgmq.queue_limit_slots l
+        WHERE l.queue_name::text = lq AND l.kind = 'f'
+          AND l.slot >= CASE WHEN at + want - 1 > LEAST(s.max_in_flight, s.slots_made) THEN 1 ELSE at END
+          AND l.slot <= LEAST(s.max_in_flight, s.slots_made,
+                              CASE WHEN at + want - 1 > LEAST(s.max_in_flight, s.slots_made) THEN 1 ELSE at END
+                              + 2 * want::bigint + 8)
+          AND NOT EXISTS (SELECT 1 FROM pgmq.queue_limit_slots o
+                          WHERE o.queue_name::text = lq AND o.kind = 'f' AND o.slot > s.max_in_flight
+                            AND o.msg_id IS NOT NULL)
+        ORDER BY l.slot
+        LIMIT GREATEST(want, 0)
+        FOR UPDATE OF l SKIP LOCKED) x
+    WHERE s.queue_name::text = lq AND s.max_in_flight IS NOT NULL;
+    RETURN tids;
+END
+$fn$;
+
+-- Record a short claim (pgmq._limit_lock): the claimed messages (ids, read under
+-- read_cts) take the slots free, one each, in order, each slot written once (no
+-- "reclaimed" write before). Called by the kept limited read (pgmq._read_sql with slots),
+-- in its statement, after its claim. The caller's word is taken that these slots are free
+-- (docs/internals/attributes.md, "Rights": a role that may read the queue may already
+-- hand itself messages past any limit), but whatever the arguments this writes only
+-- max_in_flight slot rows of queue_name, never the queue's state or attributes, and never
+-- waits (a row another transaction holds raises lock_not_available within a
+-- millisecond, as NOWAIT would). When every free slot
+-- was used and fewer than qty were free, sets the session setting pgmq.limit_short to
+-- '1': the caller then claims the rest the checked way. How many slots were written.
+CREATE FUNCTION pgmq._limit_record(
+    queue_name text, qty integer, free tid[], ids bigint[], read_cts integer[]
+)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off SET plan_cache_mode = force_generic_plan SET lock_timeout = '1ms'
+AS $fn$
+DECLARE
+    n integer;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(ids), 0) >= coalesce(pg_catalog.cardinality(free), 0)
+       AND coalesce(pg_catalog.cardinality(free), 0) < qty THEN
+        PERFORM pg_catalog.set_config('pgmq.limit_short', '1', false);
+    END IF;
+    -- Each row by its ctid (of the first as many as there are messages), its message
+    -- found by the ctid's place in free (no join with a function scan of the arrays:
+    -- 54,000 instructions a claim of 10 less); every other condition is no index
+    -- condition (IS NOT DISTINCT FROM), so the plan stays a TID scan of the rows given
+    -- (with kind = 'f' PostgreSQL's generic plan scanned every slot of the index).
+    -- The caller's own claim holds these rows (pgmq._limit_lock), so the update waits
+    -- for nothing; a made-up ctid of a row another transaction holds would wait, which
+    -- lock_timeout turns into an error at once (55P03, as NOWAIT: a re-lock SKIP LOCKED
+    -- cost 48,000 instructions a claim of 10).
+    UPDATE pgmq.queue_limit_slots l
+    SET msg_id = ids[pg_catalog.array_position(free, l.ctid)],
+        read_ct = read_cts[pg_catalog.array_position(free, l.ctid)]
+    WHERE l.ctid = ANY (free[1:LEAST(pg_catalog.cardinality(ids), pg_catalog.cardinality(read_cts))])
+      AND l.queue_name IS NOT DISTINCT FROM pg_catalog.lower($1)
+      AND l.kind IS NOT DISTINCT FROM 'f'::"char";
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
 END
 $fn$;
 

@@ -85,9 +85,10 @@ def test_a_limited_queue_runs_kept_statements(pg_connect, db, q):
         )
     }
     assert {f"pgmq_ag_q_{q}", f"pgmq_dg_q_{q}"} <= kept
-    # the read applies the limit (the router's way), then runs the plain read of what it
-    # allows, kept as 'l'
-    assert f"pgmq_rg_q_{q}" not in kept and f"pgmq_lg_q_{q}" in kept
+    # max_in_flight alone, at READ COMMITTED: the read locks a window of slots (the short
+    # claim), then runs the kept read that probes them, claims and records, kept as 'm'
+    assert f"pgmq_rg_q_{q}" not in kept and f"pgmq_mg_q_{q}" in kept
+    assert f"pgmq_lg_q_{q}" not in kept
     assert in_flight(db, q) == 0
 
 

@@ -246,8 +246,9 @@ def test_every_read_and_pop_claims_with_the_one_pick(db, queues):
     )
     assert planted.keys() == found.keys()
     assert {k: v for k, v in planted.items() if v != [0] * len(v)} == {}
-    # the session prepared the planted text for its kept reads (plain, and limited: 'l')
-    for q, op in ((queues["plain"], "r"), (queues["plain"], "p"), (queues["limited"], "l")):
+    # the session prepared the planted text for its kept reads (plain, and limited: 'm',
+    # the read on a short claim's slots)
+    for q, op in ((queues["plain"], "r"), (queues["plain"], "p"), (queues["limited"], "m")):
         assert "q.read_ct < 0" in kept(db, q, op), (q, op)
 
 
@@ -268,7 +269,7 @@ def test_every_claim_updates_with_the_one_claim(db, queues):
     )
     assert planted.keys() == found.keys()
     assert {k: v for k, v in planted.items() if v != [0] * len(v)} == {}
-    for q, op in ((queues["plain"], "r"), (queues["plain"], "p"), (queues["limited"], "l")):
+    for q, op in ((queues["plain"], "r"), (queues["plain"], "p"), (queues["limited"], "m")):
         assert "WHERE false AND" in kept(db, q, op), (q, op)
 
 
@@ -313,8 +314,17 @@ def test_a_queue_with_only_limits_reads_the_plain_statement(db, queues):
     built = db.execute(
         "SELECT pgmq._read_sql(pgmq.format_table_name(%s, 'q'), false, '$9')", [q]
     ).fetchone()[0]
+    # the read on a short claim's slots ('m'): the same builder, given the queue's slots
+    short = db.execute(
+        "SELECT pgmq._queue_ops_kept_sql(pgmq.format_table_name(%s, 'q'), 'm')", [q]
+    ).fetchone()[0]
+    short_built = db.execute(
+        "SELECT pgmq._read_sql(pgmq.format_table_name(%s, 'q'), false, '$9', slots => lower(%s))",
+        [q, q],
+    ).fetchone()[0]
     db.rollback()
     assert plain == kept == built
+    assert short == short_built and "pgmq._limit_record(" in short
 
 
 def test_the_manager_prepares_the_builders_texts(manager, queue):

@@ -1,0 +1,21 @@
+"""limited reads on a short claim.
+
+Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen,
+never edited, in migrations/sql/0010_limited_reads_on_a_short_claim.sql
+and its _reverse.
+"""
+
+from django.db import migrations
+
+from django_pgmq.migrations import _frozen
+
+
+class Migration(migrations.Migration):
+    dependencies = [("django_pgmq", "0009_limit_claims_walk_a_window_a_chain_step")]
+
+    operations = [
+        migrations.RunSQL(
+            sql=_frozen.read("0010_limited_reads_on_a_short_claim.sql"),
+            reverse_sql=_frozen.read("0010_limited_reads_on_a_short_claim_reverse.sql"),
+        )
+    ]

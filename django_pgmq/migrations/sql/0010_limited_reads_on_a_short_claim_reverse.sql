@@ -1,0 +1,211 @@
+-- 0010_limited_reads_on_a_short_claim: limited reads on a short claim
+-- Frozen when written; never edit a released migration.
+SET LOCAL check_function_bodies = off;
+DROP FUNCTION IF EXISTS pgmq._claim_keys_but_slots();
+DROP FUNCTION IF EXISTS pgmq._limit_lock(text,integer);
+DROP FUNCTION IF EXISTS pgmq._limit_record(text,integer,tid[],bigint[],integer[]);
+DROP FUNCTION IF EXISTS pgmq._queue_ops_run_limited(text,integer,integer,jsonb,bigint,tid[]);
+DROP FUNCTION IF EXISTS pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text,text);
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_prepare_sql(qtable text, op "char")
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT pg_catalog.format(
+        'PREPARE %I ("char", integer, integer, timestamptz, bigint[], jsonb[], jsonb[], jsonb, bigint) AS %s',
+        pgmq._queue_ops_kept_name(qtable, op), pgmq._queue_ops_kept_sql(qtable, op));
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_prepare_sql(text,"char") IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_prepare_sql(text,"char") FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_sql(qtable text, op "char", low text DEFAULT '$9'::text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text, ids text DEFAULT '$5'::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT CASE WHEN op IN ('a', 'd')
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' AND ' || pgmq._limit_wake_sql(qtable), ids)
+                -- 'l': a limited queue's read, run by the router after the claim filter
+                -- capped its quantity (sql/25_attributes.sql): the plain read, no guard
+                WHEN op = 'l'
+                THEN pgmq._queue_ops_sql_for(qtable, 'r', low, qty, secs, cond)
+                WHEN op = 's'
+                THEN pgmq._queue_ops_ids_sql(qtable, op, ' WHERE ' || pgmq._kept_guard_sql(qtable), ids, vt, msgs, hdrs)
+                ELSE pgmq._queue_ops_sql_for(qtable, op, low || ' AND ' || pgmq._kept_guard_sql(qtable), qty, secs, cond)
+           END;
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_with_attributes(queue_name text, attrs jsonb, p_op "char", p_qty integer, p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb, low bigint)
+ RETURNS SETOF pgmq.message_record
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    f record;
+    qty integer := p_qty;
+    rec pgmq.message_record;
+    claimed bigint[] := '{}';
+    claimed_rcs integer[] := '{}';
+    claimed_vts timestamptz[] := '{}';
+    n bigint;
+    stmt text;
+    qtable text;
+    rows refcursor;
+BEGIN
+    IF p_op = 's' AND coalesce((attrs ->> 'deduplication_window')::integer, 0) > 0 THEN
+        RETURN QUERY SELECT * FROM pgmq._send_deduplicated(queue_name, attrs, p_vt, p_msgs, p_headers);
+        RETURN;
+    END IF;
+    IF p_op = 'r' OR p_op = 'p' THEN
+        f := pgmq._claim_filter(queue_name, attrs, p_qty, p_op = 'p');
+        qty := f.allowed;
+        IF qty = 0 THEN
+            RETURN;
+        END IF;
+        IF f.dead_letter_queue IS NOT NULL THEN
+            PERFORM pgmq._ensure_dead_letter_queue(f.dead_letter_queue);
+        END IF;
+        IF f.held IS NOT NULL OR f.stamps IS NOT NULL THEN
+            -- A limited queue: note what was claimed, for pgmq._claim_record. A read that
+            -- the limits only cap (no priorities, no redrive) is the plain read of the
+            -- quantity allowed: kept in the session as 'l' (sql/15_queue_ops.sql).
+            IF p_op = 'r' AND NOT f.by_priority AND f.dead_letter_queue IS NULL THEN
+                qtable := pgmq.format_table_name(queue_name, 'q'::text);
+                -- once kept, straight to the check of its text (as archive and delete do)
+                IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'l'), true) = 'p' THEN
+                    stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'l'::"char") k);
+                ELSE
+                    stmt := pgmq._queue_ops_prepared(qtable, 'l');
+                END IF;
+            END IF;
+            IF stmt IS NOT NULL THEN
+                RETURN QUERY
+                    WITH r AS MATERIALIZED (
+                        SELECT * FROM pgmq._queue_ops_run_prepared(stmt, qty, p_secs, p_ids, p_cond, low))
+                    SELECT r.* FROM r
+                    WHERE (SELECT pgmq._claim_record(
+                                      queue_name, f.held, f.stamps, f.counts,
+                                      pg_catalog.array_agg(x.msg_id), p_op = 'p',
+                                      pg_catalog.array_agg(x.read_ct), pg_catalog.array_agg(x.vt)) IS NULL
+                           FROM r x) IS NOT NULL;
+                RETURN;
+            END IF;
+            OPEN rows FOR EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9'::text, attrs)
+                USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+            LOOP
+                FETCH rows INTO rec;
+                EXIT WHEN NOT FOUND;
+                claimed := claimed || rec.msg_id;
+                claimed_rcs := claimed_rcs || rec.read_ct;
+                claimed_vts := claimed_vts || rec.vt;
+                RETURN NEXT rec;
+            END LOOP;
+            CLOSE rows;
+            PERFORM pgmq._claim_record(queue_name, f.held, f.stamps, f.counts, claimed, p_op = 'p',
+                                       claimed_rcs, claimed_vts);
+            RETURN;
+        END IF;
+    END IF;
+    IF p_op = 'a' OR p_op = 'd' OR p_op = 'v' THEN
+        -- The plain statements, whatever the attributes: not worth writing them anew.
+        RETURN QUERY EXECUTE pgmq._queue_ops_sql(queue_name, p_op, '$9')
+            USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    ELSE
+        RETURN QUERY EXECUTE pgmq._queue_ops_attr_sql(queue_name, p_op, '$9', attrs)
+            USING p_op, qty, p_secs, p_vt, p_ids, p_msgs, p_headers, p_cond, low;
+    END IF;
+    IF (p_op = 'a' OR p_op = 'd' OR (p_op = 'v' AND p_vt <= pg_catalog.clock_timestamp()))
+       AND attrs ? 'max_in_flight' THEN
+        -- A slot may have freed (not by a heartbeat's set_vt into the future): wake a
+        -- worker waiting at the limit (at commit) if a claim found the queue full. The
+        -- slot itself frees lazily (sql/26_limits.sql).
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 THEN
+            PERFORM pgmq._limit_wake(pg_catalog.lower(queue_name));
+        END IF;
+    END IF;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_with_attributes(text,jsonb,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb,bigint) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_with_attributes(text,jsonb,"char",integer,integer,timestamp with time zone,bigint[],jsonb[],jsonb[],jsonb,bigint) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._read_sql(qtable text, pops boolean, low text, qty text DEFAULT '$2'::text, secs text DEFAULT '$3'::text, cond text DEFAULT '$8'::text, by_priority boolean DEFAULT false, max_receive_count integer DEFAULT NULL::integer, dead_move text DEFAULT NULL::text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT pg_catalog.format(
+        CASE WHEN dead_move IS NULL THEN $sql$
+        WITH $sql$ ELSE $dead$
+        WITH picked AS MATERIALIZED (%3$s),
+        dead AS (
+            DELETE FROM pgmq.%1$I m
+            WHERE m.msg_id = ANY(ARRAY(%5$s))
+            RETURNING m.msg_id, m.read_ct, m.enqueued_at, m.message, m.headers,
+                      NULL::text AS error
+        ),
+        %6$s,
+        $dead$ END
+        || $sql$claimed AS (
+            %2$s
+        )
+        SELECT * FROM claimed c ORDER BY %4$s
+        $sql$,
+        qtable,
+        pgmq._read_claim_sql(qtable, pops, secs,
+            CASE WHEN dead_move IS NULL THEN pgmq._read_pick_sql(
+                qtable, low, qty, cond, '',
+                CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END)
+            ELSE 'SELECT p.msg_id FROM picked p' END),
+        CASE WHEN dead_move IS NOT NULL THEN pgmq._read_pick_sql(
+            qtable, low, qty, cond, ' AND q.read_ct < ' || max_receive_count::text,
+            CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END) END,
+        CASE WHEN by_priority THEN 'pgmq._task_priority(c.headers) DESC, c.msg_id' ELSE 'c.msg_id' END,
+        CASE WHEN dead_move IS NOT NULL THEN pgmq._read_pick_sql(
+            qtable, low, 'greatest(' || qty || ', 100)', cond,
+            pg_catalog.format(
+                $x$ AND q.read_ct >= %s
+                  AND ((SELECT pg_catalog.count(*) FROM picked) < %s
+                       OR q.msg_id < (SELECT pg_catalog.max(p.msg_id) FROM picked p))$x$,
+                max_receive_count, qty)) END,
+        dead_move);
+$function$
+;
+COMMENT ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq.read(queue_name text, vt integer, qty integer, conditional jsonb DEFAULT '{}'::jsonb)
+ RETURNS SETOF pgmq.message_record
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    qtable text;
+    n bigint;
+BEGIN
+    IF qty IS NULL OR qty < 0 THEN
+        RAISE EXCEPTION 'qty must be zero or more, got: %', coalesce(qty::text, 'NULL')
+            USING ERRCODE = 'PQ004';
+    END IF;
+    qtable := pgmq._message_table_name(queue_name, 'q'::text);
+    IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, 'r'), true) = 'p' THEN
+        RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared(
+            (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'r') k), qty, coalesce(vt, 0), NULL,
+            coalesce(conditional, '{}'::jsonb), pgmq._low_water_mark_for(qtable));
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 OR pgmq._queue_ops_kept_missed(queue_name, qtable, 'r') THEN
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY SELECT * FROM pgmq._queue_ops_route(
+        queue_name, 'r'::"char", qty, coalesce(vt, 0), NULL::timestamptz, NULL::bigint[], NULL::jsonb[],
+        NULL::jsonb[], coalesce(conditional, '{}'::jsonb));
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq.read(text,integer,integer,jsonb) IS NULL;
+GRANT EXECUTE ON FUNCTION pgmq.read(text,integer,integer,jsonb) TO PUBLIC;
+
