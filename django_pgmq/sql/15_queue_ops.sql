@@ -172,7 +172,10 @@ $fn$;
 -- as $10: the statement reads those rows (as locked: its snapshot is taken after the
 -- lock) and probes which are free (no message, reclaimed, or its message no longer in
 -- flight under that read: gone, visible again, read again), claims at most that many
--- and records them (pgmq._limit_record) before it returns them.
+-- and records them (pgmq._limit_record) before it returns them. The free slots' ctids
+-- are one array, built once (since migration 0011): its cardinality is the pick's limit
+-- and the array the record's argument (a count and a second scan of the free slots cost
+-- 18,000 instructions a claim of 10 more).
 CREATE OR REPLACE FUNCTION pgmq._read_sql(
     qtable text, pops boolean, low text, qty text DEFAULT '$2', secs text DEFAULT '$3',
     cond text DEFAULT '$8', by_priority boolean DEFAULT false,
@@ -184,11 +187,13 @@ AS $fn$
     SELECT pg_catalog.format(
         CASE WHEN slots IS NOT NULL THEN $free$
         WITH free AS MATERIALIZED (
-            SELECT l.ctid AS tid FROM pgmq.queue_limit_slots l
-            WHERE l.ctid = ANY ($10::tid[])
-              AND (l.msg_id IS NULL OR l.read_ct = -1 OR NOT EXISTS (
-                   SELECT FROM pgmq.%1$I f
-                   WHERE f.msg_id = l.msg_id AND f.read_ct = l.read_ct AND f.vt > pg_catalog.clock_timestamp()))
+            SELECT ARRAY(
+                SELECT l.ctid FROM pgmq.queue_limit_slots l
+                WHERE l.ctid = ANY ($10::tid[])
+                  AND (l.msg_id IS NULL OR l.read_ct = -1 OR NOT EXISTS (
+                       SELECT FROM pgmq.%1$I f
+                       WHERE f.msg_id = l.msg_id AND f.read_ct = l.read_ct AND f.vt > pg_catalog.clock_timestamp()))
+            ) AS tids
         ),
         $free$ WHEN dead_move IS NULL THEN $sql$
         WITH $sql$ ELSE $dead$
@@ -206,7 +211,7 @@ AS $fn$
         )
         SELECT * FROM claimed c$sql$
         || CASE WHEN slots IS NOT NULL THEN $rec$
-        WHERE (SELECT pgmq._limit_record(%7$L::text, $2, ARRAY(SELECT f.tid FROM free f),
+        WHERE (SELECT pgmq._limit_record(%7$L::text, $2, (SELECT f.tids FROM free f),
                                          pg_catalog.array_agg(x.msg_id), pg_catalog.array_agg(x.read_ct))
                FROM claimed x) IS NOT NULL$rec$ ELSE '' END
         || $sql$ ORDER BY %4$s
@@ -216,7 +221,7 @@ AS $fn$
             CASE WHEN dead_move IS NULL THEN pgmq._read_pick_sql(
                 qtable, low,
                 CASE WHEN slots IS NOT NULL
-                     THEN 'LEAST(' || qty || ', (SELECT pg_catalog.count(*) FROM free))' ELSE qty END,
+                     THEN 'LEAST(' || qty || ', (SELECT pg_catalog.cardinality(f.tids) FROM free f))' ELSE qty END,
                 cond, '',
                 CASE WHEN by_priority THEN 'pgmq._task_priority(q.headers) DESC, q.msg_id' ELSE 'q.msg_id' END)
             ELSE 'SELECT p.msg_id FROM picked p' END),

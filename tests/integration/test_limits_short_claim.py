@@ -270,6 +270,37 @@ def test_the_lock_given_made_up_arguments_takes_nothing_or_its_window(pg_connect
     assert len(db.execute(READ, [q, 10]).fetchall()) == 8
 
 
+@pytest.mark.parametrize(
+    ("cursor", "first"),
+    [
+        ("5", 5),
+        ("000000005", 5),
+        ("", 1),
+        ("x5", 1),
+        ("-5", 1),
+        (" 5", 1),
+        ("5 ", 1),
+        ("0000000005", 1),  # ten characters: more than a cursor ever holds
+        ("\u0665", 1),  # a digit, but not 0-9
+    ],
+)
+def test_the_lock_starts_at_a_cursor_of_digits_only(pg_connect, db, q, cursor, first):
+    """The session's cursor (a setting any code on the connection can write) is taken
+    when it is one to nine digits 0-9, else the window starts at slot 1; never an error."""
+    set_attributes(db, q, max_in_flight=8)
+    fill(db, q, 10)
+    caller = pg_connect(autocommit=False)
+    caller.execute("SELECT set_config(%s, %s, false)", [f"pgmq.limit_at_{q}", cursor])
+    (tids,) = caller.execute("SELECT pgmq._limit_lock(%s, 2)", [q]).fetchone()
+    assert tids is not None and len(tids) == 2
+    got = caller.execute(
+        "SELECT slot FROM pgmq.queue_limit_slots WHERE ctid = ANY (%s::tid[]) ORDER BY slot",
+        [tids],
+    ).fetchall()
+    caller.rollback()
+    assert got == [(first,), (first + 1,)]
+
+
 def test_the_application_role_reads_on_the_short_claim(pg_connect, db, q):
     """The app role (no right on the limit tables) reads through the owner's lock and
     record; the limit holds."""
