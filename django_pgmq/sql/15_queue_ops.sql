@@ -77,20 +77,18 @@ $fn$;
 -- send adds the deduplication id). rows, when given, is the FROM item of the rows
 -- u(msg, hdr, id) to insert in place of the arrays, each with its msg_id id taken
 -- beforehand (a deduplicating queue's send within the window: pgmq._queue_ops_attr_sql).
--- id, with one: the SQL expression of the message's msg_id, taken beforehand (a chain's
--- next step, sent by pgmq._workflow_ack with the id its step records).
 CREATE OR REPLACE FUNCTION pgmq._send_sql(
     qtable text, one boolean DEFAULT false, cond text DEFAULT '', vt text DEFAULT '$4',
     msgs text DEFAULT '$6', hdrs text DEFAULT '$7', delay text DEFAULT '',
-    cols text DEFAULT 'q.msg_id', rows text DEFAULT NULL, id text DEFAULT NULL
+    cols text DEFAULT 'q.msg_id', rows text DEFAULT NULL
 )
 RETURNS text
 LANGUAGE sql STABLE
 AS $fn$
     SELECT pg_catalog.format(
         CASE WHEN one THEN $sql$
-        INSERT INTO pgmq.%1$I AS q (%9$svt, message, headers)%10$s
-        VALUES (%11$scoalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
+        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
+        VALUES (coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
         RETURNING %7$s$sql$
         WHEN rows IS NULL THEN $sql$
         INSERT INTO pgmq.%1$I AS q (vt, message, headers)
@@ -102,10 +100,7 @@ AS $fn$
         SELECT u.id, coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
         FROM %8$s%5$s
         RETURNING %7$s$sql$ END,
-        qtable, vt, msgs, hdrs, cond, delay, cols, rows,
-        CASE WHEN id IS NULL THEN '' ELSE 'msg_id, ' END,
-        CASE WHEN id IS NULL THEN '' ELSE ' OVERRIDING SYSTEM VALUE' END,
-        CASE WHEN id IS NULL THEN '' ELSE id || ', ' END);
+        qtable, vt, msgs, hdrs, cond, delay, cols, rows);
 $fn$;
 
 -- The pick of a read or pop: the oldest visible messages (by order_by, over q) from the
@@ -841,7 +836,13 @@ BEGIN
     -- plans"); in a session that keeps it, the fast path (migration 0042)
     IF op = 'a' OR op = 'd' THEN
         IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
-            stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, op) k);
+            -- op written as a constant in each: the check's text is then built from its
+            -- own branch only (pgmq._queue_ops_kept_sql's CASE folds when planned)
+            IF op = 'a' THEN
+                stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'a'::"char") k);
+            ELSE
+                stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'd'::"char") k);
+            END IF;
         ELSE
             stmt := pgmq._queue_ops_prepared(qtable, op);
         END IF;

@@ -271,15 +271,19 @@ BEGIN
     -- exists (made before this one, whose sequence then got another name), told by that
     -- queue's archive table. msg_id NULL (that case, a sequence of another name, the queue
     -- gone) and a queue with attributes go pgmq._workflow_deliver's way (the queue looked
-    -- up, pgmq.send for attributes, the step failed when the queue is gone). The tables'
-    -- names come from pgmq.format_table_name and the insert's text from the send's one
-    -- builder, pgmq._send_sql (with the id taken here).
+    -- up, pgmq.send for attributes, the step failed when the queue is gone). A stored
+    -- queue name is valid, its tables are '<q|a>_' || lower(name) (pgmq.format_table_name).
+    -- The insert is the one message statement written outside its builder
+    -- (pgmq._send_sql): through the builder, and the names through format_table_name, a
+    -- chain step cost 105,000 instructions more (docs/benchmarks.md, "Single-id
+    -- acknowledgements"); tests/integration/test_statement_builders.py holds its columns
+    -- to the builder's.
     UPDATE pgmq.workflow_step c
     SET status = 'sent', stripes_left = 0, sent_at = pg_catalog.clock_timestamp(),
         msg_id = CASE WHEN pg_catalog.to_regclass(
-                              'pgmq.' || pg_catalog.quote_ident(pgmq.format_table_name(c.queue_name, 'a'::text) || '_msg_id_seq')) IS NULL
+                              'pgmq.' || pg_catalog.quote_ident('a_' || pg_catalog.lower(c.queue_name) || '_msg_id_seq')) IS NULL
                       THEN pg_catalog.nextval(pg_catalog.to_regclass(
-                              'pgmq.' || pg_catalog.quote_ident(pgmq.format_table_name(c.queue_name, 'q'::text) || '_msg_id_seq'))) END
+                              'pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(c.queue_name) || '_msg_id_seq'))) END
     WHERE c.workflow_id = finished.workflow_id AND c.step_no = finished.children[1]
       AND c.status = 'waiting'::text
     RETURNING c.queue_name, c.msg_id, c.message, c.sent_at,
@@ -297,9 +301,8 @@ BEGIN
                                        kid.message, kid.hdr, false);
         RETURN NULL;
     END IF;
-    EXECUTE pgmq._send_sql(pgmq.format_table_name(kid.queue_name, 'q'::text), one => true,
-                           id => '$1'::text, vt => '$2'::text, msgs => 'ARRAY[$3]'::text,
-                           hdrs => 'ARRAY[$4]'::text)
+    EXECUTE 'INSERT INTO pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(kid.queue_name))
+            || '(msg_id,vt,message,headers)OVERRIDING SYSTEM VALUE VALUES($1,$2,$3,$4)'
         USING kid.msg_id, kid.sent_at, kid.message, kid.hdr;
     RETURN NULL;
 END

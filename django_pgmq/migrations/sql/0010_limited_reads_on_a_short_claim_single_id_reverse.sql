@@ -1,4 +1,4 @@
--- 0010_limited_reads_on_a_short_claim_a_chain: limited reads on a short claim; a chain step sent with the send's one builder
+-- 0010_limited_reads_on_a_short_claim_single_id: limited reads on a short claim; single-id acknowledgements check their own statement's text only
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._claim_keys_but_slots();
@@ -6,7 +6,6 @@ DROP FUNCTION IF EXISTS pgmq._limit_lock(text,integer);
 DROP FUNCTION IF EXISTS pgmq._limit_record(text,integer,tid[],bigint[],integer[]);
 DROP FUNCTION IF EXISTS pgmq._queue_ops_run_limited(text,integer,integer,jsonb,bigint,tid[]);
 DROP FUNCTION IF EXISTS pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text,text);
-DROP FUNCTION IF EXISTS pgmq._send_sql(text,boolean,text,text,text,text,text,text,text,text);
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_kept_prepare_sql(qtable text, op "char")
  RETURNS text
  LANGUAGE sql
@@ -39,6 +38,50 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_route_ids(queue_name text, p_op "char", p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[])
+ RETURNS SETOF bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
+    attrs jsonb;
+    op "char" := CASE WHEN p_op = 's' AND pg_catalog.cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
+    stmt text;
+BEGIN
+    -- archive and delete: one statement for every queue, attributes or not (see "Kept
+    -- plans"); in a session that keeps it, the fast path (migration 0042)
+    IF op = 'a' OR op = 'd' THEN
+        IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
+            stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, op) k);
+        ELSE
+            stmt := pgmq._queue_ops_prepared(qtable, op);
+        END IF;
+        IF stmt IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(stmt, p_ids);
+        ELSE
+            RETURN QUERY EXECUTE pgmq._queue_ops_kept_sql(qtable, op)
+                USING p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,
+                      NULL::jsonb, 0::bigint;
+        END IF;
+        RETURN;
+    END IF;
+    SELECT a.attributes INTO attrs
+    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
+    IF attrs IS NOT NULL THEN
+        RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_with_attributes(
+            queue_name, attrs, p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,
+            NULL::jsonb, 0::bigint) r;
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE pgmq._queue_ops_ids_sql(qtable, op)
+        USING p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers, NULL::jsonb, 0::bigint;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_route_ids(text,"char",timestamp with time zone,bigint[],jsonb[],jsonb[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_route_ids(text,"char",timestamp with time zone,bigint[],jsonb[],jsonb[]) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_with_attributes(queue_name text, attrs jsonb, p_op "char", p_qty integer, p_secs integer, p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[], p_cond jsonb, low bigint)
  RETURNS SETOF pgmq.message_record
@@ -178,32 +221,6 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text) FROM PUBLIC;
-
-CREATE OR REPLACE FUNCTION pgmq._send_sql(qtable text, one boolean DEFAULT false, cond text DEFAULT ''::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text, delay text DEFAULT ''::text, cols text DEFAULT 'q.msg_id'::text, rows text DEFAULT NULL::text)
- RETURNS text
- LANGUAGE sql
- STABLE
-AS $function$
-    SELECT pg_catalog.format(
-        CASE WHEN one THEN $sql$
-        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        VALUES (coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
-        RETURNING %7$s$sql$
-        WHEN rows IS NULL THEN $sql$
-        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
-        FROM unnest(%3$s, %4$s) AS u(msg, hdr)%5$s
-        RETURNING %7$s$sql$
-        ELSE $sql$
-        INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
-        SELECT u.id, coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
-        FROM %8$s%5$s
-        RETURNING %7$s$sql$ END,
-        qtable, vt, msgs, hdrs, cond, delay, cols, rows);
-$function$
-;
-COMMENT ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text,text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text,text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._workflow_ack()
  RETURNS trigger

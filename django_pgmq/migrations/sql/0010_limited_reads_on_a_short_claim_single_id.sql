@@ -1,8 +1,7 @@
--- 0010_limited_reads_on_a_short_claim_a_chain: limited reads on a short claim; a chain step sent with the send's one builder
+-- 0010_limited_reads_on_a_short_claim_single_id: limited reads on a short claim; single-id acknowledgements check their own statement's text only
 -- Frozen when written; never edit a released migration.
 SET LOCAL check_function_bodies = off;
 DROP FUNCTION IF EXISTS pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text);
-DROP FUNCTION IF EXISTS pgmq._send_sql(text,boolean,text,text,text,text,text,text,text);
 CREATE OR REPLACE FUNCTION pgmq._claim_keys_but_slots()
  RETURNS text[]
  LANGUAGE sql
@@ -141,6 +140,56 @@ $function$
 ;
 COMMENT ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_kept_sql(text,"char",text,text,text,text,text,text,text,text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pgmq._queue_ops_route_ids(queue_name text, p_op "char", p_vt timestamp with time zone, p_ids bigint[], p_msgs jsonb[], p_headers jsonb[])
+ RETURNS SETOF bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    -- checks the name first, as pgmq's per-message functions do (sql/05_names.sql)
+    qtable text := pgmq._message_table_name(queue_name, 'q'::text);
+    attrs jsonb;
+    op "char" := CASE WHEN p_op = 's' AND pg_catalog.cardinality(p_msgs) = 1 THEN '1' ELSE p_op END;
+    stmt text;
+BEGIN
+    -- archive and delete: one statement for every queue, attributes or not (see "Kept
+    -- plans"); in a session that keeps it, the fast path (migration 0042)
+    IF op = 'a' OR op = 'd' THEN
+        IF pg_catalog.current_setting(pgmq._queue_ops_kept_key(qtable, op), true) = 'p' THEN
+            -- op written as a constant in each: the check's text is then built from its
+            -- own branch only (pgmq._queue_ops_kept_sql's CASE folds when planned)
+            IF op = 'a' THEN
+                stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'a'::"char") k);
+            ELSE
+                stmt := (SELECT k FROM pgmq._queue_ops_kept_stmt(qtable, 'd'::"char") k);
+            END IF;
+        ELSE
+            stmt := pgmq._queue_ops_prepared(qtable, op);
+        END IF;
+        IF stmt IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pgmq._queue_ops_run_prepared_ids(stmt, p_ids);
+        ELSE
+            RETURN QUERY EXECUTE pgmq._queue_ops_kept_sql(qtable, op)
+                USING p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,
+                      NULL::jsonb, 0::bigint;
+        END IF;
+        RETURN;
+    END IF;
+    SELECT a.attributes INTO attrs
+    FROM pgmq.queue_attributes a WHERE pg_catalog.lower(a.queue_name::text) = pg_catalog.lower($1);
+    IF attrs IS NOT NULL THEN
+        RETURN QUERY SELECT r.msg_id FROM pgmq._queue_ops_with_attributes(
+            queue_name, attrs, p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers,
+            NULL::jsonb, 0::bigint) r;
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE pgmq._queue_ops_ids_sql(qtable, op)
+        USING p_op, NULL::integer, NULL::integer, p_vt, p_ids, p_msgs, p_headers, NULL::jsonb, 0::bigint;
+END
+$function$
+;
+COMMENT ON FUNCTION pgmq._queue_ops_route_ids(text,"char",timestamp with time zone,bigint[],jsonb[],jsonb[]) IS NULL;
+REVOKE EXECUTE ON FUNCTION pgmq._queue_ops_route_ids(text,"char",timestamp with time zone,bigint[],jsonb[],jsonb[]) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pgmq._queue_ops_run_limited(stmt text, p_qty integer, p_secs integer, p_cond jsonb, low bigint, tids tid[])
  RETURNS SETOF pgmq.message_record
@@ -315,35 +364,6 @@ $function$
 COMMENT ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text,text) IS NULL;
 REVOKE EXECUTE ON FUNCTION pgmq._read_sql(text,boolean,text,text,text,text,boolean,integer,text,text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION pgmq._send_sql(qtable text, one boolean DEFAULT false, cond text DEFAULT ''::text, vt text DEFAULT '$4'::text, msgs text DEFAULT '$6'::text, hdrs text DEFAULT '$7'::text, delay text DEFAULT ''::text, cols text DEFAULT 'q.msg_id'::text, rows text DEFAULT NULL::text, id text DEFAULT NULL::text)
- RETURNS text
- LANGUAGE sql
- STABLE
-AS $function$
-    SELECT pg_catalog.format(
-        CASE WHEN one THEN $sql$
-        INSERT INTO pgmq.%1$I AS q (%9$svt, message, headers)%10$s
-        VALUES (%11$scoalesce(%2$s, pg_catalog.clock_timestamp()%6$s), (%3$s)[1], (%4$s)[1])
-        RETURNING %7$s$sql$
-        WHEN rows IS NULL THEN $sql$
-        INSERT INTO pgmq.%1$I AS q (vt, message, headers)
-        SELECT coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
-        FROM unnest(%3$s, %4$s) AS u(msg, hdr)%5$s
-        RETURNING %7$s$sql$
-        ELSE $sql$
-        INSERT INTO pgmq.%1$I AS q (msg_id, vt, message, headers) OVERRIDING SYSTEM VALUE
-        SELECT u.id, coalesce(%2$s, pg_catalog.clock_timestamp()%6$s), u.msg, u.hdr
-        FROM %8$s%5$s
-        RETURNING %7$s$sql$ END,
-        qtable, vt, msgs, hdrs, cond, delay, cols, rows,
-        CASE WHEN id IS NULL THEN '' ELSE 'msg_id, ' END,
-        CASE WHEN id IS NULL THEN '' ELSE ' OVERRIDING SYSTEM VALUE' END,
-        CASE WHEN id IS NULL THEN '' ELSE id || ', ' END);
-$function$
-;
-COMMENT ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text,text,text) IS NULL;
-REVOKE EXECUTE ON FUNCTION pgmq._send_sql(text,boolean,text,text,text,text,text,text,text,text) FROM PUBLIC;
-
 CREATE OR REPLACE FUNCTION pgmq._workflow_ack()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -385,15 +405,19 @@ BEGIN
     -- exists (made before this one, whose sequence then got another name), told by that
     -- queue's archive table. msg_id NULL (that case, a sequence of another name, the queue
     -- gone) and a queue with attributes go pgmq._workflow_deliver's way (the queue looked
-    -- up, pgmq.send for attributes, the step failed when the queue is gone). The tables'
-    -- names come from pgmq.format_table_name and the insert's text from the send's one
-    -- builder, pgmq._send_sql (with the id taken here).
+    -- up, pgmq.send for attributes, the step failed when the queue is gone). A stored
+    -- queue name is valid, its tables are '<q|a>_' || lower(name) (pgmq.format_table_name).
+    -- The insert is the one message statement written outside its builder
+    -- (pgmq._send_sql): through the builder, and the names through format_table_name, a
+    -- chain step cost 105,000 instructions more (docs/benchmarks.md, "Single-id
+    -- acknowledgements"); tests/integration/test_statement_builders.py holds its columns
+    -- to the builder's.
     UPDATE pgmq.workflow_step c
     SET status = 'sent', stripes_left = 0, sent_at = pg_catalog.clock_timestamp(),
         msg_id = CASE WHEN pg_catalog.to_regclass(
-                              'pgmq.' || pg_catalog.quote_ident(pgmq.format_table_name(c.queue_name, 'a'::text) || '_msg_id_seq')) IS NULL
+                              'pgmq.' || pg_catalog.quote_ident('a_' || pg_catalog.lower(c.queue_name) || '_msg_id_seq')) IS NULL
                       THEN pg_catalog.nextval(pg_catalog.to_regclass(
-                              'pgmq.' || pg_catalog.quote_ident(pgmq.format_table_name(c.queue_name, 'q'::text) || '_msg_id_seq'))) END
+                              'pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(c.queue_name) || '_msg_id_seq'))) END
     WHERE c.workflow_id = finished.workflow_id AND c.step_no = finished.children[1]
       AND c.status = 'waiting'::text
     RETURNING c.queue_name, c.msg_id, c.message, c.sent_at,
@@ -411,9 +435,8 @@ BEGIN
                                        kid.message, kid.hdr, false);
         RETURN NULL;
     END IF;
-    EXECUTE pgmq._send_sql(pgmq.format_table_name(kid.queue_name, 'q'::text), one => true,
-                           id => '$1'::text, vt => '$2'::text, msgs => 'ARRAY[$3]'::text,
-                           hdrs => 'ARRAY[$4]'::text)
+    EXECUTE 'INSERT INTO pgmq.' || pg_catalog.quote_ident('q_' || pg_catalog.lower(kid.queue_name))
+            || '(msg_id,vt,message,headers)OVERRIDING SYSTEM VALUE VALUES($1,$2,$3,$4)'
         USING kid.msg_id, kid.sent_at, kid.message, kid.hdr;
     RETURN NULL;
 END

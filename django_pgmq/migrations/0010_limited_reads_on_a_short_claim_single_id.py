@@ -1,7 +1,8 @@
-"""limited reads on a short claim; a chain step sent with the send's one builder.
+"""limited reads on a short claim; single-id acknowledgements check their own statement's text
+only.
 
 Written by ``python -m django_pgmq.sqltools.migrate make``. The SQL it runs is frozen,
-never edited, in migrations/sql/0010_limited_reads_on_a_short_claim_a_chain.sql
+never edited, in migrations/sql/0010_limited_reads_on_a_short_claim_single_id.sql
 and its _reverse.
 """
 
@@ -15,7 +16,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            sql=_frozen.read("0010_limited_reads_on_a_short_claim_a_chain.sql"),
-            reverse_sql=_frozen.read("0010_limited_reads_on_a_short_claim_a_chain_reverse.sql"),
+            sql=_frozen.read("0010_limited_reads_on_a_short_claim_single_id.sql"),
+            reverse_sql=_frozen.read("0010_limited_reads_on_a_short_claim_single_id_reverse.sql"),
         )
     ]
