@@ -228,8 +228,9 @@ $fn$;
 -- what the step's children's header shows for it (its result, or {"error": ...}). A
 -- chain's step (one child, whose one parent it is; done, not failed) sends that child
 -- itself in two more statements (migration 0009: a chain step's acknowledgement went
--- from 2.60x a plain one to under 2x in instructions, docs/benchmarks.md "Migration
--- 0009"); any other step goes pgmq._workflow_advance's way.
+-- from 2.60x a plain one to 1.99x in instructions, docs/benchmarks.md "Migration 0009";
+-- 2.15x since 0010 made the plain one 15% cheaper, "Single-id acknowledgements"); any
+-- other step goes pgmq._workflow_advance's way.
 CREATE FUNCTION pgmq._workflow_ack()
 RETURNS trigger
 LANGUAGE plpgsql
