@@ -46,8 +46,3 @@ def table_in(text: str) -> str:
 def wanted() -> str:
     """The guide's text with its table as the declaration makes it."""
     return regions.with_region(GUIDE.read_text(encoding="utf-8"), REGION, render())
-
-
-def stale() -> bool:
-    """Whether the guide's table differs from what the declaration makes."""
-    return GUIDE.read_text(encoding="utf-8") != wanted()
