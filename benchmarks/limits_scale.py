@@ -1,10 +1,13 @@
 """``python -m benchmarks.limits_scale``: what max_in_flight costs when much is in flight,
 and what a limited queue's acknowledgements cost many sessions at once.
 Real sessions on a real server; each figure the median of ``--rounds`` runs,
-the runs interleaved.
+the runs interleaved. ``--phases`` picks some of the three below (all by default).
 
 - read+archive at batch 10, one connection: a queue without attributes against one with
-  max_in_flight 1,000,000 that is never reached (target: >= 0.7x);
+  max_in_flight 1,000,000 that is never reached (target: >= 0.7x): each figure's
+  median, their ratio, and each round's own ratio with the median of those (a round
+  runs both queues back to back, each first in turn, so a pair shares the machine's
+  load). Each run's queue is new and dropped after it (untimed);
 - one read of 10 with 5,000, then 20,000, messages in flight, on a queue without
   attributes and one with max_in_flight 50,000 (the claim's cost must not grow with what
   is in flight; the queue's own read walks the messages in flight either way): median
@@ -30,7 +33,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from .attributes import connect, read_archive
-from .report import interleaved
+from .report import interleaved, interleaved_runs
 from .server import resolve
 from .stores import Store
 
@@ -110,71 +113,110 @@ def deletes(
     return sum(done) / elapsed
 
 
+PHASES = ("read-archive", "latency", "deletes")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dsn", help="A server to use (default: DATABASE_URL or embedded).")
     parser.add_argument("--data-dir", help="The embedded server's data folder.")
+    parser.add_argument("--db-prefix", default="bench_", help="Scratch database prefix.")
+    parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        type=lambda text: [p.strip() for p in text.split(",")],
+        help=f"Comma-separated, of: {', '.join(PHASES)} (default: all).",
+    )
     parser.add_argument("--messages", type=int, default=10_000, help="Queue size, read+archive.")
     parser.add_argument("--rounds", type=int, default=3, help="Timed runs per figure.")
     parser.add_argument("--sessions", type=int, default=16, help="Deleting sessions.")
     parser.add_argument("--per-session", type=int, default=500, help="Deletes per session.")
     parser.add_argument("--reads", type=int, default=100, help="Reads timed per latency figure.")
     args = parser.parse_args()
+    unknown = [p for p in args.phases if p not in PHASES]
+    if unknown or not args.phases:
+        parser.error(
+            f"--phases: unknown {', '.join(unknown) or '(none given)'}; "
+            f"choose from {', '.join(PHASES)}"
+        )
     server = resolve(args.dsn, args.data_dir)
-    ours = Store("ours", server, f"bench_limscale_{uuid.uuid4().hex[:6]}")
+    ours = Store("ours", server, f"{args.db_prefix}limscale_{uuid.uuid4().hex[:6]}")
     report: dict = {"server": server.describe()}
     try:
         ours.install()
         with connect(ours) as conn:
-            ra = interleaved(
-                {
-                    "read+archive unlimited": lambda: read_archive(conn, None, args.messages),
-                    "read+archive max_in_flight 1e6": lambda: read_archive(
-                        conn, BIG, args.messages
-                    ),
-                },
-                args.rounds,
-            )
-            report["read_archive_msgs_per_s"] = ra
-            report["read_archive_ratio (target >= 0.7)"] = (
-                ra["read+archive max_in_flight 1e6"] / ra["read+archive unlimited"]
-            )
-            # The queue's own read walks the messages in flight (msg_id order), limited
-            # or not: the unlimited figure is the floor.
-            report["read_ms"] = {
-                f"{label}, {held} in flight": read_latency(conn, held, args.reads, attrs)
-                for held in (5_000, 20_000)
-                for label, attrs in (
-                    ("unlimited", None),
-                    ("max_in_flight 50000", {"max_in_flight": 50_000}),
-                )
-            }
-        dl = interleaved(
-            {
-                f"{kind} {label}": (
-                    lambda a=attrs, r=read_first: deletes(
-                        ours, a, args.sessions, args.per_session, r
+            if "read-archive" in args.phases:
+                report.update(read_archive_figures(conn, args.messages, args.rounds))
+            if "latency" in args.phases:
+                # The queue's own read walks the messages in flight (msg_id order), limited
+                # or not: the unlimited figure is the floor.
+                report["read_ms"] = {
+                    f"{label}, {held} in flight": read_latency(conn, held, args.reads, attrs)
+                    for held in (5_000, 20_000)
+                    for label, attrs in (
+                        ("unlimited", None),
+                        ("max_in_flight 50000", {"max_in_flight": 50_000}),
                     )
-                )
-                for kind, read_first in (("unread", False), ("in flight", True))
-                for label, attrs in (
-                    ("unlimited", None),
-                    ("attributes, no limit", PLAIN_ATTRS),
-                    ("max_in_flight 1e6", BIG),
-                )
-            },
-            args.rounds,
-        )
-        report[f"deletes_per_s_{args.sessions}_sessions"] = dl
-        report["delete_ratios (target >= 0.8)"] = {
-            f"{kind} {label} / unlimited": dl[f"{kind} {label}"] / dl[f"{kind} unlimited"]
-            for kind in ("unread", "in flight")
-            for label in ("attributes, no limit", "max_in_flight 1e6")
-        }
+                }
+        if "deletes" in args.phases:
+            report.update(delete_figures(ours, args.sessions, args.per_session, args.rounds))
     finally:
         ours.close()
         server.drop_created()
     print(json.dumps(report, indent=2))
+
+
+def read_archive_figures(conn: psycopg.Connection, messages: int, rounds: int) -> dict:
+    """read+archive of an unlimited queue against one with max_in_flight 1,000,000:
+    medians, their ratio, and each round's ratio (the pairs) with their median."""
+    runs = interleaved_runs(
+        {
+            "read+archive unlimited": lambda: read_archive(conn, None, messages),
+            "read+archive max_in_flight 1e6": lambda: read_archive(conn, BIG, messages),
+        },
+        rounds,
+    )
+    medians = {key: statistics.median(values) for key, values in runs.items()}
+    pairs = [
+        limited / unlimited
+        for unlimited, limited in zip(
+            runs["read+archive unlimited"], runs["read+archive max_in_flight 1e6"], strict=True
+        )
+    ]
+    return {
+        "read_archive_msgs_per_s": medians,
+        "read_archive_ratio (target >= 0.7)": (
+            medians["read+archive max_in_flight 1e6"] / medians["read+archive unlimited"]
+        ),
+        "read_archive_round_ratios": [round(p, 3) for p in pairs],
+        "read_archive_median_round_ratio": statistics.median(pairs),
+    }
+
+
+def delete_figures(store: Store, sessions: int, per: int, rounds: int) -> dict:
+    """Deletes per second of ``sessions`` sessions, unread and in flight, on an unlimited
+    queue, one with attributes that change nothing an acknowledgement does, and one with
+    max_in_flight 1,000,000; and the ratios to the unlimited one."""
+    dl = interleaved(
+        {
+            f"{kind} {label}": (lambda a=attrs, r=read_first: deletes(store, a, sessions, per, r))
+            for kind, read_first in (("unread", False), ("in flight", True))
+            for label, attrs in (
+                ("unlimited", None),
+                ("attributes, no limit", PLAIN_ATTRS),
+                ("max_in_flight 1e6", BIG),
+            )
+        },
+        rounds,
+    )
+    return {
+        f"deletes_per_s_{sessions}_sessions": dl,
+        "delete_ratios (target >= 0.8)": {
+            f"{kind} {label} / unlimited": dl[f"{kind} {label}"] / dl[f"{kind} unlimited"]
+            for kind in ("unread", "in flight")
+            for label in ("attributes, no limit", "max_in_flight 1e6")
+        },
+    }
 
 
 if __name__ == "__main__":

@@ -26,10 +26,10 @@ GOALS = [
 ]
 
 
-def interleaved(calls: dict, rounds: int, warm_up: bool = False) -> dict[str, float]:
-    """Each call's median over ``rounds`` runs, the calls taken in turn and the order
-    rotated each round: a shared machine's load drifts, and back-to-back runs of one
-    figure would each catch a different part of it. ``warm_up`` runs each call once
+def interleaved_runs(calls: dict, rounds: int, warm_up: bool = False) -> dict[str, list[float]]:
+    """Each call's figure in each of ``rounds`` rounds, the calls taken in turn and the
+    order rotated each round: a shared machine's load drifts, and back-to-back runs of
+    one figure would each catch a different part of it. ``warm_up`` runs each call once
     first, untimed (a session speeds up as it warms)."""
     keys = list(calls)
     if warm_up:
@@ -39,7 +39,12 @@ def interleaved(calls: dict, rounds: int, warm_up: bool = False) -> dict[str, fl
     for r in range(rounds):
         for key in keys[r % len(keys) :] + keys[: r % len(keys)]:
             runs[key].append(calls[key]())
-    return {k: statistics.median(v) for k, v in runs.items()}
+    return runs
+
+
+def interleaved(calls: dict, rounds: int, warm_up: bool = False) -> dict[str, float]:
+    """Each call's median over the rounds of ``interleaved_runs``."""
+    return {k: statistics.median(v) for k, v in interleaved_runs(calls, rounds, warm_up).items()}
 
 
 LEGEND = [

@@ -36,11 +36,10 @@ def prefix() -> str:
     return os.environ.get("PGMQ_TEST_DB_PREFIX", "test_") + f"bench{os.getpid()}_"
 
 
-def run_module(module: str, *args: str, timeout: float = 600) -> str:
-    """Run ``python -m <module> ARGS`` in a subprocess (DATABASE_URL unset: it gets --dsn);
-    it must exit 0 with no traceback. Returns its stdout."""
+def run_process(module: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m <module> ARGS`` run in a subprocess (DATABASE_URL unset: it gets --dsn)."""
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", module, *args],
         cwd=ROOT,
         env=env,
@@ -48,6 +47,11 @@ def run_module(module: str, *args: str, timeout: float = 600) -> str:
         text=True,
         timeout=timeout,
     )
+
+
+def run_module(module: str, *args: str, timeout: float = 600) -> str:
+    """``run_process``, which must exit 0 with no traceback. Returns its stdout."""
+    done = run_process(module, *args, timeout=timeout)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     return done.stdout
@@ -192,6 +196,32 @@ def test_many_queues_reports_every_figure_with_its_ratio(pg_dsn, pg_connect, pre
         assert row in stdout, f"{row!r} missing from:\n{stdout}"
     assert stdout.count("x\n") >= 8, stdout  # figures with their ratio column
     assert scratch_databases(pg_connect, prefix + "many_") == []
+
+
+def test_limits_scale_reports_each_rounds_ratio(pg_dsn, pg_connect, prefix):
+    """``python -m benchmarks.limits_scale --phases read-archive`` at a small size: both
+    medians, their ratio, one ratio per round and their median; no scratch database left.
+    An unknown phase is refused by name, before any database is made."""
+    stdout = run_module(
+        "benchmarks.limits_scale",
+        *("--phases", "read-archive", "--messages", "200", "--rounds", "3"),
+        *("--dsn", pg_dsn, "--db-prefix", prefix + "lim_"),
+    )
+    report = json.loads(stdout)
+    assert set(report["read_archive_msgs_per_s"]) == {
+        "read+archive unlimited",
+        "read+archive max_in_flight 1e6",
+    }
+    assert all(rate > 0 for rate in report["read_archive_msgs_per_s"].values())
+    rounds = report["read_archive_round_ratios"]
+    assert len(rounds) == 3 and all(r > 0 for r in rounds), rounds
+    assert min(rounds) <= report["read_archive_median_round_ratio"] <= max(rounds)
+    assert "read_ms" not in report and not any(k.startswith("deletes") for k in report)
+    assert scratch_databases(pg_connect, prefix + "lim_") == []
+
+    refused = run_process("benchmarks.limits_scale", "--phases", "read-archive,nope", timeout=60)
+    assert refused.returncode == 2 and "unknown nope" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr
 
 
 def test_workflows_benchmark_reports_every_ratio(pg_dsn, pg_connect, prefix):
