@@ -217,7 +217,15 @@ class ConsumerSettings:
         1.0,
         duration(3600),
         "--retry-delay",
-        "First retry delay, doubled per read up to 60 s, with jitter",
+        "First retry delay, doubled per read up to --max-retry-delay, with jitter",
+        metavar="SECONDS",
+        unit="s",
+    )
+    max_retry_delay: float = declare(
+        60.0,
+        duration(86400),
+        "--max-retry-delay",
+        "Longest retry delay the doubling reaches (never below the first), before jitter",
         metavar="SECONDS",
         unit="s",
     )

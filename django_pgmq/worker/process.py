@@ -366,7 +366,7 @@ class Processor:
             or retry.exhausted(m.read_ct, settings.max_receive_count)
         }
         delays = {
-            m.msg_id: retry.backoff(m.read_ct, settings.retry_delay)
+            m.msg_id: retry.backoff(m.read_ct, settings.retry_delay, cap=settings.max_retry_delay)
             for m in messages
             if m.msg_id not in dead
         }

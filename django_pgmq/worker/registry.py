@@ -36,6 +36,7 @@ class Consumer:
     dead_letter: str | None = None
     on_success: str | None = None
     retry_delay: float | None = None
+    max_retry_delay: float | None = None
     batch_handler: bool = False
     atomic: bool = True
     decode: Callable[[Any], Any] | None = None
@@ -79,6 +80,7 @@ def consumer(
     dead_letter: str | None = None,
     on_success: str | None = None,
     retry_delay: float | None = None,
+    max_retry_delay: float | None = None,
     batch_handler: bool = False,
     atomic: bool = True,
     decode: Callable[[Any], Any] | None = None,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-MAX_DELAY = 60.0
+from ..consumer_settings import CONSUMER_DEFAULTS
+
+MAX_DELAY: float = CONSUMER_DEFAULTS["max_retry_delay"]
 
 
 def backoff(
@@ -13,11 +15,12 @@ def backoff(
 ) -> float:
     """Seconds before a failed message is visible again.
 
-    ``base`` doubles with each read, is capped at ``cap``, then "equal jitter"
-    keeps it between half and all of that, so retries of one burst spread out.
+    ``base`` doubles with each read, up to ``cap`` (``max_retry_delay``), then "equal
+    jitter" keeps it between half and all of that, so retries of one burst spread out.
+    A cap below ``base`` does not cut the first delay: the delay stays ``base``.
     """
     exponent = min(max(read_ct - 1, 0), 32)
-    delay = min(cap, base * 2.0**exponent)
+    delay = min(max(cap, base), base * 2.0**exponent)
     return delay / 2 + rand() * delay / 2
 
 

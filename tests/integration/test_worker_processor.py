@@ -90,6 +90,34 @@ def test_a_message_read_past_max_receive_count_without_a_verdict_is_dead_lettere
     assert letter.headers["dead_letter"]["error"].startswith("Unsettled: read 4 times")
 
 
+@pytest.mark.parametrize(
+    ("settings", "low", "high"),
+    [
+        ({"retry_delay": 2.0, "max_retry_delay": 3.0}, 1.5, 3.0),  # 2 * 2**4, capped at 3
+        ({"retry_delay": 2.0}, 16.0, 32.0),  # the default cap (60 s) not reached
+        ({"retry_delay": 120.0, "max_retry_delay": 30.0}, 60.0, 120.0),  # never below 120
+    ],
+)
+def test_a_failed_message_is_hidden_for_its_capped_backoff(m, q, settings, low, high):
+    """Its fifth read fails: the message is visible again after retry_delay doubled four
+    times, up to max_retry_delay, with jitter (half to all of it), as the database says."""
+    m.send(q, {"fail_times": 99})
+    for _ in range(4):
+        m.read(q, vt=0, qty=1)
+    [message] = m.read(q, vt=300, qty=1)
+    assert message.read_ct == 5
+    outcome = processor(q, handlers.handle, max_receive_count=0, **settings).run([message])
+    assert (outcome.done, outcome.retried) == (0, 1)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            psycopg.sql.SQL(
+                "SELECT extract(epoch FROM vt - clock_timestamp())::float8 FROM pgmq.{}"
+            ).format(psycopg.sql.Identifier(f"q_{q.lower()}"))
+        )
+        [[hidden]] = cursor.fetchall()
+    assert low - 1 <= hidden <= high, hidden  # a second's slack for the statements between
+
+
 def test_when_stopping_nothing_starts_and_every_message_is_handed_back_unread(m, q):
     ids = m.send_batch(q, [{"n": 1}, {"n": 2}])
     outcome = processor(q, handlers.handle, stopping=True).run(m.read(q, vt=60, qty=2))

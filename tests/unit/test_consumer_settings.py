@@ -102,6 +102,8 @@ def test_queue_settings_have_every_declared_setting_with_its_type():
         ("batch", True, "batch must be an integer of at least 1, got True"),
         ("max_receive_count", 1.5, "max_receive_count must be an integer of at least 0"),
         ("retry_delay", 3601, "retry_delay must be seconds in (0, 3600], got 3601"),
+        ("max_retry_delay", 0, "max_retry_delay must be seconds in (0, 86400], got 0"),
+        ("max_retry_delay", "60", "max_retry_delay must be seconds in (0, 86400], got '60'"),
         ("on_success", "ARCHIVE", "on_success must be 'archive' or 'delete', got 'ARCHIVE'"),
         ("dead_letter", "bad;name", "invalid characters: $, ;, --, or \\': 'bad;name'"),
     ],

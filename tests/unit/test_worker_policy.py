@@ -34,6 +34,17 @@ def test_backoff_of_a_message_read_very_often_stays_at_the_cap():
     assert retry.backoff(10_000, 0.5, rand=lambda: 1.0) == retry.MAX_DELAY
 
 
+@pytest.mark.parametrize(("read_ct", "full"), [(1, 2.0), (2, 3.0), (9, 3.0)])
+def test_backoff_stops_doubling_at_the_cap_it_is_given(read_ct, full):
+    assert retry.backoff(read_ct, 2.0, cap=3.0, rand=lambda: 1.0) == full
+    assert retry.backoff(read_ct, 2.0, cap=3.0, rand=lambda: 0.0) == full / 2
+
+
+def test_a_cap_below_the_first_delay_keeps_the_first_delay():
+    """retry_delay 120 with the default cap (60 s): 120 s every time, never cut to 60."""
+    assert [retry.backoff(n, 120.0, rand=lambda: 1.0) for n in (1, 2, 30)] == [120.0] * 3
+
+
 def test_a_message_is_exhausted_when_read_max_receive_count_times_and_never_with_zero():
     assert not retry.exhausted(2, 3)
     assert retry.exhausted(3, 3)
