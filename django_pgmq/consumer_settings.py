@@ -127,10 +127,19 @@ class Setting:
     def is_switch(self) -> bool:
         return self.const is not None
 
-    def default_text(self) -> str:
-        """The default as a person reads it (the queue's attribute first, when any)."""
-        shown = self.shown_default or self.shown(self.default)
-        return f"the queue's {self.attribute} attribute, else {shown}" if self.attribute else shown
+    def default_text(self, markdown: bool = False) -> str:
+        """The default as a person reads it (the queue's attribute first, when any): for
+        ``--help``, or with names as code spans for the docs table (``markdown``)."""
+
+        def code(text: str) -> str:
+            return f"`{text}`" if markdown else text
+
+        shown = code(self.shown_default) if self.shown_default else self.shown(self.default)
+        return (
+            f"the queue's {code(self.attribute)} attribute, else {shown}"
+            if self.attribute
+            else shown
+        )
 
     def shown(self, value: Any) -> str:
         """A value as the start-up line and the help show it."""

@@ -168,7 +168,7 @@ $fn$;
 -- lock) and probes which are free (no message, reclaimed, or its message no longer in
 -- flight under that read: gone, visible again, read again), claims at most that many
 -- and records them (pgmq._limit_record) before it returns them. The free slots' ctids
--- are one array, built once (since migration 0011): its cardinality is the pick's limit
+-- are one array, built once: its cardinality is the pick's limit
 -- and the array the record's argument (a count and a second scan of the free slots cost
 -- 18,000 instructions a claim of 10 more).
 CREATE OR REPLACE FUNCTION pgmq._read_sql(

@@ -672,7 +672,7 @@ END
 $fn$;
 
 -- The short claim of a max_in_flight queue (since migration 0010), for a read at READ
--- COMMITTED whose only read-side attribute is that limit (pgmq._queue_ops_route): want
+-- COMMITTED whose only read-side attribute is that limit (called by pgmq.read): want
 -- slots of the ring locked for this transaction, FOR UPDATE SKIP LOCKED, from this
 -- session's cursor (as pgmq._limit_take walks it), in a window of the ring; their ctids.
 -- Nothing is checked here: the caller's kept read (pgmq._read_sql with slots) reads these

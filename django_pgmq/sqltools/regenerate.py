@@ -115,7 +115,7 @@ def settings_table(conninfo: str, write: bool, why: str | None) -> Outcome:
     needs no database."""
     from . import settings_table as generator
 
-    return _files({generator.GUIDE: generator.wanted()}, write)
+    return _files(generator.rendered(), write)
 
 
 def catalogue(conninfo: str, write: bool, why: str | None) -> Outcome:

@@ -19,12 +19,8 @@ REGION = "consumer settings"  # its markers: regions.markers(REGION)
 
 def _row(setting: Setting) -> str:
     option = f"`{setting.flag}`" if setting.is_switch else f"`{setting.flag} {setting.metavar}`"
-    shown = setting.shown_default or setting.shown(setting.default)
-    shown = f"`{shown}`" if setting.shown_default else shown
-    default = (
-        f"the queue's attribute `{setting.attribute}`, else {shown}" if setting.attribute else shown
-    )
     stored = f"`{setting.stored}`" if setting.stored else "no"
+    default = setting.default_text(markdown=True)
     return f"| {option} | `{setting.name}` | {default} | {stored} | {setting.help} |"
 
 
@@ -43,6 +39,6 @@ def table_in(text: str) -> str:
     return regions.region(text, REGION)
 
 
-def wanted() -> str:
-    """The guide's text with its table as the declaration makes it."""
-    return regions.with_region(GUIDE.read_text(encoding="utf-8"), REGION, render())
+def rendered() -> dict[Path, str]:
+    """What the guide should hold: its text with the table as the declaration makes it."""
+    return {GUIDE: regions.with_region(GUIDE.read_text(encoding="utf-8"), REGION, render())}
