@@ -28,14 +28,10 @@ pytestmark = pytest.mark.usefixtures("django_db_setup")
 
 READ = test_limits.READ
 
-q = test_limits.q  # the queue fixture (made and dropped by this module's db)
-
-
-@pytest.fixture
-def db(pg_connect) -> psycopg.Connection:
-    conn = pg_connect()
-    conn.execute("SET lock_timeout = '20s'")  # a failed test's open transaction
-    return conn
+# test_limits' fixtures: its session (a lock_timeout of 20 s, for a failed test's open
+# transaction) and the queue it makes and drops
+db = test_limits.db
+q = test_limits.q
 
 
 def short_claims(conn: psycopg.Connection, queue: str) -> int:
